@@ -1,0 +1,228 @@
+"""Input validation shared by every public entry point.
+
+Each check raises :class:`ValueError` (or :class:`TypeError` for the wrong kind of
+object) with a message that says what was received, what was expected and how to
+fix it. Validation happens at the boundary of the package; private helpers assume
+validated input.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+
+import numpy as np
+
+__all__ = [
+    "check_matrix",
+    "check_vector",
+    "check_epsilon",
+    "check_delta",
+    "check_positive",
+    "check_positive_int",
+    "check_probability",
+    "check_row_norms",
+    "NormEnforcement",
+    "check_random_state",
+]
+
+
+def check_random_state(random_state) -> np.random.Generator:
+    """Turn ``random_state`` into a :class:`numpy.random.Generator`.
+
+    ``None`` gives a generator seeded from fresh OS entropy, an integer or a
+    :class:`numpy.random.SeedSequence` gives a seeded generator, and a
+    ``Generator`` is passed through unchanged (so draws continue its stream).
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, (Integral, np.random.SeedSequence)) and not isinstance(random_state, bool):
+        return np.random.default_rng(random_state)
+    if isinstance(random_state, np.random.RandomState):
+        raise TypeError(
+            "random_state is a legacy numpy.random.RandomState; pass a numpy.random.Generator "
+            "(np.random.default_rng(seed)) or an integer seed instead."
+        )
+    raise TypeError(
+        f"random_state must be None, an int, a SeedSequence or a numpy.random.Generator; got {type(random_state).__name__}."
+    )
+
+
+def check_matrix(X, name: str = "X", *, dtype=None, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:
+    """Validate a finite 2-D real array and return it as an ndarray (no copy if possible)."""
+    arr = np.asarray(X, dtype=dtype)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with {arr.ndim} "
+            f"dimension(s) and shape {arr.shape}. Reshape a single column with {name}.reshape(-1, 1)."
+        )
+    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}.")
+    if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
+        raise ValueError(
+            f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); got shape {arr.shape}."
+        )
+    if not np.all(np.isfinite(arr)):
+        bad = int(np.size(arr) - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(
+            f"{name} contains {bad} non-finite value(s) (NaN or inf). Remove or impute them before "
+            "calling fastmix; nothing is dropped silently."
+        )
+    return arr
+
+
+def check_vector(y, name: str = "y", *, length: int | None = None) -> np.ndarray:
+    """Validate a finite 1-D real array (a column vector of shape (n, 1) is flattened)."""
+    arr = np.asarray(y)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {arr.shape}.")
+    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
+        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}.")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} has {arr.shape[0]} entries but X has {length} rows; they must match.")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains non-finite values (NaN or inf); remove or impute them first.")
+    return arr
+
+
+def _as_real(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number; got {value!r} of type {type(value).__name__}.")
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a number; got NaN.")
+    return value
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Privacy parameter epsilon: a finite real number > 0."""
+    eps = _as_real(epsilon, name)
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError(f"{name} must be a finite number > 0; got {epsilon!r}. Smaller values mean more privacy.")
+    return eps
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """Privacy parameter delta: strictly inside (0, 1)."""
+    d = _as_real(delta, name)
+    if not (0.0 < d < 1.0):
+        raise ValueError(
+            f"{name} must lie strictly between 0 and 1; got {delta!r}. A common choice is 1/n^2 for n records."
+        )
+    return d
+
+
+def check_probability(p, name: str, *, allow_zero: bool = False) -> float:
+    v = _as_real(p, name)
+    lo_ok = v >= 0.0 if allow_zero else v > 0.0
+    if not (lo_ok and v < 1.0):
+        interval = "[0, 1)" if allow_zero else "(0, 1)"
+        raise ValueError(f"{name} must lie in {interval}; got {p!r}.")
+    return v
+
+
+def check_positive(value, name: str, *, allow_zero: bool = False, allow_inf: bool = False) -> float:
+    v = _as_real(value, name)
+    if math.isinf(v) and not allow_inf:
+        raise ValueError(f"{name} must be finite; got {value!r}.")
+    if v < 0 or (v == 0 and not allow_zero):
+        rule = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be {rule}; got {value!r}.")
+    return v
+
+
+def check_positive_int(value, name: str, *, minimum: int = 1, maximum: int | None = None, hint: str = "") -> int:
+    if isinstance(value, bool) or not isinstance(value, (Integral, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise TypeError(f"{name} must be an integer; got {value!r} of type {type(value).__name__}.")
+    value = int(value)
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = f" and at most {maximum}" if maximum is not None else ""
+        raise ValueError(f"{name} must be at least {minimum}{upper}; got {value}.{(' ' + hint) if hint else ''}")
+    return value
+
+
+@dataclass(frozen=True)
+class NormEnforcement:
+    """Record of what :func:`check_row_norms` did to the rows of a matrix.
+
+    Attributes
+    ----------
+    policy : str
+        ``"raise"``, ``"clip"`` or ``"rescale"``.
+    bound : float
+        The row-norm bound C_X that the rows now satisfy.
+    n_rows_over : int
+        How many rows had norm above ``bound`` on entry (``"clip"`` shrank exactly these).
+    max_norm_before : float
+        Largest row norm on entry.
+    scale : float
+        Factor every row was multiplied by (``"rescale"``); 1.0 otherwise.
+    """
+
+    policy: str
+    bound: float
+    n_rows_over: int
+    max_norm_before: float
+    scale: float = 1.0
+
+
+_NORM_TOLERANCE = 1e-9
+
+
+def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X"):
+    """Enforce the papers' bounded-domain assumption ``||x_i|| <= C_X`` (FastMix paper, Section 2).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Validated data matrix.
+    bound : float, default=1.0
+        The row-norm bound C_X. The papers take C_X = 1 without loss of generality.
+    policy : {"raise", "clip", "rescale"}, default="raise"
+        ``"raise"`` refuses rows above the bound; ``"clip"`` projects each such row onto the
+        ball of radius ``bound`` (a per-record operation, so it keeps zero-out neighbours
+        neighbours); ``"rescale"`` divides every row by ``max_i ||x_i|| / bound``. Note that
+        a data-dependent rescaling is itself a release of ``max_i ||x_i||`` and is not
+        covered by any privacy guarantee of this package: use it only for public data or
+        exploration, as the papers' experiments do.
+
+    Returns
+    -------
+    X_out : ndarray
+        ``X`` itself when nothing had to change, otherwise a modified copy.
+    record : NormEnforcement
+    """
+    bound = check_positive(bound, "bound")
+    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    max_norm = float(norms.max()) if norms.size else 0.0
+    over = norms > bound * (1.0 + _NORM_TOLERANCE)
+    n_over = int(np.count_nonzero(over))
+    if policy == "raise":
+        if n_over:
+            raise ValueError(
+                f"{n_over} row(s) of {name} have Euclidean norm above the bound C_X = {bound:g} "
+                f"(largest {max_norm:.6g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
+                "public bound on the row norms, or pass row_norm_policy='clip' (project offending rows onto the "
+                "ball; recorded) or 'rescale' (divide by the observed max; not private)."
+            )
+        return X, NormEnforcement("raise", bound, 0, max_norm)
+    if policy == "clip":
+        if not n_over:
+            return X, NormEnforcement("clip", bound, 0, max_norm)
+        out = np.array(X, dtype=np.result_type(X.dtype, np.float64), copy=True)
+        out[over] *= (bound / norms[over])[:, None]
+        return out, NormEnforcement("clip", bound, n_over, max_norm)
+    if policy == "rescale":
+        if max_norm <= bound or max_norm == 0.0:
+            return X, NormEnforcement("rescale", bound, 0, max_norm)
+        scale = bound / max_norm
+        return X * scale, NormEnforcement("rescale", bound, n_over, max_norm, scale)
+    raise ValueError(f"row_norm_policy must be 'raise', 'clip' or 'rescale'; got {policy!r}.")

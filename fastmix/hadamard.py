@@ -1,0 +1,370 @@
+"""Fast Walsh-Hadamard transform (FWHT) in natural (Sylvester) order.
+
+The orthonormal Hadamard matrix of order n = 2^p is defined recursively
+(FastMix paper, Appendix B, Definition 4, eq. 13)::
+
+    H~_1 = [1],   H~_2m = [[H~_m,  H~_m],
+                           [H~_m, -H~_m]],   H_n = H~_n / sqrt(n).
+
+``H_n`` is symmetric and orthogonal, so it is its own inverse and its own adjoint.
+:func:`fwht` applies ``H_n`` (or the unnormalised ``H~_n``) along the last axis of a
+1-D vector or of a 2-D batch whose rows are the vectors, in O(n log n) per vector.
+
+Data layout
+-----------
+The transform runs along the *last* axis of a C-contiguous array. A data matrix
+``X`` of shape (n, d) whose columns are to be transformed should therefore be
+stored column-major (Fortran order): then ``X.T`` is a C-contiguous (d, n) batch
+and no transpose copy is ever made. :func:`transform_layout` converts once; the
+SRHT code in :mod:`fastmix.srht` keeps that layout for every later draw. A
+transpose copy of a 2^19 x 32 matrix costs about ten times the transform itself
+(toolchain measurements in the project notes), so this matters.
+
+Backends
+--------
+``"fht-cpu"``
+    The compiled SIMD transform of the ``fht-cpu`` wheel (default when installed).
+``"ffht"``
+    The pybind11 fork of FFHT (``ffht-unofficial``), if installed.
+``"numpy"``
+    Pure NumPy, always available. It factors ``H~_n = H~_a (x) H~_b (x) ...``
+    (Kronecker product of small Hadamard blocks, each at most 2^7) and applies each
+    factor as one batched matrix product, which keeps the work in BLAS.
+
+Choose with the ``backend`` argument, with :func:`set_backend`, or with the
+environment variable ``FASTMIX_HADAMARD_BACKEND``; :func:`get_backend` reports
+the active default and :func:`available_backends` what can be used here.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+__all__ = [
+    "fwht",
+    "available_backends",
+    "get_backend",
+    "set_backend",
+    "use_backend",
+    "is_power_of_two",
+    "next_power_of_two",
+    "pad_rows_to_power_of_two",
+    "PaddingRecord",
+    "transform_layout",
+    "hadamard_matrix",
+]
+
+ENV_VAR = "FASTMIX_HADAMARD_BACKEND"
+_BACKEND_PREFERENCE = ("fht-cpu", "ffht", "numpy")
+_state = threading.local()
+
+
+# --------------------------------------------------------------------------- backends
+
+
+@lru_cache(maxsize=None)
+def _fht_cpu_module():
+    try:
+        import fht_cpu  # type: ignore
+    except Exception:  # pragma: no cover - depends on the environment
+        return None
+    return fht_cpu
+
+
+@lru_cache(maxsize=None)
+def _ffht_module():
+    try:
+        import ffht  # type: ignore
+    except Exception:  # pragma: no cover - depends on the environment
+        return None
+    if not hasattr(ffht, "fht_"):
+        return None
+    return ffht
+
+
+def available_backends() -> tuple[str, ...]:
+    """Names of the Walsh-Hadamard backends that can run in this environment."""
+    found = []
+    if _fht_cpu_module() is not None:
+        found.append("fht-cpu")
+    if _ffht_module() is not None:
+        found.append("ffht")
+    found.append("numpy")
+    return tuple(found)
+
+
+def _check_backend_name(name: str) -> str:
+    if name not in _BACKEND_PREFERENCE:
+        raise ValueError(
+            f"Unknown Hadamard backend {name!r}; choose one of {', '.join(_BACKEND_PREFERENCE)}."
+        )
+    if name not in available_backends():
+        hint = {
+            "fht-cpu": "pip install 'fastmix[fast]' (or pip install fht-cpu)",
+            "ffht": "pip install numpy pybind11 && pip install --no-build-isolation ffht-unofficial",
+        }.get(name, "")
+        raise ValueError(f"Hadamard backend {name!r} is not installed here. Install it with: {hint}.")
+    return name
+
+
+def get_backend() -> str:
+    """The backend :func:`fwht` uses when none is passed.
+
+    Order of precedence: :func:`set_backend` / :func:`use_backend` (this thread), then
+    the ``FASTMIX_HADAMARD_BACKEND`` environment variable, then the fastest installed
+    backend (``fht-cpu`` > ``ffht`` > ``numpy``).
+    """
+    chosen = getattr(_state, "backend", None)
+    if chosen is not None:
+        return chosen
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return _check_backend_name(env)
+    return available_backends()[0]
+
+
+def set_backend(name: str | None) -> None:
+    """Set the default backend for this thread; ``None`` restores automatic choice."""
+    _state.backend = None if name is None else _check_backend_name(name)
+
+
+@contextmanager
+def use_backend(name: str):
+    """Context manager that switches the default backend temporarily."""
+    previous = getattr(_state, "backend", None)
+    set_backend(name)
+    try:
+        yield name
+    finally:
+        _state.backend = previous
+
+
+# --------------------------------------------------------------------------- sizes and padding
+
+
+def is_power_of_two(n: int) -> bool:
+    """True when ``n`` is a positive power of two (1, 2, 4, ...)."""
+    n = int(n)
+    return n >= 1 and (n & (n - 1)) == 0
+
+
+def next_power_of_two(n: int) -> int:
+    """Smallest power of two that is >= ``n`` (``n >= 1``)."""
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"n must be >= 1; got {n}.")
+    return 1 << (n - 1).bit_length()
+
+
+@dataclass(frozen=True)
+class PaddingRecord:
+    """What :func:`pad_rows_to_power_of_two` did.
+
+    ``n_original`` rows came in, ``n_padded`` rows went out, the last ``n_added`` of
+    which are zero rows. Under zero-out neighbouring (FastMix paper, Section 2.1) a
+    zero row is the same as an absent record, so padding loses no data and changes
+    no privacy guarantee.
+    """
+
+    n_original: int
+    n_padded: int
+
+    @property
+    def n_added(self) -> int:
+        return self.n_padded - self.n_original
+
+    @property
+    def padded(self) -> bool:
+        return self.n_added > 0
+
+
+def pad_rows_to_power_of_two(X, y=None, *, order: str = "F"):
+    """Append zero rows to ``X`` (and zeros to ``y``) up to the next power of two.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,), optional
+    order : {"F", "C"}, default="F"
+        Memory order of the returned matrix; "F" is the transform-ready layout.
+
+    Returns
+    -------
+    X_padded : ndarray of shape (2^ceil(log2 n), d)
+    y_padded : ndarray or None
+    record : PaddingRecord
+    """
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D of shape (n, d); got shape {X.shape}.")
+    n = X.shape[0]
+    n_pad = next_power_of_two(max(n, 1))
+    record = PaddingRecord(n, n_pad)
+    dtype = X.dtype if np.issubdtype(X.dtype, np.floating) else np.float64
+    Xp = np.zeros((n_pad, X.shape[1]), dtype=dtype, order=order)
+    Xp[:n] = X
+    yp = None
+    if y is not None:
+        y = np.asarray(y)
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} entries but X has {n} rows; they must match.")
+        yp = np.zeros((n_pad,) + y.shape[1:], dtype=np.result_type(y.dtype, np.float64))
+        yp[:n] = y
+    return Xp, yp, record
+
+
+def transform_layout(X, dtype=np.float64) -> np.ndarray:
+    """Return ``X`` (n, d) in column-major order, so ``X.T`` is a C-contiguous batch.
+
+    Makes at most one copy; returns ``X`` itself when it already has that layout and dtype.
+    """
+    return np.asarray(X, dtype=dtype, order="F")
+
+
+@lru_cache(maxsize=16)
+def _sylvester_block(m: int, dtype_str: str) -> np.ndarray:
+    H = np.ones((1, 1), dtype=dtype_str)
+    while H.shape[0] < m:
+        H = np.block([[H, H], [H, -H]])
+    H.setflags(write=False)
+    return H
+
+
+def hadamard_matrix(n: int, *, normalized: bool = True, dtype=np.float64) -> np.ndarray:
+    """Dense Hadamard matrix of order ``n`` (eq. 13). Only for small n (tests, oracles)."""
+    if not is_power_of_two(n):
+        raise ValueError(f"Hadamard order must be a power of two; got {n}.")
+    H = np.array(_sylvester_block(n, np.dtype(dtype).str))
+    if normalized:
+        H /= np.sqrt(n)
+    return H
+
+
+# --------------------------------------------------------------------------- the transform
+
+_NUMPY_BLOCK = 128  # largest dense Hadamard factor used by the NumPy backend
+
+
+def _numpy_fwht_inplace(batch: np.ndarray) -> None:
+    """Unnormalised FWHT along the last axis of a C-contiguous (b, n) array, in place.
+
+    Uses H~_n = H~_{m1} (x) H~_{m2} (x) ... (x) H~_{mr} with each m_j <= 128: viewing a
+    row as an array of shape (m1, ..., mr) in C order, the Kronecker product acts as
+    one small dense multiply along each axis.
+    """
+    b, n = batch.shape
+    if n == 1:
+        return
+    factors = []
+    rest = n
+    while rest > 1:
+        m = min(rest, _NUMPY_BLOCK)
+        factors.append(m)
+        rest //= m
+    left = 1
+    right = n
+    for m in factors:
+        right //= m
+        H = _sylvester_block(m, batch.dtype.str)
+        view = batch.reshape(b * left, m, right)
+        # (m, m) @ (b*left, m, right): one broadcast matrix product per factor
+        view[...] = np.matmul(H, view)
+        left *= m
+
+
+def _check_power_of_two_length(n: int) -> None:
+    if not is_power_of_two(n):
+        raise ValueError(
+            f"The Walsh-Hadamard transform needs a length that is a power of two; got {n}. "
+            f"Pad with zeros to {next_power_of_two(n)} using fastmix.hadamard.pad_rows_to_power_of_two "
+            "(lossless under zero-out neighbouring)."
+        )
+
+
+def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: bool = False) -> np.ndarray:
+    """Walsh-Hadamard transform along the last axis, in natural (Sylvester) order.
+
+    Computes ``H_n x`` (``normalized=True``, orthonormal) or ``H~_n x`` (unnormalised,
+    entries +-1) for a vector of length n = 2^p, or for every row of a (b, n) batch.
+
+    Parameters
+    ----------
+    x : array-like of shape (n,) or (b, n)
+        Real input; float32 and float64 keep their precision, other dtypes become float64.
+    normalized : bool, default=True
+        Divide by sqrt(n) so that the transform is orthogonal (FastMix paper, eq. 13).
+    backend : {"fht-cpu", "ffht", "numpy"}, optional
+        Defaults to :func:`get_backend`.
+    inplace : bool, default=False
+        Transform ``x`` itself. Requires a C-contiguous float32/float64 ndarray;
+        otherwise a ValueError is raised rather than silently copying.
+
+    Returns
+    -------
+    ndarray of the same shape as ``x``
+        A new array, or ``x`` itself when ``inplace=True``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmix.hadamard import fwht
+    >>> fwht(np.array([1.0, 0.0, 0.0, 0.0]))
+    array([0.5, 0.5, 0.5, 0.5])
+    """
+    name = get_backend() if backend is None else _check_backend_name(backend)
+    if inplace:
+        if not isinstance(x, np.ndarray) or x.dtype not in (np.float32, np.float64) or not x.flags.c_contiguous:
+            raise ValueError(
+                "inplace=True needs a C-contiguous float32 or float64 ndarray; pass a copy made with "
+                "np.ascontiguousarray(x, dtype=np.float64) or use inplace=False."
+            )
+        if not x.flags.writeable:
+            raise ValueError("inplace=True needs a writeable array.")
+        arr = x
+    else:
+        arr = np.asarray(x)
+        if arr.dtype not in (np.float32, np.float64):
+            arr = arr.astype(np.float64)
+        arr = np.array(arr, order="C", copy=True)
+    if arr.ndim not in (1, 2):
+        raise ValueError(f"fwht accepts a vector (n,) or a batch (b, n); got shape {arr.shape}.")
+    n = arr.shape[-1]
+    _check_power_of_two_length(n)
+    if arr.size == 0:
+        return arr
+    batch = arr.reshape(-1, n)
+    scale = 1.0 / np.sqrt(n) if normalized else None
+    _transform_rows_inplace(batch, name, scale)
+    return arr
+
+
+# Rows are transformed in chunks of about this many bytes, and each chunk is rescaled
+# right after its transform while it is still in the last-level cache: the rescaling then
+# costs almost nothing, where a separate pass over a 128 MiB batch costs half a transform.
+_CHUNK_BYTES = 8 << 20
+
+
+def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -> None:
+    """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``."""
+    b, n = batch.shape
+    rows = max(2, _CHUNK_BYTES // max(1, n * batch.itemsize))
+    for start in range(0, b, rows):
+        chunk = batch[start : start + rows]
+        if name == "fht-cpu":
+            out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True)
+            if out is not None and not np.shares_memory(out, chunk):  # pragma: no cover - defensive
+                chunk[...] = out
+        elif name == "ffht":
+            ffht = _ffht_module()
+            for row in chunk:  # row-by-row: the fork is only safe on contiguous 1-D input
+                ffht.fht_(row)
+        else:
+            _numpy_fwht_inplace(chunk)
+        if scale is not None:
+            chunk *= scale

@@ -1,0 +1,324 @@
+"""The subsampled randomized Hadamard transform (SRHT) and the per-draw quantities of FastMix.
+
+Definition 3 of the FastMix paper: for n a power of two and k <= n,
+
+    S_f = sqrt(n/k) P H_n B,
+
+where B = diag(b_1, ..., b_n) holds independent Rademacher signs, H_n is the orthonormal
+Walsh-Hadamard matrix (:mod:`fastmix.hadamard`) and P keeps k rows of I_n chosen uniformly
+without replacement. Every column of S_f has unit norm (Appendix B, Lemma 2) and the rows
+are orthogonal.
+
+Algorithm 1 (FastMix) needs, for one draw of S_f and a data matrix X (n x d):
+
+* ``Z = S_f X`` (k x d), the sketch;
+* ``m_hat = max_i ||Z^T S_f e_i - x_i|| = max_i ||X^T (S_f^T S_f - I) e_i||`` (line 2);
+* ``Delta_hat = max_{i != j} |(S_f^T S_f)_{ij}|``, the coherence of S_f (line 2, App. F);
+* ``Lambda_hat = 2 - min_i ||S_f e_i||^2`` (line 2), which is exactly 1 for an SRHT;
+* ``lambda_min(Z^T Z)`` (line 4).
+
+:func:`sketch_quantities` computes all of them from one forward transform of X, one
+adjoint transform (Appendix C.4.2, eq. 118) and one length-n transform of the indicator
+of the sampled rows (eq. 123). The only large buffer it allocates is one (d, n) work
+array, so a draw needs about two copies of X in memory.
+
+Layout: the transforms run along the rows of the C-contiguous (d, n) array ``X.T``.
+Store X in Fortran order (``fastmix.hadamard.transform_layout(X)``) and no transpose copy
+is ever made; a C-ordered X is transposed once per call.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import svdvals
+
+from ._validation import check_matrix, check_positive_int, check_random_state
+from .hadamard import _check_power_of_two_length, fwht, is_power_of_two
+
+__all__ = [
+    "SRHT",
+    "SketchQuantities",
+    "sketch_quantities",
+    "sketch_quantities_dense",
+    "srht_coherence",
+    "welch_bound",
+]
+
+
+def _columns_batch(X: np.ndarray) -> np.ndarray:
+    """(n, d) or (n,) -> C-contiguous float64 (d, n) batch (a view when X is Fortran-ordered)."""
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim == 1:
+        return X[None, :]
+    return np.ascontiguousarray(X.T)
+
+
+class SRHT:
+    """One draw of the subsampled randomized Hadamard transform S_f = sqrt(n/k) P H B.
+
+    FastMix paper, Definition 3 (eq. 3). The draw (signs and sampled rows) happens in the
+    constructor from ``random_state``; :meth:`apply` and :meth:`adjoint` are then
+    deterministic.
+
+    Parameters
+    ----------
+    n : int
+        Number of input rows; must be a power of two.
+    k : int
+        Number of output rows, ``1 <= k <= n``.
+    random_state : None, int, SeedSequence or numpy.random.Generator
+        Source of the Rademacher signs and the sampled rows. Pass an int or a Generator for
+        reproducible draws.
+    backend : str, optional
+        Walsh-Hadamard backend (see :mod:`fastmix.hadamard`); default: the active one.
+
+    Attributes
+    ----------
+    signs : ndarray of shape (n,)
+        The diagonal of B, entries +-1.
+    rows : ndarray of shape (k,)
+        Indices of the rows of H_n kept by P, in increasing order. (The order of the
+        rows of P is immaterial: it permutes the rows of S_f X, which changes neither
+        S_f^T S_f nor the law of a Gaussian sketch applied afterwards.)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastmix.srht import SRHT
+    >>> S = SRHT(8, 4, random_state=0)
+    >>> np.allclose(np.linalg.norm(S.to_dense(), axis=0), 1.0)
+    True
+    """
+
+    def __init__(self, n: int, k: int, *, random_state=None, backend: str | None = None):
+        n = check_positive_int(n, "n")
+        if not is_power_of_two(n):
+            _check_power_of_two_length(n)
+        k = check_positive_int(
+            k, "k", maximum=n,
+            hint="The SRHT keeps k of the n rows of H_n B, so it cannot produce more rows than the data has; "
+            "lower k or pad the data with zero rows.",
+        )
+        rng = check_random_state(random_state)
+        self.n = n
+        self.k = k
+        self.backend = backend
+        self.signs = rng.choice(np.array([-1.0, 1.0]), size=n)
+        self.rows = np.sort(rng.choice(n, size=k, replace=False))
+        self.row_scale = math.sqrt(n / k)
+
+    # ------------------------------------------------------------------ basic maps
+    def _forward_batch(self, XT: np.ndarray) -> np.ndarray:
+        """(d, n) C batch -> (d, n) batch W = (H B X)^T, as a new array."""
+        W = XT * (self.signs / math.sqrt(self.n))  # fold the 1/sqrt(n) of H_n into B
+        fwht(W, normalized=False, backend=self.backend, inplace=True)
+        return W
+
+    def apply(self, X) -> np.ndarray:
+        """Return ``S_f X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n,) or (n, d)
+
+        Returns
+        -------
+        ndarray of shape (k,) or (k, d)
+        """
+        X = np.asarray(X, dtype=np.float64)
+        self._check_rows(X)
+        W = self._forward_batch(_columns_batch(X))
+        Z = W[:, self.rows] * self.row_scale
+        return Z[0] if X.ndim == 1 else Z.T
+
+    def adjoint(self, Y) -> np.ndarray:
+        """Return ``S_f^T Y`` for ``Y`` of shape (k,) or (k, d); the result has n rows."""
+        Y = np.asarray(Y, dtype=np.float64)
+        if Y.shape[0] != self.k or Y.ndim not in (1, 2):
+            raise ValueError(f"Y must have shape ({self.k},) or ({self.k}, d); got {Y.shape}.")
+        d = 1 if Y.ndim == 1 else Y.shape[1]
+        W = np.zeros((d, self.n))
+        W[:, self.rows] = (Y.reshape(self.k, d).T) * self.row_scale
+        fwht(W, normalized=True, backend=self.backend, inplace=True)
+        W *= self.signs
+        return W[0] if Y.ndim == 1 else W.T
+
+    def to_dense(self) -> np.ndarray:
+        """The explicit (k, n) matrix. Memory O(kn): for tests and small examples only."""
+        return self.apply(np.eye(self.n))
+
+    # ------------------------------------------------------------------ data-independent quantities
+    def coherence(self) -> float:
+        """Delta_hat = max_{i != j} |(S_f^T S_f)_{ij}| via one transform (eq. 123)."""
+        return srht_coherence(self.n, self.rows, backend=self.backend)
+
+    def lambda_hat(self) -> float:
+        """Lambda_hat = 2 - min_i ||S_f e_i||^2 (Algorithm 1, line 2); 1 for an SRHT (Lemma 2)."""
+        return 1.0
+
+    def _check_rows(self, X: np.ndarray) -> None:
+        if X.ndim not in (1, 2) or X.shape[0] != self.n:
+            raise ValueError(
+                f"X must have n = {self.n} rows to be sketched by this SRHT; got shape {X.shape}."
+            )
+
+    def __repr__(self) -> str:
+        return f"SRHT(n={self.n}, k={self.k})"
+
+
+def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
+    """Coherence of an SRHT from its sampled rows (FastMix paper, Appendix C.4.2, eq. 123).
+
+    With z the 0/1 indicator of the k sampled rows and H~ the unnormalised (+-1) Hadamard
+    matrix, (S_f^T S_f)_{ij} = +-(1/k) (H~ z)_l for l = i XOR j, so
+
+        Delta_hat = max_{l >= 1} |(H~ z)_l| / k.
+
+    The signs B do not enter. One length-n transform: O(n log n) time, O(n) memory.
+    """
+    rows = np.asarray(rows)
+    k = rows.size
+    z = np.zeros(n)
+    z[rows] = 1.0
+    fwht(z, normalized=False, backend=backend, inplace=True)
+    if n == 1:
+        return 0.0
+    return float(np.max(np.abs(z[1:])) / k)
+
+
+def welch_bound(n: int, k: int) -> float:
+    """Welch's lower bound on the coherence of n unit vectors in R^k (App. F, eq. 240).
+
+        Delta >= sqrt((n - k) / (k (n - 1))).
+    """
+    if n <= 1:
+        return 0.0
+    return math.sqrt(max(n - k, 0) / (k * (n - 1)))
+
+
+@dataclass(frozen=True)
+class SketchQuantities:
+    """The data-dependent and data-independent quantities of one FastMix draw.
+
+    Attributes
+    ----------
+    Z : ndarray of shape (k, d)
+        The sketch ``S_f X`` (not private on its own).
+    m_hat : float
+        ``max_i ||Z^T S_f e_i - x_i||`` (Algorithm 1, line 2). Not private.
+    delta_hat : float
+        Coherence ``max_{i != j} |(S_f^T S_f)_{ij}|`` (public: depends on S_f only).
+    Lambda_hat : float
+        ``2 - min_i ||S_f e_i||^2`` (public).
+    lambda_min : float
+        ``lambda_min(Z^T Z)`` (not private).
+    n, k, d : int
+    """
+
+    Z: np.ndarray
+    m_hat: float
+    delta_hat: float
+    Lambda_hat: float
+    lambda_min: float
+    n: int
+    k: int
+    d: int
+
+    @property
+    def row_bound_sq(self) -> float:
+        """C^2_{S_f X} = 1 + 2 m_hat (Lemma 1), for C_X = 1."""
+        return 1.0 + 2.0 * self.m_hat
+
+
+def _lambda_min_gram(Z: np.ndarray) -> float:
+    k, d = Z.shape
+    if k < d:
+        return 0.0
+    s = svdvals(Z, check_finite=False)
+    return float(s[-1] ** 2)
+
+
+def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True) -> SketchQuantities:
+    """Z = S_f X and the exact quantities of Algorithm 1, line 2, for an SRHT.
+
+    Cost: one forward transform of the d columns of X, one adjoint transform (eq. 118),
+    one length-n transform for the coherence (eq. 123) and an SVD of the k x d sketch.
+
+    With W = H B X, the paper's eq. (118) reads
+
+        X^T (S_f^T S_f - I) e_i = W^T ((n/k) P^T P - I) H B e_i,
+
+    so the n vectors X^T (S_f^T S_f - I) e_i are the columns of
+    B H [((n/k) P^T P - I) W]: rescale the rows of W (sampled rows by n/k - 1, the others by
+    -1), transform once more, and take column norms (the signs B do not change norms).
+    Note ``Z^T S_f e_i - x_i`` is that same vector, since ``Z^T S_f e_i = X^T S_f^T S_f e_i``.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Data, ideally in Fortran order (see module docstring). Validated to be finite.
+    srht : SRHT
+        The draw S_f.
+    compute_m : bool, default=True
+        Skip the adjoint transform when m_hat is not needed (then ``m_hat`` is NaN).
+    """
+    X = check_matrix(X, "X")
+    srht._check_rows(X)
+    n, d = X.shape
+    k = srht.k
+    W = srht._forward_batch(_columns_batch(X))  # (d, n) = (H B X)^T
+    ZT = W[:, srht.rows] * srht.row_scale  # (d, k)
+    Z = np.ascontiguousarray(ZT.T)
+    m_hat = math.nan
+    if compute_m:
+        scale = np.full(n, -1.0 / math.sqrt(n))
+        scale[srht.rows] = (n / k - 1.0) / math.sqrt(n)
+        W *= scale
+        fwht(W, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: signs skipped
+        m_hat = float(math.sqrt(np.max(np.einsum("ji,ji->i", W, W))))
+    del W
+    return SketchQuantities(
+        Z=Z,
+        m_hat=m_hat,
+        delta_hat=srht.coherence(),
+        Lambda_hat=srht.lambda_hat(),
+        lambda_min=_lambda_min_gram(Z),
+        n=n,
+        k=k,
+        d=d,
+    )
+
+
+def sketch_quantities_dense(X, S) -> SketchQuantities:
+    """The same quantities for an arbitrary explicit sketch matrix S_f (k x n).
+
+    Lemma 1 and Theorem 1 hold for any S_f whose columns have norm at most 1; this
+    O(k n d + k n^2) routine evaluates the definitions of Algorithm 1, line 2 directly and
+    serves both such general sketches and as a reference for :func:`sketch_quantities`.
+    """
+    X = check_matrix(X, "X")
+    S = check_matrix(S, "S")
+    if S.shape[1] != X.shape[0]:
+        raise ValueError(f"S must have {X.shape[0]} columns to multiply X; got shape {S.shape}.")
+    col_sq = np.einsum("ij,ij->j", S, S)
+    if np.any(col_sq > 1.0 + 1e-9):
+        raise ValueError(
+            "Every column of S_f must have norm at most 1 (Lemma 1); the largest has norm "
+            f"{math.sqrt(col_sq.max()):.6g}. Rescale S_f."
+        )
+    Z = S @ X
+    G = S.T @ S - np.eye(S.shape[1])
+    m_vectors = X.T @ G  # column i = X^T (S^T S - I) e_i
+    return SketchQuantities(
+        Z=Z,
+        m_hat=float(np.sqrt(np.max(np.sum(m_vectors**2, axis=0)))),
+        delta_hat=float(np.max(np.abs(G))) if S.shape[1] > 1 else 0.0,
+        Lambda_hat=float(2.0 - col_sq.min()),
+        lambda_min=_lambda_min_gram(Z),
+        n=X.shape[0],
+        k=S.shape[0],
+        d=X.shape[1],
+    )

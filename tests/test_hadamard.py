@@ -1,0 +1,134 @@
+"""Tests for fastmix.hadamard: the transform against the dense Sylvester matrix, backends, padding."""
+
+import numpy as np
+import pytest
+import scipy.linalg
+
+from fastmix import hadamard
+from fastmix.hadamard import (
+    available_backends,
+    fwht,
+    get_backend,
+    is_power_of_two,
+    next_power_of_two,
+    pad_rows_to_power_of_two,
+    set_backend,
+    transform_layout,
+    use_backend,
+)
+
+BACKENDS = available_backends()
+SIZES = [1, 2, 4, 16, 128, 1024]
+
+
+def test_numpy_backend_always_available():
+    assert "numpy" in BACKENDS
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("dtype,atol", [(np.float64, 1e-12), (np.float32, 1e-5)])
+def test_matches_dense_hadamard_vectors_and_batches(backend, n, dtype, atol):
+    rng = np.random.default_rng(n)
+    H = scipy.linalg.hadamard(n) / np.sqrt(n)
+    x = rng.standard_normal(n).astype(dtype)
+    out = fwht(x, backend=backend)
+    assert out.dtype == dtype and out.shape == (n,)
+    np.testing.assert_allclose(out, H @ x.astype(np.float64), atol=atol * np.sqrt(n))
+    batch = rng.standard_normal((5, n)).astype(dtype)
+    out = fwht(batch, backend=backend)
+    np.testing.assert_allclose(out, batch.astype(np.float64) @ H.T, atol=atol * np.sqrt(n))
+    # unnormalised transform is sqrt(n) times the orthonormal one
+    np.testing.assert_allclose(fwht(batch, backend=backend, normalized=False),
+                               batch.astype(np.float64) @ scipy.linalg.hadamard(n).T, atol=atol * n)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_orthonormal_and_involutive(backend):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 256))
+    y = fwht(x, backend=backend)
+    np.testing.assert_allclose(np.linalg.norm(y, axis=1), np.linalg.norm(x, axis=1), rtol=1e-12)
+    np.testing.assert_allclose(fwht(y, backend=backend), x, atol=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_backends_agree_on_large_batch(backend):
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal((4, 2**14))
+    np.testing.assert_allclose(fwht(x, backend=backend), fwht(x, backend="numpy"), atol=1e-10)
+
+
+def test_inplace_transforms_the_buffer_and_copy_does_not():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 64))
+    original = x.copy()
+    y = fwht(x)
+    np.testing.assert_array_equal(x, original)
+    z = fwht(x, inplace=True)
+    assert z is x
+    np.testing.assert_allclose(x, y)
+
+
+def test_inplace_refuses_non_contiguous_input():
+    x = np.zeros((64, 4))
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fwht(x.T, inplace=True)
+    with pytest.raises(ValueError, match="C-contiguous"):
+        fwht(np.zeros(8, dtype=np.int64), inplace=True)
+
+
+def test_non_power_of_two_length_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"power of two.*12.*16"):
+        fwht(np.ones(12))
+
+
+def test_bad_rank_and_unknown_backend():
+    with pytest.raises(ValueError, match="vector"):
+        fwht(np.ones((2, 2, 4)))
+    with pytest.raises(ValueError, match="Unknown Hadamard backend"):
+        fwht(np.ones(4), backend="fortran")
+
+
+def test_backend_selection_by_argument_context_and_environment(monkeypatch):
+    assert get_backend() in BACKENDS
+    with use_backend("numpy"):
+        assert get_backend() == "numpy"
+    set_backend(None)
+    monkeypatch.setenv(hadamard.ENV_VAR, "numpy")
+    assert get_backend() == "numpy"
+    monkeypatch.setenv(hadamard.ENV_VAR, "no-such-backend")
+    with pytest.raises(ValueError, match="Unknown Hadamard backend"):
+        get_backend()
+
+
+@pytest.mark.skipif("fht-cpu" not in BACKENDS, reason="fht-cpu not installed")
+def test_fht_cpu_is_the_default_when_installed(monkeypatch):
+    monkeypatch.delenv(hadamard.ENV_VAR, raising=False)
+    set_backend(None)
+    assert get_backend() == "fht-cpu"
+
+
+def test_power_of_two_helpers():
+    assert [is_power_of_two(n) for n in (0, 1, 2, 3, 4, 6, 1024)] == [False, True, True, False, True, False, True]
+    assert [next_power_of_two(n) for n in (1, 2, 3, 5, 1024, 1025)] == [1, 2, 4, 8, 1024, 2048]
+
+
+def test_padding_appends_zero_rows_and_reports_it():
+    X = np.arange(10.0).reshape(5, 2)
+    y = np.arange(5.0)
+    Xp, yp, rec = pad_rows_to_power_of_two(X, y)
+    assert Xp.shape == (8, 2) and yp.shape == (8,)
+    assert rec.n_original == 5 and rec.n_padded == 8 and rec.n_added == 3 and rec.padded
+    np.testing.assert_array_equal(Xp[:5], X)
+    assert not Xp[5:].any() and not yp[5:].any()
+    assert Xp.flags.f_contiguous
+    _, _, rec = pad_rows_to_power_of_two(np.ones((4, 1)))
+    assert rec.n_added == 0 and not rec.padded
+
+
+def test_transform_layout_makes_columns_a_contiguous_batch_without_copying_twice():
+    X = np.random.default_rng(3).standard_normal((16, 3))
+    F = transform_layout(X)
+    assert F.T.flags.c_contiguous
+    assert transform_layout(F) is F
