@@ -19,8 +19,9 @@ Algorithm 1 (FastMix) needs, for one draw of S_f and a data matrix X (n x d):
 
 :func:`sketch_quantities` computes all of them from one forward transform of X, one
 adjoint transform (Appendix C.4.2, eq. 118) and one length-n transform of the indicator
-of the sampled rows (eq. 123). The only large buffer it allocates is one (d, n) work
-array, so a draw needs about two copies of X in memory.
+of the sampled rows (eq. 123). It works through X a few columns at a time so that each
+block is transformed twice and reduced while it sits in cache: a draw reads X from memory
+about once and needs only a small work buffer besides X and Z.
 
 Layout: the transforms run along the rows of the C-contiguous (d, n) array ``X.T``.
 Store X in Fortran order (``fastmix.hadamard.transform_layout(X)``) and no transpose copy
@@ -36,7 +37,7 @@ import numpy as np
 from scipy.linalg import svdvals
 
 from ._validation import check_matrix, check_positive_int, check_random_state
-from .hadamard import _check_power_of_two_length, fwht, is_power_of_two
+from .hadamard import _CHUNK_BYTES, _check_power_of_two_length, fwht, is_power_of_two
 
 __all__ = [
     "SRHT",
@@ -267,19 +268,46 @@ def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True) -> SketchQuantit
     """
     X = check_matrix(X, "X")
     srht._check_rows(X)
+    return _sketch_quantities(X, srht, compute_m)
+
+
+def _chunk_rows(n_rows: int, n: int) -> int:
+    """Rows per chunk so a (rows, n) float64 block is about _CHUNK_BYTES (see fastmix.hadamard)."""
+    return min(n_rows, max(2, _CHUNK_BYTES // (8 * n)))
+
+
+def _sketch_quantities(X: np.ndarray, srht: SRHT, compute_m: bool = True) -> SketchQuantities:
+    """:func:`sketch_quantities` on validated input, fused chunk by chunk.
+
+    Each chunk of a few columns of X is multiplied by the signs, transformed, sampled into Z,
+    rescaled, transformed again and reduced to squared norms while it sits in the last-level
+    cache, so the whole draw streams X from memory about once and needs only a chunk-sized
+    work buffer (about 8 MiB) besides X and Z.
+    """
     n, d = X.shape
     k = srht.k
-    W = srht._forward_batch(_columns_batch(X))  # (d, n) = (H B X)^T
-    ZT = W[:, srht.rows] * srht.row_scale  # (d, k)
-    Z = np.ascontiguousarray(ZT.T)
-    m_hat = math.nan
+    XT = _columns_batch(X)  # (d, n), a view for Fortran-ordered X
+    rows = _chunk_rows(d, n)
+    buf = np.empty((rows, n))
+    ZT = np.empty((d, k))
+    forward_scale = srht.signs / math.sqrt(n)  # B and the 1/sqrt(n) of H_n
     if compute_m:
-        scale = np.full(n, -1.0 / math.sqrt(n))
-        scale[srht.rows] = (n / k - 1.0) / math.sqrt(n)
-        W *= scale
-        fwht(W, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: signs skipped
-        m_hat = float(math.sqrt(np.max(np.einsum("ji,ji->i", W, W))))
-    del W
+        back_scale = np.full(n, -1.0 / math.sqrt(n))  # ((n/k) P^T P - I) and the next 1/sqrt(n)
+        back_scale[srht.rows] = (n / k - 1.0) / math.sqrt(n)
+        col_sq = np.zeros(n)
+    for start in range(0, d, rows):
+        sl = slice(start, min(start + rows, d))
+        chunk = buf[: sl.stop - sl.start]
+        np.multiply(XT[sl], forward_scale, out=chunk)
+        fwht(chunk, normalized=False, backend=srht.backend, inplace=True)  # rows of (H B X)^T
+        np.multiply(chunk[:, srht.rows], srht.row_scale, out=ZT[sl])
+        if compute_m:
+            chunk *= back_scale
+            fwht(chunk, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: B skipped
+            col_sq += np.einsum("ji,ji->i", chunk, chunk)
+    del buf
+    Z = np.ascontiguousarray(ZT.T)
+    m_hat = float(math.sqrt(col_sq.max())) if compute_m else math.nan
     return SketchQuantities(
         Z=Z,
         m_hat=m_hat,
