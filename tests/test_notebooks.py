@@ -1,0 +1,52 @@
+"""Smoke-test every notebook in notebooks/ by executing it through papermill.
+
+Each jupytext percent notebook ``notebooks/<name>.py`` is read with jupytext and run in
+process with :func:`papermill.execute_notebook`, with the small parameters in
+``SMOKE_PARAMETERS[<name>]`` (notebooks without an entry run with their defaults).
+A cell that raises fails the test with papermill's error, which shows the cell and the
+traceback. Keep the smoke parameters small: the whole file should run in seconds.
+
+When you add a notebook, add an entry here if its defaults take more than a few seconds.
+"""
+
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.py") if not p.name.startswith(("_", ".")))
+
+#: Small parameters per notebook name, injected by papermill for the smoke run.
+SMOKE_PARAMETERS: dict[str, dict] = {
+    "hello_fastmix": {"n": 64},
+}
+
+pytestmark = pytest.mark.notebook
+
+
+def test_smoke_parameters_refer_to_existing_notebooks():
+    names = {p.stem for p in NOTEBOOKS}
+    assert set(SMOKE_PARAMETERS) <= names, f"SMOKE_PARAMETERS has entries for missing notebooks: {set(SMOKE_PARAMETERS) - names}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_executes(path, tmp_path):
+    import jupytext
+    import papermill
+
+    from fastmix.run import ensure_kernel, inspect_parameters, validate_parameters
+
+    parameters = SMOKE_PARAMETERS.get(path.stem, {})
+    if parameters:
+        # a typo in SMOKE_PARAMETERS should fail loudly, not be silently injected
+        parameters = validate_parameters(parameters, inspect_parameters(path), notebook=path.name)
+    nb = jupytext.read(str(path))
+    papermill.execute_notebook(
+        nb,
+        str(tmp_path / f"{path.stem}.ipynb"),
+        parameters=parameters,
+        kernel_name=ensure_kernel("python3"),
+        language="python",
+        cwd=str(path.parent),
+        progress_bar=False,
+    )

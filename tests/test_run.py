@@ -1,0 +1,228 @@
+"""Tests for fastmix.run (the notebook runner)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fastmix import run
+from fastmix.run import (
+    NotebookParameter,
+    inspect_parameters,
+    list_notebooks,
+    output_stem,
+    parse_value,
+    resolve_notebook,
+    validate_parameters,
+)
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+
+TOY = '''# %% [markdown]
+# # Toy notebook: a title
+#
+# More text.
+
+# %% tags=["parameters"]
+n: int = 8  # vector length
+eps: float = 1.0  # privacy level
+label: str = "run"  # a label
+flag: bool = False
+grid = [1, 2]  # plain assignment
+
+# %%
+print(n, eps, label, flag, grid)
+'''
+
+
+@pytest.fixture
+def toy_dir(tmp_path):
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    (folder / "toy.py").write_text(TOY)
+    (folder / "other.py").write_text("# %% [markdown]\n# # Other\n\n# %%\nx = 1\n")
+    (folder / "_helper.py").write_text("x = 1\n")
+    return folder
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("True", True), ("false", False), ("yes", True), ("None", None), ("null", None),
+        ("1024", 1024), ("-3", -3), ("1_000", 1000), ("0.5", 0.5), ("1e-3", 1e-3),
+        ("[1, 2.5]", [1, 2.5]), ("(0.1, 1)", (0.1, 1)), ("{'a': 1}", {"a": 1}),
+        ("'007'", "007"), ("gaussian", "gaussian"), ("a b", "a b"), ("", ""),
+    ],
+)
+def test_parse_value(text, expected):
+    value = parse_value(text)
+    assert value == expected and type(value) is type(expected)
+
+
+def test_parse_value_special_floats():
+    assert parse_value("inf") == float("inf")
+    assert parse_value("nan") != parse_value("nan")
+
+
+def test_resolve_by_name_filename_and_path(toy_dir, monkeypatch):
+    monkeypatch.setenv(run.ENV_NOTEBOOKS_DIR, str(toy_dir))
+    expected = (toy_dir / "toy.py").resolve()
+    assert resolve_notebook("toy") == expected
+    assert resolve_notebook("toy.py") == expected
+    assert resolve_notebook(toy_dir / "toy.py") == expected
+    assert resolve_notebook("toy", directory=toy_dir) == expected
+
+
+def test_resolve_unknown_name_lists_available(toy_dir, monkeypatch):
+    monkeypatch.setenv(run.ENV_NOTEBOOKS_DIR, str(toy_dir))
+    with pytest.raises(FileNotFoundError, match=r"Available notebooks: other, toy"):
+        resolve_notebook("figure99")
+
+
+def test_default_notebooks_dir_is_the_repository_folder(monkeypatch):
+    monkeypatch.delenv(run.ENV_NOTEBOOKS_DIR, raising=False)
+    assert run.default_notebooks_dir() == NOTEBOOKS
+    assert resolve_notebook("hello_fastmix") == (NOTEBOOKS / "hello_fastmix.py").resolve()
+
+
+def test_list_notebooks_titles(toy_dir):
+    assert list_notebooks(toy_dir) == [("other", "Other"), ("toy", "Toy notebook: a title")]
+
+
+def test_inspect_parameters(toy_dir):
+    spec = inspect_parameters(toy_dir / "toy.py")
+    assert list(spec) == ["n", "eps", "label", "flag", "grid"]
+    assert spec["n"] == NotebookParameter("n", "int", "8", "vector length")
+    assert spec["label"].default_value == "run"
+    assert spec["flag"].help == ""
+    assert spec["grid"].type is None and spec["grid"].default_value == [1, 2]
+    assert spec["eps"].describe() == "eps: float = 1.0  # privacy level"
+
+
+def test_inspect_parameters_of_hello_fastmix():
+    spec = inspect_parameters(NOTEBOOKS / "hello_fastmix.py")
+    assert set(spec) == {"n", "seed"}
+    assert spec["n"].default_value == 1024 and spec["seed"].type == "int"
+
+
+def test_notebook_without_parameters_cell(toy_dir):
+    with pytest.raises(ValueError, match="tagged 'parameters'"):
+        inspect_parameters(toy_dir / "other.py")
+
+
+def test_unknown_parameter_error_lists_valid_ones(toy_dir):
+    spec = inspect_parameters(toy_dir / "toy.py")
+    with pytest.raises(ValueError) as info:
+        validate_parameters({"n": 4, "epsilon": 2.0}, spec, notebook="toy.py")
+    message = str(info.value)
+    assert "'epsilon'" in message and "toy.py" in message
+    assert "n: int = 8  # vector length" in message
+    assert "eps: float = 1.0  # privacy level" in message
+
+
+def test_declared_types_are_checked_and_converted(toy_dir):
+    spec = inspect_parameters(toy_dir / "toy.py")
+    assert validate_parameters({"n": 16.0, "eps": 2, "label": 5, "flag": True}, spec) == {
+        "n": 16, "eps": 2.0, "label": "5", "flag": True,
+    }
+    for bad in ({"n": 2.5}, {"n": "abc"}, {"n": True}, {"eps": "high"}, {"flag": 1}):
+        with pytest.raises(ValueError, match="must be"):
+            validate_parameters(bad, spec)
+    assert validate_parameters({"grid": (1, 2, 3)}, spec) == {"grid": (1, 2, 3)}
+
+
+def test_output_stem():
+    assert output_stem("figure2", {}) == "figure2__defaults"
+    assert output_stem("figure2", {"n": 64, "eps": 0.5}) == "figure2__n=64__eps=0.5"
+    assert output_stem("fig", {"label": "a b/c", "grid": [1, 2]}) == "fig__label=a_b_c__grid=1_2"
+
+
+def test_cli_list_and_help_notebook(capsys):
+    assert run.main(["--list"]) == 0
+    assert "hello_fastmix" in capsys.readouterr().out
+    assert run.main(["hello_fastmix", "--help-notebook"]) == 0
+    out = capsys.readouterr().out
+    assert "n: int = 1024  # vector length" in out
+
+
+def test_cli_reports_unknown_parameter(capsys, tmp_path):
+    assert run.main(["hello_fastmix", "-p", "m", "3", "--output-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "Unknown parameter(s) 'm'" in err and "seed: int = 0" in err
+    assert not any(tmp_path.iterdir())
+
+
+def test_cli_reports_unknown_notebook(capsys):
+    assert run.main(["no_such_notebook"]) == 2
+    assert "Available notebooks" in capsys.readouterr().err
+
+
+@pytest.mark.notebook
+def test_run_hello_fastmix_with_changed_parameter(tmp_path, capsys):
+    assert run.main(["hello_fastmix", "-p", "n", "128", "-p", "seed", "5", "--output-dir", str(tmp_path)]) == 0
+    folder = tmp_path / "hello_fastmix"
+    executed = folder / "hello_fastmix__n=128__seed=5.ipynb"
+    assert executed.is_file()
+    assert str(executed) in capsys.readouterr().out
+
+    nb = json.loads(executed.read_text())
+    injected = [c for c in nb["cells"] if "injected-parameters" in c["metadata"].get("tags", [])]
+    assert len(injected) == 1
+    source = "".join(injected[0]["source"])
+    assert "n = 128" in source and "seed = 5" in source
+    assert nb["metadata"]["papermill"]["parameters"] == {"n": 128, "seed": 5}
+    # the executed notebook ran with the new value and kept its figure
+    outputs = [o for c in nb["cells"] if c["cell_type"] == "code" for o in c.get("outputs", [])]
+    assert any("image/png" in o.get("data", {}) for o in outputs)
+    assert any("fastmix-provenance" in "".join(o.get("data", {}).get("text/html", "")) for o in outputs)
+
+    params = json.loads((folder / "hello_fastmix__n=128__seed=5.parameters.json").read_text())
+    assert params["overrides"] == {"n": 128, "seed": 5}
+    assert params["effective"] == {"n": 128, "seed": 5}
+    prov = json.loads((folder / "hello_fastmix__n=128__seed=5.provenance.json").read_text())
+    assert prov["parameters"] == {"n": 128, "seed": 5} and prov["seed"] == 5
+    assert prov["output_notebook"] == str(executed)
+
+
+@pytest.mark.notebook
+def test_run_notebook_failure_raises_papermill_error(tmp_path):
+    import papermill
+
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    (folder / "bad.py").write_text('# %% tags=["parameters"]\nn: int = 1  # n\n\n# %%\nraise RuntimeError(f"boom {n}")\n')
+    with pytest.raises(papermill.PapermillExecutionError, match="boom 3"):
+        run.run_notebook(folder / "bad.py", {"n": 3}, output_dir=tmp_path / "out")
+    assert (tmp_path / "out" / "bad" / "bad__n=3.ipynb").is_file()
+
+
+def test_ensure_kernel_registers_python3_when_missing(monkeypatch):
+    from ipykernel import kernelspec as ipy_kernelspec
+    from jupyter_client import kernelspec
+
+    calls = []
+
+    class NoKernels:
+        def get_kernel_spec(self, name):
+            raise kernelspec.NoSuchKernel(name)
+
+    monkeypatch.setattr(kernelspec, "KernelSpecManager", NoKernels)
+    monkeypatch.setattr(ipy_kernelspec, "install", lambda **kw: calls.append(kw))
+    assert run.ensure_kernel("python3") == "python3"
+    assert len(calls) == 1 and calls[0]["kernel_name"] == "python3"
+    with pytest.raises(kernelspec.NoSuchKernel):
+        run.ensure_kernel("some-other-kernel")
+
+
+def test_ensure_kernel_keeps_registered_kernel():
+    assert run.ensure_kernel("python3") == "python3"
+
+
+def test_module_entry_point(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "fastmix.run", "--list"], capture_output=True, text=True,
+                          cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "hello_fastmix" in done.stdout
