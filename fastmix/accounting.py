@@ -629,7 +629,9 @@ def fastmix_rdp_unbounded(alpha, gamma_inf):
 
 
 def fastmix_rdp_unbounded_simple(alpha, gamma_inf):
-    """Simplified unbounded FastMix Renyi bound, eq. (132)::
+    """Simplified unbounded FastMix Renyi bound, eq. (132).
+
+    ::
 
         2 alpha / gamma_inf,   1 < alpha < sqrt(gamma_inf)/5   (so gamma_inf > 25).
     """

@@ -253,7 +253,7 @@ def normalize(X, y):
     This scaling depends on the data (it reads two maxima) and is therefore *not* covered
     by the privacy guarantee of any mechanism in this package. It is the preprocessing of
     public benchmark data used by the paper; on private data divide by public bounds
-    instead (or use :func:`fastmix._validation.check_row_norms` with ``policy="clip"``).
+    instead (or use ``fastmix._validation.check_row_norms`` with ``policy="clip"``).
 
     Parameters
     ----------

@@ -75,7 +75,7 @@ def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_polic
     c_x : float, default=1.0
         Public row-norm bound C_X.
     row_norm_policy : {"raise", "clip", "rescale"}
-        See :func:`fastmix._validation.check_row_norms`.
+        See ``fastmix._validation.check_row_norms``.
     n_policy : {"pad", "raise"}
         ``"pad"`` appends zero rows up to the next power of two. A zero row is the same as an
         absent record under zero-out neighbouring (FastMix paper, Section 2.1), so this loses

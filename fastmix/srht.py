@@ -153,7 +153,7 @@ class SRHT:
 
     # ------------------------------------------------------------------ data-independent quantities
     def coherence(self) -> float:
-        """Delta_hat = max_{i != j} |(S_f^T S_f)_{ij}| via one transform (eq. 123)."""
+        """``Delta_hat = max_{i != j} |(S_f^T S_f)_{ij}|`` via one transform (eq. 123)."""
         return srht_coherence(self.n, self.rows, backend=self.backend)
 
     def lambda_hat(self) -> float:
@@ -174,9 +174,9 @@ def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
     """Coherence of an SRHT from its sampled rows (FastMix paper, Appendix C.4.2, eq. 123).
 
     With z the 0/1 indicator of the k sampled rows and H~ the unnormalised (+-1) Hadamard
-    matrix, (S_f^T S_f)_{ij} = +-(1/k) (H~ z)_l for l = i XOR j, so
+    matrix, ``(S_f^T S_f)_{ij} = +-(1/k) (H~ z)_l`` for ``l = i XOR j``, so::
 
-        Delta_hat = max_{l >= 1} |(H~ z)_l| / k.
+        Delta_hat = max_{l >= 1} |(H~ z)_l| / k
 
     The signs B do not enter. One length-n transform: O(n log n) time, O(n) memory.
     """
