@@ -50,6 +50,7 @@ __all__ = [
     "MultipleFastMixingResult",
     "multiple_fast_mixing",
     "mix_sketch",
+    "GAUSSIAN_STEPS",
     "prepare_data",
 ]
 
@@ -105,20 +106,50 @@ def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_polic
     return PreparedData(X, norms, record)
 
 
-def mix_sketch(Z, noise_scale: float, k1: int, random_state=None) -> np.ndarray:
+GAUSSIAN_STEPS = ("explicit", "gram")
+
+
+def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str = "explicit") -> np.ndarray:
     """The Gaussian step shared by all mechanisms: ``S_G Z + noise_scale * xi``.
 
     ``S_G`` is k1 x rows(Z) with i.i.d. N(0, 1) entries and ``xi`` is k1 x d with i.i.d.
     N(0, 1) entries (Algorithm 1, line 6; Algorithm 2, lines 5-6; eq. 4 with k1 rows).
+
+    Parameters
+    ----------
+    Z : array-like of shape (m, d)
+    noise_scale : float
+        sigma (eq. 4) or eta_tilde (Algorithm 1, line 5).
+    k1 : int
+        Number of Gaussian rows.
+    random_state : None, int, SeedSequence or Generator
+    method : {"explicit", "gram"}, default="explicit"
+        ``"explicit"`` forms ``S_G Z`` as the papers write it: k1*m Gaussian draws and an
+        O(k1 m d) product. ``"gram"`` samples the same distribution from a d x d factor: given
+        Z, the rows of ``S_G Z + noise_scale * xi`` are i.i.d. N(0, Z^T Z + noise_scale^2 I)
+        (this is how the proof of Lemma 1 sees them, eqs. 20-21), so drawing a k1 x d standard
+        Gaussian G and returning ``G A^T`` with ``A A^T = Z^T Z + noise_scale^2 I`` gives a
+        release with exactly the same law - hence the same privacy and the same utility - in
+        O(m d^2 + d^3 + k1 d^2) time and k1*d draws. The two methods consume the random stream
+        differently, so they give different (equally distributed) outputs for one seed.
     """
     Z = np.asarray(Z, dtype=np.float64)
     k1 = check_positive_int(k1, "k1")
     rng = check_random_state(random_state)
-    S_G = rng.standard_normal((k1, Z.shape[0]))
-    xi = rng.standard_normal((k1, Z.shape[1]))
-    out = S_G @ Z
-    out += noise_scale * xi
-    return out
+    if method == "explicit":
+        S_G = rng.standard_normal((k1, Z.shape[0]))
+        xi = rng.standard_normal((k1, Z.shape[1]))
+        out = S_G @ Z
+        out += noise_scale * xi
+        return out
+    if method == "gram":
+        d = Z.shape[1]
+        cov = Z.T @ Z
+        cov[np.diag_indices(d)] += noise_scale**2
+        w, V = np.linalg.eigh(cov)
+        A = V * np.sqrt(np.clip(w, 0.0, None))  # A A^T = cov (round-off negatives clipped)
+        return rng.standard_normal((k1, d)) @ A.T
+    raise ValueError(f"method must be one of {GAUSSIAN_STEPS}; got {method!r}.")
 
 
 # =========================================================================== Gaussian mixing
@@ -176,16 +207,17 @@ def calibrate_gaussian_mix(epsilon, delta, *, k, lambda_min_lower: float = 0.0) 
 
 
 def gaussian_mix(X, calibration: GaussianMixCalibration, *, random_state=None, ledger=None,
-                 row_norm_policy: str = "raise") -> np.ndarray:
+                 row_norm_policy: str = "raise", method: str = "explicit") -> np.ndarray:
     """Release ``S_G X + sigma N`` with k Gaussian rows (Proposition 2, eq. 4).
 
-    Cost O(k n d): this is the slow mechanism FastMix accelerates.
+    With ``method="explicit"`` this costs O(k n d): the slow mechanism FastMix accelerates.
+    ``method="gram"`` draws the same distribution in O(n d^2 + k d^2) (see :func:`mix_sketch`).
     """
     X = check_matrix(X, "X")
     X, _ = check_row_norms(X, bound=1.0, policy=row_norm_policy)
     if ledger is not None:
         ledger.spend_all(calibration.ledger_entries())
-    return mix_sketch(X, calibration.sigma, calibration.k, random_state)
+    return mix_sketch(X, calibration.sigma, calibration.k, random_state, method=method)
 
 
 # =========================================================================== FastMix calibration
@@ -414,7 +446,7 @@ def _check_k2(k2, n: int) -> int:
 
 def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledger=None,
              row_norm_policy: str = "raise", n_policy: str = "pad", m_floor: float = 0.0,
-             backend: str | None = None) -> FastMixRelease:
+             backend: str | None = None, gaussian_step: str = "explicit") -> FastMixRelease:
     """FastMix, Algorithm 1 of the FastMix paper.
 
     1. Draw an SRHT ``S_f`` with k2 rows; compute ``Z = S_f X``, ``m_hat``, ``Delta_hat``,
@@ -448,7 +480,11 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
         only adds noise, so either choice keeps the guarantee.
     backend : str, optional
         Walsh-Hadamard backend.
+    gaussian_step : {"explicit", "gram"}, default="explicit"
+        How line 6 is sampled; see :func:`mix_sketch` (same output law either way).
     """
+    if gaussian_step not in GAUSSIAN_STEPS:
+        raise ValueError(f"gaussian_step must be one of {GAUSSIAN_STEPS}; got {gaussian_step!r}.")
     if calibration.n_draws != 1:
         raise ValueError(
             f"This calibration covers {calibration.n_draws} draws composed together; use "
@@ -465,7 +501,7 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
     srht = SRHT(n, k2, random_state=rng, backend=backend)
     q = _sketch_quantities(data.X, srht)
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
-    sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng)
+    sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
         sketch=sketch, eta_tilde=eta_tilde, m_tilde=m_tilde, lambda_tilde=lambda_tilde,
         m_hat=q.m_hat, delta_hat=q.delta_hat, Lambda_hat=q.Lambda_hat, lambda_min=q.lambda_min,
@@ -507,15 +543,17 @@ class MultipleFastMixingResult:
     def n_draws(self) -> int:
         return len(self.srht_sketches)
 
-    def release(self, t: int, k1: int, random_state=None, *, noise_scale: float | None = None) -> np.ndarray:
+    def release(self, t: int, k1: int, random_state=None, *, noise_scale: float | None = None,
+                method: str = "explicit") -> np.ndarray:
         """Private sketch of draw t: ``S_G,t X_tilde_t + eta xi_t`` (Algorithm 2, lines 5-6).
 
         ``noise_scale`` defaults to the shared ``eta`` of line 10; passing
         ``eta_tilde[t]`` gives the per-draw variant of the authors' code (also private:
-        Lemma 1 only needs each draw's own noise to meet eq. (7)).
+        Lemma 1 only needs each draw's own noise to meet eq. (7)). ``method`` as in
+        :func:`mix_sketch`.
         """
         scale = self.eta if noise_scale is None else float(noise_scale)
-        return mix_sketch(self.srht_sketches[t], scale, k1, random_state)
+        return mix_sketch(self.srht_sketches[t], scale, k1, random_state, method=method)
 
 
 def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state=None, ledger=None,

@@ -284,3 +284,39 @@ def test_prepare_data_layout_and_records():
     assert p.X.shape == (64, 3) and p.X.flags.f_contiguous and p.padding.n_added == 16
     p = prepare_data(_unit_rows(64, 3, 11))
     assert p.padding.n_added == 0 and p.X.T.flags.c_contiguous
+
+
+# --------------------------------------------------------------------------- the Gaussian step
+
+
+@pytest.mark.parametrize("method", ["explicit", "gram"])
+def test_gaussian_step_rows_have_the_lemma_1_covariance(method):
+    """Both samplers give i.i.d. rows N(0, Z^T Z + s^2 I) (eqs. 20-21).
+
+    The sample covariance of R rows has entrywise standard error about
+    sqrt((S_ii S_jj + S_ij^2) / R); we allow 5 of them.
+    """
+    from fastmix.mechanisms import mix_sketch
+
+    rng = np.random.default_rng(0)
+    Z = rng.standard_normal((12, 3))
+    s = 0.7
+    target = Z.T @ Z + s**2 * np.eye(3)
+    R = 40000
+    rows = mix_sketch(Z, s, R, random_state=1, method=method)
+    emp = rows.T @ rows / R
+    se = np.sqrt((np.outer(np.diag(target), np.diag(target)) + target**2) / R)
+    assert np.all(np.abs(emp - target) < 5 * se)
+    assert np.abs(rows.mean(axis=0)).max() < 5 * np.sqrt(np.diag(target).max() / R)
+
+
+def test_gaussian_step_method_is_validated_and_used_by_fast_mix():
+    from fastmix.mechanisms import mix_sketch
+
+    with pytest.raises(ValueError, match="method must be one of"):
+        mix_sketch(np.ones((2, 2)), 1.0, 3, method="fft")
+    cal = calibrate_fast_mix(1.0, 1e-5, k1=10)
+    rel = fast_mix(_unit_rows(64, 2, 0), cal, k2=16, random_state=0, gaussian_step="gram")
+    assert rel.sketch.shape == (10, 2)
+    with pytest.raises(ValueError, match="gaussian_step"):
+        fast_mix(_unit_rows(64, 2, 0), cal, k2=16, gaussian_step="fft")
