@@ -19,6 +19,10 @@ NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.py") if not p.name.startswith
 #: Small parameters per notebook name, injected by papermill for the smoke run.
 SMOKE_PARAMETERS: dict[str, dict] = {
     "hello_fastmix": {"n": 64},
+    "figure1_noise_scale": {"n_eps": 7},
+    "section3_fastmix": {"log2_n": 10, "d": 8, "n_draws": 2, "log2_k2_min": 5, "log2_k2_max": 8,
+                         "tiny_log2_n": 5, "tiny_d": 3, "tiny_k2": 16, "n_gamma": 3},
+    "appendix_f_coherence": {"log2_ns": "10,12", "n_draws": 3, "k_per_octave": 1},
 }
 
 pytestmark = pytest.mark.notebook
