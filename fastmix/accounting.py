@@ -23,17 +23,17 @@ their domain so that they can be used inside minimisations.
 
 References
 ----------
-.. [1] M. Lev et al., 2026, "The Fast Mixing Mechanism for Differential Privacy",
-       arXiv:2605.30600.
-.. [2] C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
-       Privacy", Proposition 12.
-.. [3] I. Mironov, 2017, "Renyi Differential Privacy", Proposition 3 and Corollary 3.
-.. [4] M. Gil, F. Alajaji, T. Linder, 2013, "Renyi divergence measures for commonly used
-       univariate continuous distributions" (multivariate Gaussian closed form).
-.. [5] B. Balle, Y.-X. Wang, 2018, "Improving the Gaussian Mechanism for Differential
-       Privacy: Analytical Calibration and Optimal Denoising", ICML, Theorem 8 / Algorithm 1.
-.. [6] C. Dwork, A. Roth, 2014, "The Algorithmic Foundations of Differential Privacy",
-       Theorem A.1.
+- O. Lev, M. Shenfeld, V. Srinivasan, K. Ligett, A. C. Wilson, 2026, "The Fast Mixing Mechanism for Differential Privacy",
+  arXiv:2605.30600.
+- C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
+  Privacy", Proposition 12.
+- I. Mironov, 2017, "Renyi Differential Privacy", Proposition 3 and Corollary 3.
+- M. Gil, F. Alajaji, T. Linder, 2013, "Renyi divergence measures for commonly used
+  univariate continuous distributions" (multivariate Gaussian closed form).
+- B. Balle, Y.-X. Wang, 2018, "Improving the Gaussian Mechanism for Differential
+  Privacy: Analytical Calibration and Optimal Denoising", ICML, Theorem 8 / Algorithm 1.
+- C. Dwork, A. Roth, 2014, "The Algorithmic Foundations of Differential Privacy",
+  Theorem A.1.
 """
 
 from __future__ import annotations

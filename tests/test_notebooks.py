@@ -23,6 +23,9 @@ SMOKE_PARAMETERS: dict[str, dict] = {
     "section3_fastmix": {"log2_n": 10, "d": 8, "n_draws": 2, "log2_k2_min": 5, "log2_k2_max": 8,
                          "tiny_log2_n": 5, "tiny_d": 3, "tiny_k2": 16, "n_gamma": 3},
     "appendix_f_coherence": {"log2_ns": "10,12", "n_draws": 3, "k_per_octave": 1},
+    "kernel_rp_vs_rff": {"n_train": 200, "n_test": 100, "dims": [1, 3], "epsilons": [1.0, 100.0], "n_reps": 1,
+                         "max_rff_features": 50},
+    "kernel_rates": {"n_values": [100, 200], "n_test": 100, "n_reps": 1, "max_rff_features": 50},
 }
 
 pytestmark = pytest.mark.notebook
