@@ -485,9 +485,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.help_notebook:
             print(f"{path.stem}: {_notebook_title(path)}\nParameters:\n{_parameter_table(inspect_parameters(path))}")
             return 0
+        spec = inspect_parameters(path)
         overrides: dict[str, Any] = {}
         for name, value in args.parameter:
-            overrides[name] = parse_value(value)
+            # a parameter declared `str` takes the text as typed ("12,16" stays "12,16")
+            declared = spec[name].type.strip() if name in spec and spec[name].type else ""
+            overrides[name] = value if declared == "str" else parse_value(value)
         result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel)
     except (FileNotFoundError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
