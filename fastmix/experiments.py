@@ -1,0 +1,385 @@
+"""Experiment runner for Section 4.1 / Appendix H of the FastMix paper (arXiv:2605.30600).
+
+:func:`run_grid` runs every combination dataset x method x epsilon x k2-ratio x trial and
+returns one tidy :class:`pandas.DataFrame` row per run, with
+
+* ``excess_risk`` - the paper's metric (Appendix H): ``(1/n)||y - X theta||^2`` minus the OLS
+  training MSE, both on the original (un-padded, un-subsampled) rows;
+* ``runtime_ns`` - :func:`time.perf_counter_ns` around the solver call only; calibration (which
+  does not touch the data) is done before the timer starts, as in the authors' code. The timed
+  call includes each solver's input validation (finiteness and row-norm checks, and zero-padding
+  when n is not a power of two for the SRHT-based solvers);
+* the seeds: every run's generator is ``SeedSequence(root_seed, spawn_key=(trial, cell_id))``
+  where ``cell_id`` is a stable 32-bit hash of (dataset, method, epsilon, ratio). Seeds depend on
+  what is run, not on the order of the grid, so adding a method does not change other results.
+  The same trial of different methods uses different streams;
+* all parameters (k1, k2, T, delta, rho, C, calibration method, budget actually spent).
+
+Results are cached on disk, one file per grid cell (all trials of one dataset/method/epsilon/
+ratio), keyed by a SHA-256 of the parameters, a fingerprint of the data, ``fastmix.__version__``
+and a fingerprint of the solver sources (regression, mechanisms, srht, hadamard, accounting).
+Files are written to a temporary name in the cache directory and moved into place with
+:func:`os.replace`, so an interrupted run leaves no partial file and a re-run resumes where it
+stopped. Parquet is used when pyarrow is installed, pickle otherwise.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import tempfile
+import time
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import __version__
+from . import regression as R
+from .hadamard import is_power_of_two
+from ._validation import check_positive_int
+
+__all__ = [
+    "METHODS",
+    "PAPER_EPSILONS",
+    "paper_sketch_sizes",
+    "code_fingerprint",
+    "data_fingerprint",
+    "run_grid",
+    "speedup_table",
+    "summarize",
+]
+
+METHODS = ("OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP")
+PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
+"""The epsilon grid of the authors' script (reference-code notes)."""
+
+paper_sketch_sizes = R.paper_sketch_sizes
+
+_SOURCE_FILES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting.py")
+
+
+def code_fingerprint() -> str:
+    """SHA-256 (first 16 hex digits) of the solver sources; changes whenever the maths may change."""
+    h = hashlib.sha256()
+    base = Path(__file__).resolve().parent
+    for name in _SOURCE_FILES:
+        p = base / name
+        h.update(name.encode())
+        h.update(p.read_bytes() if p.exists() else b"<missing>")
+    return h.hexdigest()[:16]
+
+
+def data_fingerprint(X, y) -> str:
+    """SHA-256 (first 16 hex digits) of the shape and bytes of (X, y) as float64."""
+    h = hashlib.sha256()
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    h.update(repr((X.shape, y.shape)).encode())
+    h.update(np.ascontiguousarray(X).tobytes())
+    h.update(np.ascontiguousarray(y).tobytes())
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class _Data:
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    fingerprint: str
+    provenance: dict
+
+
+def _resolve_datasets(datasets, dataset_kwargs) -> list[_Data]:
+    """Accept a dict name -> (X, y) | Dataset | name, a list of names/Datasets/(name, X, y)."""
+    if isinstance(datasets, (str, tuple)) or hasattr(datasets, "X"):
+        datasets = [datasets]
+    items = list(datasets.items()) if isinstance(datasets, dict) else [(None, d) for d in datasets]
+    out = []
+    for key, obj in items:
+        if isinstance(obj, str):
+            try:
+                from .datasets import load_dataset
+            except Exception as exc:  # pragma: no cover - soft dependency
+                raise ImportError(f"Loading dataset {obj!r} by name needs fastmix.datasets: {exc}") from exc
+            obj = load_dataset(obj, **(dataset_kwargs or {}).get(obj, {}))
+        if hasattr(obj, "X") and hasattr(obj, "y"):
+            name = key or getattr(obj, "name", "data")
+            prov = obj.provenance() if hasattr(obj, "provenance") else {}
+            X, y = obj.X, obj.y
+        elif isinstance(obj, tuple) and len(obj) == 3:
+            name, X, y = obj
+            prov = {}
+        elif isinstance(obj, tuple) and len(obj) == 2:
+            if key is None:
+                raise ValueError("Pass arrays as a dict {name: (X, y)} or as (name, X, y) tuples.")
+            name, (X, y), prov = key, obj, {}
+        else:
+            raise TypeError(f"Cannot interpret dataset {obj!r}; pass a name, a Dataset, or (X, y) arrays.")
+        X = np.asarray(X, dtype=np.float64, order="F")
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        out.append(_Data(str(name), X, y, data_fingerprint(X, y), prov))
+    names = [d.name for d in out]
+    if len(set(names)) != len(names):
+        raise ValueError(f"Dataset names must be unique; got {names}.")
+    return out
+
+
+def _cell_id(*parts) -> int:
+    return zlib.crc32(json.dumps(parts, sort_keys=True, default=str).encode()) & 0xFFFFFFFF
+
+
+def _hash_key(obj) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _have_pyarrow() -> bool:
+    try:
+        import pyarrow  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def _cache_path(cache_dir: Path, key: str) -> Path:
+    return cache_dir / (f"{key}.parquet" if _have_pyarrow() else f"{key}.pkl")
+
+
+def _read_cache(path: Path):
+    import pandas as pd
+
+    if not path.exists():
+        return None
+    try:
+        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_pickle(path)
+    except Exception:  # a corrupt file is recomputed (cannot happen with atomic writes)
+        return None
+
+
+def _write_atomic(df, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    os.close(fd)
+    try:
+        if path.suffix == ".parquet":
+            df.to_parquet(tmp)
+        else:
+            df.to_pickle(tmp)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _run_one(method, data: _Data, X, y, *, eps, delta, rho, T, ratio, clip, calibration, ihm_sketch, n_policy,
+             seed_seq, theta_star, ols_mse, m_floor, shared_eta):
+    """One trial: calibrate (untimed), solve (timed), score on the original rows."""
+    n, d = data.X.shape
+    k1, k2 = R.paper_sketch_sizes(d, T, rho, ratio if ratio is not None else 4.0)
+    n_used = n if is_power_of_two(n) else (1 << (n - 1).bit_length() if n_policy == "pad" else 1 << (n.bit_length() - 1))
+    rng = np.random.default_rng(seed_seq)
+    row = {"k": np.nan, "k1": np.nan, "k2": np.nan}
+    if method == "OLS":
+        t0 = time.perf_counter_ns()
+        theta = R.ols(X, y)
+        t1 = time.perf_counter_ns()
+        res = None
+    elif method == "FastIHS":
+        k = min(k1, n_used)
+        row["k"] = k
+        t0 = time.perf_counter_ns()
+        theta, res = R.fast_ihs(X, y, k=k, T=T, random_state=rng, n_policy=n_policy)
+        t1 = time.perf_counter_ns()
+    elif method == "IHM":
+        row["k"] = k1
+        cal = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho, clip=clip)
+        t0 = time.perf_counter_ns()
+        theta, res = R.ihm(X, y, calibration=cal, k=k1, random_state=rng, sketch=ihm_sketch)
+        t1 = time.perf_counter_ns()
+    elif method == "FastIHM":
+        k2 = min(k2, n_used)
+        row["k1"], row["k2"] = k1, k2
+        cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=clip, method=calibration)
+        t0 = time.perf_counter_ns()
+        theta, res = R.fast_ihm(X, y, calibration=cal, k1=k1, k2=k2, random_state=rng, n_policy=n_policy,
+                                m_floor=m_floor, shared_eta=shared_eta)
+        t1 = time.perf_counter_ns()
+    elif method == "AdaSSP":
+        cal = R.calibrate_adassp(eps, delta, rho=rho, clip=clip)
+        t0 = time.perf_counter_ns()
+        theta, res = R.adassp(X, y, calibration=cal, random_state=rng)
+        t1 = time.perf_counter_ns()
+    else:
+        raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")
+    mse = R.training_mse(data.X, data.y, theta)
+    row.update({
+        "mse": mse, "ols_mse": ols_mse, "excess_risk": mse - ols_mse,
+        "theta_error": float(np.linalg.norm(theta - theta_star)),
+        "runtime_ns": int(t1 - t0), "runtime_s": (t1 - t0) * 1e-9,
+        "eps_spent": res.ledger.total_epsilon if res is not None and res.ledger is not None else np.nan,
+        "delta_spent": res.ledger.total_delta if res is not None and res.ledger is not None else np.nan,
+        "n_used": res.data.n_used if res is not None else n,
+        "rows_added": res.data.rows_added if res is not None else 0,
+        "rows_dropped": res.data.rows_dropped if res is not None else 0,
+        "eta": res.diagnostics.get("eta", np.nan) if res is not None else np.nan,
+    })
+    return row
+
+
+def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPSILONS, k2_ratios=(4, 100, 200),
+             n_trials: int = 30, *, root_seed: int = 0, T: int = 4, delta=None, rho=None, clip: float = 1.0,
+             calibration: str = "tight", ihm_sketch: str = "dense", n_policy: str = "pad", m_floor: float = 0.0,
+             shared_eta: bool = True, cache_dir=None, progress: bool | None = None, dataset_kwargs=None):
+    """Run the grid and return a tidy DataFrame (one row per run).
+
+    Parameters
+    ----------
+    datasets : dict, list or str
+        ``{name: (X, y)}``, ``[(name, X, y), ...]``, :class:`fastmix.datasets.Dataset` objects, or
+        registry names resolved with ``fastmix.datasets.load_dataset(name, **dataset_kwargs[name])``.
+        Data must already satisfy ``||x_i|| <= 1`` and ``|y_i| <= clip`` (the loaders normalise).
+    methods : iterable of {"OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP"}
+        Non-private methods run once per trial (``epsilon`` NaN); only FastIHM loops over
+        ``k2_ratios`` (others have ratio NaN).
+    epsilons, k2_ratios, n_trials
+        The grid (defaults: the authors' epsilon grid, ratios (4, 100, 200), 30 trials).
+    root_seed : int
+        Root of every seed (see module docstring); recorded in each row.
+    T : int, default=4
+    delta, rho : float, optional
+        Default ``1/n^2`` and ``delta/10`` per dataset (Appendix H).
+    clip : float, default=1.0
+        C (= C_Y).
+    calibration : {"tight", "closed_form"}
+        FastIHM calibration.
+    ihm_sketch : {"dense", "gram"}
+        How IHM draws its sketch (see :func:`fastmix.regression.ihm`).
+    n_policy : {"pad", "subsample"}
+    cache_dir : path, optional
+        Cache directory (no caching when None).
+    progress : bool, optional
+        tqdm progress bar; default on when more than 20 runs are to be computed.
+    """
+    import pandas as pd
+
+    methods = tuple(methods)
+    for m in methods:
+        if m not in METHODS:
+            raise ValueError(f"Unknown method {m!r}; choose from {METHODS}.")
+    n_trials = check_positive_int(n_trials, "n_trials")
+    T = check_positive_int(T, "T")
+    data_list = _resolve_datasets(datasets, dataset_kwargs)
+    fp = code_fingerprint()
+    cache_dir = Path(cache_dir) if cache_dir is not None else None
+
+    cells = []
+    for data in data_list:
+        n = data.X.shape[0]
+        dlt = 1.0 / float(n) ** 2 if delta is None else float(delta)
+        rh = dlt / 10.0 if rho is None else float(rho)
+        for method in methods:
+            private = method in ("IHM", "FastIHM", "AdaSSP")
+            for eps in (epsilons if private else (None,)):
+                for ratio in (k2_ratios if method == "FastIHM" else (None,)):
+                    params = {
+                        "dataset": data.name, "data": data.fingerprint, "method": method, "epsilon": eps,
+                        "k2_ratio": ratio, "delta": dlt, "rho": rh, "T": T, "clip": clip,
+                        "calibration": calibration if method == "FastIHM" else None,
+                        "ihm_sketch": ihm_sketch if method == "IHM" else None, "n_policy": n_policy,
+                        "m_floor": m_floor if method == "FastIHM" else None,
+                        "shared_eta": shared_eta if method == "FastIHM" else None,
+                        "n_trials": n_trials, "root_seed": root_seed,
+                        "version": __version__, "code": fp,
+                    }
+                    cells.append((data, params))
+
+    frames, todo = [], []
+    for data, params in cells:
+        cached = None
+        if cache_dir is not None:
+            cached = _read_cache(_cache_path(cache_dir, _hash_key(params)))
+        if cached is not None:
+            cached = cached.copy()
+            cached["from_cache"] = True
+            frames.append(cached)
+        else:
+            todo.append((data, params))
+
+    total_runs = len(todo) * n_trials
+    show = (total_runs > 20) if progress is None else bool(progress)
+    bar = None
+    if show and total_runs:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=total_runs, desc="fastmix grid", unit="run")
+        except Exception:  # pragma: no cover
+            bar = None
+
+    ols_cache: dict[str, tuple] = {}
+    for data, params in todo:
+        if data.name not in ols_cache:
+            ts = R.ols(data.X, data.y)
+            ols_cache[data.name] = (ts, R.training_mse(data.X, data.y, ts))
+        theta_star, ols_mse = ols_cache[data.name]
+        cid = _cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
+        rows = []
+        for trial in range(n_trials):
+            ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))
+            row = _run_one(params["method"], data, data.X, data.y, eps=params["epsilon"], delta=params["delta"],
+                           rho=params["rho"], T=T, ratio=params["k2_ratio"], clip=clip, calibration=calibration,
+                           ihm_sketch=ihm_sketch, n_policy=n_policy, seed_seq=ss, theta_star=theta_star,
+                           ols_mse=ols_mse, m_floor=m_floor, shared_eta=shared_eta)
+            rows.append({
+                "dataset": data.name, "method": params["method"],
+                "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
+                "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
+                "trial": trial, "root_seed": root_seed, "spawn_key": f"{trial},{cid}",
+                "n": data.X.shape[0], "d": data.X.shape[1], "T": T, "delta": params["delta"], "rho": params["rho"],
+                "clip": clip, "calibration": params["calibration"], "ihm_sketch": params["ihm_sketch"],
+                "n_policy": n_policy, "fastmix_version": __version__, "code_fingerprint": fp,
+                "data_fingerprint": data.fingerprint, **row,
+            })
+            if bar is not None:
+                bar.update(1)
+        df = pd.DataFrame(rows)
+        if cache_dir is not None:
+            _write_atomic(df, _cache_path(cache_dir, _hash_key(params)))
+        df["from_cache"] = False
+        frames.append(df)
+    if bar is not None:
+        bar.close()
+    if not frames:
+        return pd.DataFrame()
+    return pd.concat(frames, ignore_index=True)
+
+
+def summarize(df):
+    """Mean and standard error (over trials) of excess risk and runtime per grid cell."""
+    keys = ["dataset", "method", "epsilon", "k2_ratio"]
+    g = df.groupby(keys, dropna=False)
+    out = g.agg(excess_risk=("excess_risk", "mean"), excess_risk_sd=("excess_risk", "std"),
+                runtime_s=("runtime_s", "mean"), trials=("trial", "count")).reset_index()
+    out["excess_risk_se"] = out["excess_risk_sd"] / np.sqrt(out["trials"])
+    return out
+
+
+def speedup_table(df):
+    """Runtime of IHM divided by each method's (Figure 3 of the paper): mean over trials, then over eps."""
+    per = df.groupby(["dataset", "method", "epsilon", "k2_ratio"], dropna=False)["runtime_s"].mean().reset_index()
+    per = per.groupby(["dataset", "method", "k2_ratio"], dropna=False)["runtime_s"].mean().reset_index()
+    rows = []
+    for ds, sub in per.groupby("dataset"):
+        ihm_t = sub.loc[sub["method"] == "IHM", "runtime_s"]
+        if ihm_t.empty:
+            continue
+        base = float(ihm_t.iloc[0])
+        for _, r in sub.iterrows():
+            label = r["method"] if math.isnan(r["k2_ratio"]) else f"{r['method']} r={r['k2_ratio']:g}"
+            rows.append({"dataset": ds, "method": label, "runtime_s": r["runtime_s"], "ihm_over_method": base / r["runtime_s"]})
+    import pandas as pd
+
+    return pd.DataFrame(rows)
