@@ -151,7 +151,7 @@ class DataRecord:
     y_policy : str
         ``"raise"``, ``"clip"`` or ``"rescale"``.
     y_bound : float
-        The bound C that |y_i| must respect.
+        The bound C that ``|y_i|`` must respect.
     y_rows_over : int
         Responses above the bound on entry (``"clip"`` clipped exactly these).
     y_scale : float
@@ -222,7 +222,7 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
     clip : float, default=1.0
         The bound C on the responses (``C = C_Y`` in the paper's experiments, Appendix H).
     row_norm_policy : {"raise", "clip", "rescale"}
-        See :func:`fastmix._validation.check_row_norms`.
+        See ``fastmix._validation.check_row_norms``.
     y_policy : {"raise", "clip", "rescale"}
         ``"raise"`` refuses ``|y_i| > clip``; ``"clip"`` replaces y_i by ``clip_C(y_i)`` (per
         record, so private); ``"rescale"`` multiplies y by ``clip / max|y|`` (not private).
@@ -1053,7 +1053,7 @@ def adassp(X, y, *, epsilon=None, delta=None, rho=None, clip: float = 1.0, calib
         theta        = (X^T X + sigma_XX N_sym + ridge I)^{-1} (X^T y + sigma_Xy xi)
 
     Wang's paper shifts lambda_min by ``sqrt(log(6/delta))/(eps/3)`` times a constant instead of
-    sigma_XX^2; the shift is post-processing and does not affect privacy. Requires |y_i| <= C.
+    sigma_XX^2; the shift is post-processing and does not affect privacy. Requires ``|y_i|`` <= C.
     ``ledger``: an optional outer :class:`~fastmix.accounting.PrivacyLedger` to charge as well.
 
     Returns
@@ -1179,7 +1179,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
     rho : float or None
         Utility failure probability; None means delta/10.
     clip : float, default=1.0
-        C, the bound on |y_i| and the residual clipping level.
+        C, the bound on ``|y_i|`` and the residual clipping level.
     calibration : {"tight", "closed_form"}, default="tight"
     shared_eta, omit_eta_term, m_floor : see :func:`fast_ihm`.
     row_norm_policy, y_policy, n_policy : see :func:`prepare_regression`. With
