@@ -489,25 +489,6 @@ def _prepare_nonprivate(X, y, n_policy: str, rng) -> PreparedRegression:
 # =========================================================================== helpers for calibration
 
 
-def _bisect_decreasing(fn, target: float, lo: float, hi: float, rtol: float = 1e-10) -> float:
-    """Smallest x (to relative tolerance) with fn(x) <= target for a decreasing fn; returns a feasible x."""
-    for _ in range(200):
-        if fn(hi) <= target:
-            break
-        lo, hi = hi, hi * 2.0
-    else:  # pragma: no cover
-        raise RuntimeError("could not bracket the calibration target; it may be unreachable.")
-    if fn(lo) <= target:
-        return lo
-    while hi / lo - 1.0 > rtol:
-        mid = math.sqrt(lo * hi)
-        if fn(mid) <= target:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
 def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
     """Smallest epsilon for which the Gaussian mechanism with std ``sigma`` is (epsilon, delta)-DP.
 
@@ -521,7 +502,7 @@ def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1
     tiny = 1e-12
     if acc.analytic_gaussian_delta(s, tiny, b) <= delta:
         return tiny
-    return _bisect_decreasing(lambda e: acc.analytic_gaussian_delta(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
+    return acc._smallest_feasible(lambda e: acc.analytic_gaussian_delta(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
 
 
 def _rho_default(rho, delta: float) -> float:
@@ -637,7 +618,7 @@ def calibrate_ihm(epsilon, delta, *, k, T: int = 4, rho=None, clip: float = 1.0)
         return e_sk + analytic_gaussian_epsilon(g / math.sqrt(k), d4, 1.0)
 
     hi = max(4.0, 2.0 * T * k * math.log(1.25 / d4) / half**2, math.sqrt(k) * 10.0 / half)
-    gamma = _bisect_decreasing(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
+    gamma = acc._smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
     e_sk = acc.gaussian_sketch_epsilon(gamma, k, d4, compositions=T)[0]
     eig_noise = gamma / math.sqrt(k)
     e_eig = analytic_gaussian_epsilon(eig_noise, d4, 1.0)
