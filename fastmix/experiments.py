@@ -49,6 +49,7 @@ __all__ = [
     "code_fingerprint",
     "data_fingerprint",
     "run_grid",
+    "runtime_ratio_table",
     "speedup_table",
     "summarize",
 ]
@@ -383,3 +384,30 @@ def speedup_table(df):
     import pandas as pd
 
     return pd.DataFrame(rows)
+
+
+def runtime_ratio_table(df, baseline: str = "IHM"):
+    """Runtime of ``baseline`` divided by each method's, one row per dataset (Figure 3 layout).
+
+    Like :func:`speedup_table`, runtimes are averaged over trials, then over epsilon; the
+    baseline is any value of the ``method`` column (relabel rows first to compare, e.g., IHM with
+    ``ihm_sketch="gram"`` as ``"IHM-gram"``). FastIHM's ratios become columns ``"FastIHM r1"``,
+    ``"FastIHM r2"``, ... in increasing ``k2_ratio``; other methods keep their name.
+
+    Returns
+    -------
+    ratios : DataFrame
+        ``runtime(baseline) / runtime(method)`` (above 1: the method is faster).
+    seconds : DataFrame
+        The mean runtimes in seconds, same layout.
+    """
+    per = df.groupby(["dataset", "method", "epsilon", "k2_ratio"], dropna=False)["runtime_s"].mean().reset_index()
+    per = per.groupby(["dataset", "method", "k2_ratio"], dropna=False)["runtime_s"].mean().reset_index()
+    per = per.sort_values(["dataset", "method", "k2_ratio"], kind="stable").reset_index(drop=True)
+    rank = per.groupby(["dataset", "method"]).cumcount() + 1
+    per["column"] = [m if math.isnan(r) else f"{m} r{j}" for m, r, j in zip(per["method"], per["k2_ratio"], rank)]
+    seconds = per.pivot(index="dataset", columns="column", values="runtime_s")
+    if baseline not in seconds.columns:
+        raise ValueError(f"baseline {baseline!r} is not among the methods {sorted(seconds.columns)}.")
+    ratios = seconds.rdiv(seconds[baseline], axis=0)
+    return ratios, seconds

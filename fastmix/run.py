@@ -99,7 +99,10 @@ def list_notebooks(directory: str | os.PathLike | None = None) -> list[tuple[str
 
 
 def resolve_notebook(notebook: str | os.PathLike, directory: str | os.PathLike | None = None) -> Path:
-    """Path of a notebook given by name (``figure2``), file name (``figure2.py``) or path.
+    """Path of a notebook given by name, file name or path.
+
+    ``figure2_dp_ols``, ``figure2_dp_ols.py`` and a path all work, and so does a short name such
+    as ``figure2`` when exactly one notebook's name starts with ``figure2_``.
 
     Raises
     ------
@@ -117,6 +120,14 @@ def resolve_notebook(notebook: str | os.PathLike, directory: str | os.PathLike |
     by_name = folder / f"{name}{_NOTEBOOK_SUFFIX}"
     if by_name.is_file():
         return by_name.resolve()
+    if folder.is_dir():
+        prefixed = sorted(p for p in folder.glob(f"{name}_*{_NOTEBOOK_SUFFIX}") if not p.name.startswith(("_", ".")))
+        if len(prefixed) == 1:
+            return prefixed[0].resolve()
+        if len(prefixed) > 1:
+            raise FileNotFoundError(
+                f"Notebook name {text!r} is ambiguous: {', '.join(p.stem for p in prefixed)}. Use the full name."
+            )
     available = ", ".join(n for n, _ in list_notebooks(folder)) if folder.is_dir() else "(none)"
     raise FileNotFoundError(
         f"No notebook {text!r}: expected a path to a .py notebook or a name in {folder}. "

@@ -117,3 +117,36 @@ def test_dataset_by_name():
 
 def test_paper_sketch_sizes_reexported():
     assert E.paper_sketch_sizes(32, 4, 1 / (10 * 2.0**38), 400) == (192, 12800)
+
+
+def test_runtime_ratio_table_layout_and_values():
+    rows = []
+    for eps in (1.0, 2.0):
+        for trial, scale in ((0, 1.0), (1, 3.0)):
+            rows += [
+                {"dataset": "a", "method": "IHM", "epsilon": eps, "k2_ratio": np.nan, "trial": trial, "runtime_s": 4.0 * scale},
+                {"dataset": "a", "method": "IHM-gram", "epsilon": eps, "k2_ratio": np.nan, "trial": trial, "runtime_s": 0.5 * scale},
+                {"dataset": "a", "method": "FastIHM", "epsilon": eps, "k2_ratio": 200.0, "trial": trial, "runtime_s": 2.0 * scale},
+                {"dataset": "a", "method": "FastIHM", "epsilon": eps, "k2_ratio": 4.0, "trial": trial, "runtime_s": 1.0 * scale},
+            ]
+    rows.append({"dataset": "a", "method": "FastIHS", "epsilon": np.nan, "k2_ratio": np.nan, "trial": 0, "runtime_s": 0.25})
+    ratios, seconds = E.runtime_ratio_table(pd.DataFrame(rows))
+    assert set(ratios.columns) == {"IHM", "IHM-gram", "FastIHM r1", "FastIHM r2", "FastIHS"}
+    assert seconds.loc["a", "IHM"] == pytest.approx(8.0)
+    assert ratios.loc["a", "FastIHM r1"] == pytest.approx(4.0)  # r1 is the smallest k2 ratio
+    assert ratios.loc["a", "FastIHM r2"] == pytest.approx(2.0)
+    assert ratios.loc["a", "FastIHS"] == pytest.approx(32.0)
+    gram, _ = E.runtime_ratio_table(pd.DataFrame(rows), baseline="IHM-gram")
+    assert gram.loc["a", "IHM"] == pytest.approx(0.125)
+    with pytest.raises(ValueError, match="baseline"):
+        E.runtime_ratio_table(pd.DataFrame(rows), baseline="AdaSSP")
+
+
+def test_runtime_ratio_table_matches_speedup_table():
+    X, y = _data()
+    df = E.run_grid({"toy": (X, y)}, methods=("FastIHS", "IHM", "FastIHM"), epsilons=(1.0,), k2_ratios=(4, 8),
+                    n_trials=1, progress=False)
+    ratios, _ = E.runtime_ratio_table(df)
+    ref = E.speedup_table(df).set_index("method")["ihm_over_method"]
+    assert ratios.loc["toy", "FastIHS"] == pytest.approx(ref["FastIHS"])
+    assert ratios.loc["toy", "FastIHM r2"] == pytest.approx(ref["FastIHM r=8"])

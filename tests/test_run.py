@@ -226,3 +226,16 @@ def test_module_entry_point(tmp_path):
                           cwd=tmp_path, check=False)
     assert done.returncode == 0, done.stderr
     assert "hello_fastmix" in done.stdout
+
+
+def test_short_names_resolve_to_the_unique_notebook_with_that_prefix(tmp_path):
+    from fastmix.run import resolve_notebook
+
+    (tmp_path / "figure2_dp_ols.py").write_text("# %%\n")
+    (tmp_path / "appendix_f_coherence.py").write_text("# %%\n")
+    (tmp_path / "appendix_j_statistics.py").write_text("# %%\n")
+    assert resolve_notebook("figure2", tmp_path).name == "figure2_dp_ols.py"
+    with pytest.raises(FileNotFoundError, match="ambiguous"):
+        resolve_notebook("appendix", tmp_path)
+    with pytest.raises(FileNotFoundError, match="Available notebooks"):
+        resolve_notebook("figure9", tmp_path)
