@@ -358,8 +358,8 @@ def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -
         chunk = batch[start : start + rows]
         if name == "fht-cpu":
             out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True)
-            if out is not None and not np.shares_memory(out, chunk):  # pragma: no cover - defensive
-                chunk[...] = out
+            if out is not None and out is not chunk and out.base is not chunk:  # pragma: no cover - defensive
+                chunk[...] = out  # fht-cpu copies non-contiguous input; our chunks are contiguous
         elif name == "ffht":
             ffht = _ffht_module()
             for row in chunk:  # row-by-row: the fork is only safe on contiguous 1-D input

@@ -34,7 +34,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import svdvals
 
 from ._validation import check_matrix, check_positive_int, check_random_state
 from .hadamard import _CHUNK_BYTES, _check_power_of_two_length, fwht, is_power_of_two
@@ -110,14 +109,23 @@ class SRHT:
         self.signs = rng.choice(np.array([-1.0, 1.0]), size=n)
         self.rows = np.sort(rng.choice(n, size=k, replace=False))
         self.row_scale = math.sqrt(n / k)
+        self._scales = None
+
+    def _diagonal_scales(self) -> tuple[np.ndarray, np.ndarray]:
+        """The two diagonal scalings of a blocked pass, built once per draw.
+
+        ``B / sqrt(n)`` (signs with the normalisation of H_n folded in) and
+        ``((n/k) P^T P - I) / sqrt(n)`` (the middle factor of eq. 118, with the next 1/sqrt(n)).
+        """
+        if self._scales is None:
+            n, k = self.n, self.k
+            forward = self.signs / math.sqrt(n)
+            back = np.full(n, -1.0 / math.sqrt(n))
+            back[self.rows] = (n / k - 1.0) / math.sqrt(n)
+            self._scales = (forward, back)
+        return self._scales
 
     # ------------------------------------------------------------------ basic maps
-    def _forward_batch(self, XT: np.ndarray) -> np.ndarray:
-        """(d, n) C batch -> (d, n) batch W = (H B X)^T, as a new array."""
-        W = XT * (self.signs / math.sqrt(self.n))  # fold the 1/sqrt(n) of H_n into B
-        fwht(W, normalized=False, backend=self.backend, inplace=True)
-        return W
-
     def apply(self, X) -> np.ndarray:
         """Return ``S_f X``.
 
@@ -131,9 +139,8 @@ class SRHT:
         """
         X = np.asarray(X, dtype=np.float64)
         self._check_rows(X)
-        W = self._forward_batch(_columns_batch(X))
-        Z = W[:, self.rows] * self.row_scale
-        return Z[0] if X.ndim == 1 else Z.T
+        ZT, _ = _blocked_pass(_columns_batch(X), self, compute_m=False)
+        return ZT[0] if X.ndim == 1 else np.ascontiguousarray(ZT.T)
 
     def adjoint(self, Y) -> np.ndarray:
         """Return ``S_f^T Y`` for ``Y`` of shape (k,) or (k, d); the result has n rows."""
@@ -235,11 +242,15 @@ class SketchQuantities:
 
 
 def _lambda_min_gram(Z: np.ndarray) -> float:
+    """lambda_min(Z^T Z) from the d x d Gram matrix: O(k d^2) for the product, O(d^3) after.
+
+    Rounding gives an absolute error of order 1e-16 lambda_max, far below the Laplace noise
+    that privatises this value in Algorithm 1 (line 4); tiny negative results are clipped to 0.
+    """
     k, d = Z.shape
     if k < d:
         return 0.0
-    s = svdvals(Z, check_finite=False)
-    return float(s[-1] ** 2)
+    return float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0]))
 
 
 def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True) -> SketchQuantities:
@@ -276,46 +287,51 @@ def _chunk_rows(n_rows: int, n: int) -> int:
     return min(n_rows, max(2, _CHUNK_BYTES // (8 * n)))
 
 
-def _sketch_quantities(X: np.ndarray, srht: SRHT, compute_m: bool = True) -> SketchQuantities:
-    """:func:`sketch_quantities` on validated input, fused chunk by chunk.
+def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool):
+    """One pass over the (d, n) batch ``XT`` in cache-sized blocks of rows.
 
-    Each chunk of a few columns of X is multiplied by the signs, transformed, sampled into Z,
-    rescaled, transformed again and reduced to squared norms while it sits in the last-level
-    cache, so the whole draw streams X from memory about once and needs only a chunk-sized
-    work buffer (about 8 MiB) besides X and Z.
+    Each block of a few columns of X is multiplied by the signs, transformed, sampled into
+    ``Z^T``, and, with ``compute_m``, rescaled by ``(n/k) P^T P - I``, transformed again and
+    reduced to squared norms, all while it sits in the last-level cache. X is read from
+    memory once and the only work buffer is one block (about 8 MiB).
+
+    Returns ``Z^T`` of shape (d, k) and the squared norms ``||X^T (S^T S - I) e_i||^2`` (or None).
     """
-    n, d = X.shape
+    d, n = XT.shape
     k = srht.k
-    XT = _columns_batch(X)  # (d, n), a view for Fortran-ordered X
     rows = _chunk_rows(d, n)
     buf = np.empty((rows, n))
     ZT = np.empty((d, k))
-    forward_scale = srht.signs / math.sqrt(n)  # B and the 1/sqrt(n) of H_n
-    if compute_m:
-        back_scale = np.full(n, -1.0 / math.sqrt(n))  # ((n/k) P^T P - I) and the next 1/sqrt(n)
-        back_scale[srht.rows] = (n / k - 1.0) / math.sqrt(n)
-        col_sq = np.zeros(n)
+    forward_scale, back_scale = srht._diagonal_scales()
+    col_sq = np.zeros(n) if compute_m else None
     for start in range(0, d, rows):
-        sl = slice(start, min(start + rows, d))
-        chunk = buf[: sl.stop - sl.start]
-        np.multiply(XT[sl], forward_scale, out=chunk)
-        fwht(chunk, normalized=False, backend=srht.backend, inplace=True)  # rows of (H B X)^T
-        np.multiply(chunk[:, srht.rows], srht.row_scale, out=ZT[sl])
+        stop = min(start + rows, d)
+        block = buf[: stop - start]
+        np.multiply(XT[start:stop], forward_scale, out=block)
+        fwht(block, normalized=False, backend=srht.backend, inplace=True)  # rows of (H B X)^T
+        np.multiply(block[:, srht.rows], srht.row_scale, out=ZT[start:stop])
         if compute_m:
-            chunk *= back_scale
-            fwht(chunk, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: B skipped
-            col_sq += np.einsum("ji,ji->i", chunk, chunk)
-    del buf
+            block *= back_scale
+            fwht(block, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: B skipped
+            for row in block:  # accumulate squares without allocating a temporary per block
+                np.multiply(row, row, out=row)
+                col_sq += row
+    return ZT, col_sq
+
+
+def _sketch_quantities(X: np.ndarray, srht: SRHT, compute_m: bool = True) -> SketchQuantities:
+    """:func:`sketch_quantities` on validated input (see :func:`_blocked_pass`)."""
+    n, d = X.shape
+    ZT, col_sq = _blocked_pass(_columns_batch(X), srht, compute_m)
     Z = np.ascontiguousarray(ZT.T)
-    m_hat = float(math.sqrt(col_sq.max())) if compute_m else math.nan
     return SketchQuantities(
         Z=Z,
-        m_hat=m_hat,
+        m_hat=float(math.sqrt(col_sq.max())) if compute_m else math.nan,
         delta_hat=srht.coherence(),
         Lambda_hat=srht.lambda_hat(),
         lambda_min=_lambda_min_gram(Z),
         n=n,
-        k=k,
+        k=srht.k,
         d=d,
     )
 
