@@ -100,7 +100,28 @@ _PAPER = "kernel paper (arXiv:2507.17544)"
 # ###########################################################################################
 
 
-class GaussianKernel:
+class _UnitShiftInvariantKernel:
+    """Shared parts of the shift-invariant kernels with ``k(x, x) = 1`` (bandwidth ``s``)."""
+
+    shift_invariant = True
+
+    def __init__(self, bandwidth: float = 1.0):
+        self.bandwidth = _check_bandwidth(bandwidth)
+
+    @property
+    def kappa2(self) -> float:
+        """sup_x k(x, x) = 1."""
+        return 1.0
+
+    def diag(self, X) -> np.ndarray:
+        """``k(x_i, x_i)`` for every row (all ones)."""
+        return np.ones(np.asarray(X).shape[0])
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(bandwidth={self.bandwidth!r})"
+
+
+class GaussianKernel(_UnitShiftInvariantKernel):
     """Gaussian (RBF) kernel with bandwidth ``s``::
 
         k(x, x') = exp(-||x - x'||_2^2 / (2 s^2)),      kappa^2 = sup_x k(x, x) = 1.
@@ -113,16 +134,7 @@ class GaussianKernel:
         The length scale ``s`` > 0 (sklearn's ``gamma`` is ``1 / (2 s^2)``).
     """
 
-    shift_invariant = True
     name = "gaussian"
-
-    def __init__(self, bandwidth: float = 1.0):
-        self.bandwidth = _check_bandwidth(bandwidth)
-
-    @property
-    def kappa2(self) -> float:
-        """sup_x k(x, x) = 1."""
-        return 1.0
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted)."""
@@ -130,19 +142,12 @@ class GaussianKernel:
         sq = cdist(np.asarray(X, float), np.asarray(Y, float), "sqeuclidean")
         return np.exp(-sq / (2.0 * self.bandwidth**2))
 
-    def diag(self, X) -> np.ndarray:
-        """``k(x_i, x_i)`` for every row (all ones)."""
-        return np.ones(np.asarray(X).shape[0])
-
     def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """Draw D frequencies from the spectral density N(0, s^-2 I_d); shape (d, D)."""
         return rng.standard_normal((d, D)) / self.bandwidth
 
-    def __repr__(self) -> str:
-        return f"GaussianKernel(bandwidth={self.bandwidth!r})"
 
-
-class LaplaceKernel:
+class LaplaceKernel(_UnitShiftInvariantKernel):
     """Laplace kernel with the L1 distance and bandwidth ``s``::
 
         k(x, x') = exp(-||x - x'||_1 / s) = prod_j exp(-|x_j - x'_j| / s),   kappa^2 = 1.
@@ -158,16 +163,7 @@ class LaplaceKernel:
         The length scale ``s`` > 0 (sklearn's ``gamma`` is ``1 / s``).
     """
 
-    shift_invariant = True
     name = "laplace"
-
-    def __init__(self, bandwidth: float = 1.0):
-        self.bandwidth = _check_bandwidth(bandwidth)
-
-    @property
-    def kappa2(self) -> float:
-        """sup_x k(x, x) = 1."""
-        return 1.0
 
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])``."""
@@ -175,16 +171,9 @@ class LaplaceKernel:
         l1 = cdist(np.asarray(X, float), np.asarray(Y, float), "cityblock")
         return np.exp(-l1 / self.bandwidth)
 
-    def diag(self, X) -> np.ndarray:
-        """All ones."""
-        return np.ones(np.asarray(X).shape[0])
-
     def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """Draw D frequencies with iid Cauchy(0, 1/s) coordinates; shape (d, D)."""
         return rng.standard_cauchy((d, D)) / self.bandwidth
-
-    def __repr__(self) -> str:
-        return f"LaplaceKernel(bandwidth={self.bandwidth!r})"
 
 
 class LinearKernel:
