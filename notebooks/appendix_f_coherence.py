@@ -34,7 +34,7 @@
 # transform computes it exactly (eq. 123), so the sweep is cheap.
 
 # %% tags=["parameters"]
-log2_ns: str = "12,16,20"  # comma-separated log2(n) values (paper-scale: also 17 for n = 2^17)
+log2_ns: str = "12,16,20"  # comma-separated log2(n) values (paper-scale: also 17, i.e. n of 2^17)
 n_draws: int = 20  # SRHT draws per (n, k)
 k_per_octave: int = 2  # k values per factor of two
 rho: float = 0.05  # failure probability varrho in the upper-bound scale log(n/rho)/sqrt(k)

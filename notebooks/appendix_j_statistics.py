@@ -27,7 +27,7 @@
 # All data are normalised as in Appendix H, $\|x_i\|\le 1$ and $|y_i|\le 1$, before the statistics are taken.
 
 # %% tags=["parameters"]
-log2_n: int = 19  # log2 of n for the two synthetic designs (the paper: 19, i.e. n = 524288)
+log2_n: int = 19  # log2 of n for the two synthetic designs (the paper: 19, i.e. n of 524288)
 d: int = 32  # dimension of the synthetic designs (the paper: 32)
 power_of_two: str = "subsample"  # how real data reach a power of two: "subsample" (the paper) or "pad"
 spread_log2_n: int = 17  # log2 of n for the seed-spread study of the correlated design (paper scale: 19)

@@ -63,9 +63,9 @@
 # The band shows the scaling of the bound; its exact height is uncertain.
 
 # %% tags=["parameters"]
-d: int = 10  # number of features; lambda_min(X) = n / (8 d)
+d: int = 10  # number of features; lambda_min(X) is n / (8 d)
 k: int = 80  # Gaussian rows released (k1); default 8 d
-delta_exponent: float = 2.0  # delta = n ** (-delta_exponent); 2 gives delta = 1/n^2
+delta_exponent: float = 2.0  # delta is n ** (-delta_exponent); 2 gives delta of 1/n^2
 c2: float = 2.0  # C^2_(S_f X) / C_X^2 for the bounded FastMix curve
 eps_min: float = 0.01  # smallest target epsilon on the x axis
 eps_max: float = 10.0  # largest target epsilon on the x axis

@@ -32,7 +32,7 @@ n_reps: int = 4  # repetitions per n (paper-scale: 100)
 noise_sd: float = 0.1  # response noise standard deviation
 gamma: float = 0.0  # eigen-decay exponent used by the rates (Gaussian kernel: 0)
 c_lam: float = 1.0  # constant of the ridge-penalty rule
-c_m: float = 2.0  # constant of the random-projection dimension M = c_m log n
+c_m: float = 2.0  # constant of the random-projection dimension M, which is c_m log n
 max_rff_features: int = 400  # cap on the RFF dimension, for speed
 
 # %%

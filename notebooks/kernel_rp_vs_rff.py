@@ -30,7 +30,7 @@ n_reps: int = 2  # repetitions per point (paper-scale: 100)
 noise_sd: float = 0.1  # response noise standard deviation
 response_bound: float = 1.0  # T: responses are clipped to [-T, T]
 c_lam: float = 1.0  # constant of the ridge-penalty rule (fastmix.kernels.theory_hyperparameters)
-c_m: float = 2.0  # constant of the projection dimension M = c_m log n of random projection
+c_m: float = 2.0  # constant of the projection dimension M (c_m log n) of random projection
 max_rff_features: int = 300  # cap on the RFF dimension (n eps)^(2/3), for speed
 real_data: bool = True  # add a panel on sklearn's bundled diabetes data
 

@@ -31,12 +31,12 @@
 # dataset small enough that the exact privacy loss of one draw can be computed.
 
 # %% tags=["parameters"]
-log2_n: int = 14  # n = 2**log2_n rows for the k2 sweep (paper: 2**19)
+log2_n: int = 14  # the k2 sweep uses 2**log2_n rows (paper: 2**19)
 d: int = 16  # features for the k2 sweep (paper: 32)
 n_draws: int = 5  # SRHT draws per k2 (bands show their min and max)
-log2_k2_min: int = 5  # smallest k2 = 2**log2_k2_min
-log2_k2_max: int = 13  # largest k2 = 2**log2_k2_max (at most log2_n)
-tiny_log2_n: int = 6  # rows of the tiny dataset for the exact divergence (2**6 = 64)
+log2_k2_min: int = 5  # smallest k2 is 2**log2_k2_min
+log2_k2_max: int = 13  # largest k2 is 2**log2_k2_max (at most log2_n)
+tiny_log2_n: int = 6  # rows of the tiny dataset for the exact divergence (2**6 is 64)
 tiny_d: int = 4  # features of the tiny dataset
 tiny_k2: int = 32  # SRHT rows for the tiny dataset
 k1: int = 20  # Gaussian rows released by FastMix

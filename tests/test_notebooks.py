@@ -64,3 +64,19 @@ def test_notebook_executes(path, tmp_path):
         cwd=str(path.parent),
         progress_bar=False,
     )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_parameters_cell_is_readable_by_papermill(path):
+    """papermill's inspector skips any parameter line holding more than one '=' (help text included)."""
+    import jupytext
+    from papermill.translators import PythonTranslator
+
+    nb = jupytext.read(str(path))
+    cells = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(cells) == 1, f"{path.name} needs exactly one cell tagged 'parameters'"
+    lines = [ln for ln in cells[0].source.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+    bad = [ln for ln in lines if ln.count("=") != 1]
+    assert not bad, f"{path.name}: parameter lines papermill cannot parse (one '=' only): {bad}"
+    names = {p.name for p in PythonTranslator.inspect(cells[0])}
+    assert "seed" in names, f"{path.name}: the parameters cell should define a seed"
