@@ -45,6 +45,8 @@ __all__ = [
     "sketch_quantities_dense",
     "srht_coherence",
     "welch_bound",
+    "coherence_heuristic",
+    "coherence_upper_scale",
 ]
 
 
@@ -205,6 +207,30 @@ def welch_bound(n: int, k: int) -> float:
     if n <= 1:
         return 0.0
     return math.sqrt(max(n - k, 0) / (k * (n - 1)))
+
+
+def coherence_heuristic(n, k):
+    """Typical SRHT coherence ``sqrt(2 ln(2n) / k)`` (vectorised over n and k).
+
+    Off-diagonal entries of ``S_f^T S_f`` are ``+-(1/k)`` times a sum of k signs drawn without
+    replacement, roughly N(0, 1/k); the largest of about n such magnitudes is near
+    ``sqrt(2 ln(2n)/k)``. A reference line for plots, not a bound (the project notes report it
+    matches the authors' measured values).
+    """
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    return np.sqrt(2.0 * np.log(2.0 * n) / k)
+
+
+def coherence_upper_scale(n, k, rho, constant: float = 1.0):
+    """The scale ``constant * log(n / rho) / sqrt(k)`` of the high-probability SRHT coherence bound.
+
+    Appendix F, eq. (241): with probability at least ``1 - rho``, ``Delta_hat = O~(log(n/rho)/sqrt(k))``.
+    The paper gives no constant, so ``constant`` must be stated wherever this is drawn.
+    """
+    n = np.asarray(n, dtype=float)
+    k = np.asarray(k, dtype=float)
+    return constant * np.log(n / rho) / np.sqrt(k)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fastmix.provenance import provenance_report
-from fastmix.srht import SRHT, welch_bound
+from fastmix.srht import SRHT, coherence_heuristic, coherence_upper_scale, welch_bound
 
 started_at = time.time()
 rng = np.random.default_rng(seed)
@@ -87,8 +87,8 @@ for ax, n in zip(axes[0], ns):
     ax.fill_between(ks, coh.min(axis=1), coh.max(axis=1), color="C0", alpha=0.25, lw=0)
     ax.plot(ks, np.median(coh, axis=1), "C0-", lw=2, marker="o", ms=3, label="SRHT (median, range)")
     ax.plot(ks, [welch_bound(n, int(k)) for k in ks], "k--", lw=1.2, label="Welch bound (240)")
-    ax.plot(ks, np.sqrt(2 * np.log(2 * n) / ks), "C2:", lw=2, label=r"$\sqrt{2\ln(2n)/k}$")
-    ax.plot(ks, upper_constant * np.log(n / rho) / np.sqrt(ks), "C3-.", lw=1.5,
+    ax.plot(ks, coherence_heuristic(n, ks), "C2:", lw=2, label=r"$\sqrt{2\ln(2n)/k}$")
+    ax.plot(ks, coherence_upper_scale(n, ks, rho, upper_constant), "C3-.", lw=1.5,
             label=rf"${upper_constant:g}\cdot\log(n/\varrho)/\sqrt{{k}}$")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
@@ -119,8 +119,8 @@ print(f"{'n':>9}{'Delta/Welch':>18}{'Delta/sqrt(2ln(2n)/k)':>26}{'fitted c':>12}
 for n in ns:
     ks, coh = results[n]
     welch = np.array([welch_bound(n, int(k)) for k in ks])[:, None]
-    heur = np.sqrt(2 * np.log(2 * n) / ks)[:, None]
-    scale = (np.log(n / rho) / np.sqrt(ks))[:, None]
+    heur = coherence_heuristic(n, ks)[:, None]
+    scale = coherence_upper_scale(n, ks, rho)[:, None]
     r_w, r_h = coh / welch, coh / heur
     print(f"{'2^' + str(int(np.log2(n))):>9}{f'{r_w.min():.2f}-{r_w.max():.2f}':>18}"
           f"{f'{r_h.min():.2f}-{r_h.max():.2f}':>26}{(coh / scale).max():>12.3f}")
@@ -136,7 +136,7 @@ n_ref = 2**17
 for k_ref, theirs in ((280, 0.26), (7000, 0.052), (14000, 0.041)):
     ours = [SRHT(n_ref, k_ref, random_state=rng).coherence() for _ in range(5)]
     print(f"n = 2^17, k = {k_ref:>5}: ours {np.mean(ours):.3f} (range {min(ours):.3f}-{max(ours):.3f}); "
-          f"authors' runs ~{theirs}; sqrt(2 ln(2n)/k) = {np.sqrt(2 * np.log(2 * n_ref) / k_ref):.3f}")
+          f"authors' runs ~{theirs}; sqrt(2 ln(2n)/k) = {float(coherence_heuristic(n_ref, k_ref)):.3f}")
 
 # %% [markdown]
 # ## Provenance

@@ -65,7 +65,7 @@ from fastmix.accounting import (
 )
 from fastmix.datasets import make_correlated_regression, make_sphere_regression
 from fastmix.provenance import provenance_report
-from fastmix.srht import SRHT, sketch_quantities, welch_bound
+from fastmix.srht import SRHT, coherence_heuristic, sketch_quantities, welch_bound
 
 started_at = time.time()
 rng = np.random.default_rng(seed)
@@ -109,7 +109,7 @@ for color, (name, s) in zip(("C0", "C1"), sweep.items()):
         ax.plot(k2_grid, vals.mean(axis=1), color=color, lw=2, marker="o", ms=3, label=name)
         ax.fill_between(k2_grid, vals.min(axis=1), vals.max(axis=1), color=color, alpha=0.2, lw=0)
     axes[2].axhline(s["lam_x"], color=color, ls="--", lw=1)
-axes[1].plot(k2_grid, np.sqrt(2 * np.log(2 * n) / k2_grid), "k:", lw=1.5, label=r"$\sqrt{2\ln(2n)/k_2}$")
+axes[1].plot(k2_grid, coherence_heuristic(n, k2_grid), "k:", lw=1.5, label=r"$\sqrt{2\ln(2n)/k_2}$")
 axes[1].plot(k2_grid, [welch_bound(n, int(k)) for k in k2_grid], "k--", lw=1, label="Welch bound (240)")
 for ax, label in zip(axes, (r"$\widehat m$", r"$\widehat\Delta$", r"$\lambda_{\min}(Z^\top Z)$")):
     ax.set_xscale("log", base=2)

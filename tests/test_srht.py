@@ -133,3 +133,17 @@ def test_bad_data():
         sketch_quantities(X, S)
     with pytest.raises(ValueError, match="norm at most 1"):
         sketch_quantities_dense(np.ones((4, 1)), 2 * np.eye(4))
+
+
+def test_coherence_reference_scales():
+    """The heuristic tracks measured coherence; eq. (241)'s scale with constant 1 lies above it."""
+    from fastmix.srht import coherence_heuristic, coherence_upper_scale
+
+    n = 2**12
+    rng = np.random.default_rng(3)
+    for k in (64, 512):
+        measured = np.median([SRHT(n, k, random_state=rng).coherence() for _ in range(10)])
+        assert 0.5 < measured / coherence_heuristic(n, k) < 1.5
+        assert coherence_upper_scale(n, k, rho=0.05) > measured
+    np.testing.assert_allclose(coherence_heuristic(8, 2), np.sqrt(np.log(16)))
+    np.testing.assert_allclose(coherence_upper_scale(8, 4, 0.5, constant=2.0), 2 * np.log(16) / 2)
