@@ -6,6 +6,7 @@ Usage (from the repository root)::
     python -m fastmix.run hello_fastmix --help-notebook
     python -m fastmix.run hello_fastmix -p n 4096 -p seed 3
     python -m fastmix.run notebooks/hello_fastmix.py -p n 256 --output-dir /tmp/results
+    python -m fastmix.run --paper-scale figure2_dp_ols -p trials 10
 
 ``NOTEBOOK`` is a notebook name (``hello_fastmix`` resolves to
 ``notebooks/hello_fastmix.py``) or a path to a jupytext percent ``.py`` notebook.
@@ -18,8 +19,14 @@ The notebook is executed in process through papermill (``jupytext.read`` then
 ``papermill.execute_notebook``) with the notebook's folder as working directory.
 Outputs go to ``<output-dir>/<name>/<name>__<param>=<value>....ipynb`` (figures are
 embedded in the executed notebook), together with ``<stem>.parameters.json`` (the
-overrides and the effective parameters) and ``<stem>.provenance.json`` (see
-:func:`fastmix.provenance.collect_provenance`).
+overrides and the effective parameters), ``<stem>.provenance.json`` (see
+:func:`fastmix.provenance.collect_provenance`) and every figure of the executed notebook
+as a file in ``<stem>.figures/``.
+
+``--paper-scale`` starts from the paper's setting recorded for the notebook in
+``notebooks/paper_scale.json`` (see :func:`paper_scale_parameters`); ``-p`` still overrides.
+:func:`papermill_command` writes the same run as a plain ``jupytext | papermill`` shell
+command, the form shown in the "Re-run this figure" box of each notebook page.
 """
 
 from __future__ import annotations
@@ -48,12 +55,19 @@ __all__ = [
     "inspect_parameters",
     "validate_parameters",
     "output_stem",
+    "PAPER_SCALE_FILE",
+    "load_paper_scale",
+    "paper_scale_parameters",
+    "papermill_command",
+    "fastmix_run_command",
+    "export_figures",
     "ensure_kernel",
     "run_notebook",
     "main",
 ]
 
 ENV_NOTEBOOKS_DIR = "FASTMIX_NOTEBOOKS_DIR"
+PAPER_SCALE_FILE = "paper_scale.json"
 _NOTEBOOK_SUFFIX = ".py"
 _SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -320,6 +334,175 @@ def output_stem(name: str, parameters: Mapping[str, Any]) -> str:
     return stem[:200]
 
 
+# --------------------------------------------------------------------------- paper scale
+
+
+def load_paper_scale(directory: str | os.PathLike | None = None) -> dict[str, dict[str, Any]]:
+    """The paper-scale registry ``notebooks/paper_scale.json``: name -> {"parameters", "note"}.
+
+    The notebooks' defaults are quick (the book executes them on every build); the registry
+    records, for each notebook that has one, the larger setting of the paper's figure. Keys
+    starting with ``_`` are comments.
+    """
+    folder = Path(directory) if directory is not None else default_notebooks_dir()
+    path = folder / PAPER_SCALE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"No paper-scale registry at {path}.")
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {name: entry for name, entry in data.items() if not name.startswith("_")}
+
+
+def paper_scale_parameters(notebook: str | os.PathLike, directory: str | os.PathLike | None = None) -> dict[str, Any]:
+    """Parameters of ``notebook``'s paper-scale setting (see :func:`load_paper_scale`).
+
+    Raises
+    ------
+    KeyError
+        If the registry has no entry for the notebook; the message lists those it has.
+    """
+    name = resolve_notebook(notebook, directory).stem
+    registry = load_paper_scale(directory)
+    if name not in registry:
+        raise KeyError(
+            f"{name} has no paper-scale setting in {PAPER_SCALE_FILE}; notebooks with one: {', '.join(sorted(registry))}."
+        )
+    return dict(registry[name].get("parameters", {}))
+
+
+# --------------------------------------------------------------------------- shell commands
+
+
+def _shell_quote(text: str) -> str:
+    import shlex
+
+    return shlex.quote(text)
+
+
+def _papermill_option(param: NotebookParameter, value: Any) -> str:
+    """One papermill CLI option that reproduces ``value`` exactly in the notebook.
+
+    papermill's ``-p`` guesses the type of its text (``"1.259"`` would become a float), so
+    parameters declared ``str`` go through ``-r`` (raw text), numbers and booleans through
+    ``-p``, and anything else (lists, tuples, dicts) as YAML through ``-y``.
+    """
+    declared = (param.type or "").strip()
+    if declared == "str" or (not declared and isinstance(value, str)):
+        return f"-r {param.name} {_shell_quote(str(value))}"
+    if value is None or isinstance(value, (bool, int, float)):
+        text = "None" if value is None else repr(value)
+        return f"-p {param.name} {text}"
+    if isinstance(value, tuple):
+        value = list(value)
+    return f"-y {_shell_quote(param.name + ': ' + json.dumps(value))}"
+
+
+def papermill_command(
+    notebook: str | os.PathLike,
+    parameters: Mapping[str, Any] | None = None,
+    *,
+    output: str | None = None,
+    root: str | os.PathLike | None = None,
+) -> str:
+    """The ``jupytext | papermill`` shell command that re-runs ``notebook`` with every parameter explicit.
+
+    Every parameter of the notebook's ``parameters`` cell appears with its default value,
+    replaced by ``parameters`` where given, so the reader can edit any of them in place.
+    papermill cannot read percent ``.py`` notebooks; jupytext converts on the fly.
+
+    Parameters
+    ----------
+    notebook : str or path
+        Notebook name or path.
+    parameters : mapping, optional
+        Values that replace the defaults (validated like :func:`run_notebook`).
+    output : str, optional
+        Executed-notebook path; default ``results/<name>.ipynb``.
+    root : str or path, optional
+        Folder the command is run from (paths are written relative to it); default the
+        folder above ``notebooks/``, the repository root.
+    """
+    path = resolve_notebook(notebook)
+    spec = inspect_parameters(path)
+    values = {p.name: p.default_value for p in spec.values()}
+    values.update(validate_parameters(dict(parameters or {}), spec, notebook=path.name))
+    base = Path(root) if root is not None else path.parent.parent
+    rel = Path(os.path.relpath(path, base)).as_posix()
+    folder = Path(os.path.relpath(path.parent, base)).as_posix()
+    out = output or f"results/{path.stem}.ipynb"
+    out_dir = Path(out).parent.as_posix()
+    lines = []
+    if out_dir not in ("", "."):
+        lines.append(f"mkdir -p {_shell_quote(out_dir)} && \\")
+    lines.append(f"jupytext --to ipynb -o - {_shell_quote(rel)} \\")
+    head = f"  | papermill - {_shell_quote(out)} --cwd {_shell_quote(folder)} -k python3 --language python"
+    options = [_papermill_option(spec[name], value) for name, value in values.items()]
+    if options:
+        lines.append(head + " \\")
+        lines.extend(f"      {opt} \\" for opt in options[:-1])
+        lines.append(f"      {options[-1]}")
+    else:
+        lines.append(head)
+    return "\n".join(lines)
+
+
+def fastmix_run_command(
+    notebook: str | os.PathLike, parameters: Mapping[str, Any] | None = None, *, paper_scale: bool = False
+) -> str:
+    """The equivalent ``python -m fastmix.run`` command (overrides only; outputs under ``results/``)."""
+    path = resolve_notebook(notebook)
+    parts = ["python -m fastmix.run"]
+    if paper_scale:
+        parts.append("--paper-scale")
+    parts.append(path.stem)
+    spec = inspect_parameters(path)
+    for name, value in validate_parameters(dict(parameters or {}), spec, notebook=path.name).items():
+        declared = (spec[name].type or "").strip()
+        text = str(value) if declared == "str" or isinstance(value, str) else (
+            repr(value) if isinstance(value, (bool, int, float)) or value is None else json.dumps(value)
+        )
+        parts.append(f"-p {name} {_shell_quote(text)}")
+    return " ".join(parts)
+
+
+# --------------------------------------------------------------------------- figures
+
+
+_FIGURE_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "image/svg+xml": ".svg"}
+
+
+def export_figures(executed_notebook: str | os.PathLike, out_dir: str | os.PathLike) -> list[Path]:
+    """Write every image output of an executed notebook to ``out_dir`` and return the paths.
+
+    Files are named ``cell<index>_<k><ext>`` after the code cell (0-based, counting all
+    cells) and the output's position in it, so a figure can be traced back to its cell.
+    """
+    import base64
+
+    nb = json.loads(Path(executed_notebook).read_text(encoding="utf-8"))
+    folder = Path(out_dir)
+    written: list[Path] = []
+    for index, cell in enumerate(nb.get("cells", [])):
+        k = 0
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            for mime, ext in _FIGURE_TYPES.items():
+                if mime not in data:
+                    continue
+                payload = data[mime]
+                if isinstance(payload, list):
+                    payload = "".join(payload)
+                folder.mkdir(parents=True, exist_ok=True)
+                target = folder / f"cell{index:03d}_{k}{ext}"
+                if mime == "image/svg+xml":
+                    target.write_text(payload, encoding="utf-8")
+                else:
+                    target.write_bytes(base64.b64decode(payload))
+                written.append(target)
+                k += 1
+                break  # one file per output: the first of png, jpeg, svg
+    return written
+
+
 # --------------------------------------------------------------------------- kernel
 
 
@@ -364,6 +547,7 @@ class RunResult:
     parameters_json: Path
     provenance_json: Path
     seconds: float
+    figures: tuple[Path, ...] = ()
 
 
 def run_notebook(
@@ -392,7 +576,8 @@ def run_notebook(
     kernel_name : str, default="python3"
         Jupyter kernel; see :func:`ensure_kernel`.
     write_metadata : bool, default=True
-        Also write ``<stem>.parameters.json`` and ``<stem>.provenance.json``.
+        Also write ``<stem>.parameters.json``, ``<stem>.provenance.json`` and the figures
+        (:func:`export_figures`, into ``<stem>.figures/``).
     **papermill_kwargs
         Passed to :func:`papermill.execute_notebook` (for example ``execution_timeout``).
 
@@ -453,7 +638,8 @@ def run_notebook(
         record["notebook"] = str(path)
         record["output_notebook"] = str(out)
         prov_json.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
-    return RunResult(path, params, out, params_json, prov_json, seconds)
+    figures = tuple(export_figures(out, out.parent / f"{stem}.figures")) if write_metadata else ()
+    return RunResult(path, params, out, params_json, prov_json, seconds, figures)
 
 
 # --------------------------------------------------------------------------- command line
@@ -473,6 +659,10 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--output-dir", default="results", help="root folder for outputs (default: results)")
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     parser.add_argument("--list", action="store_true", help="list the available notebooks and exit")
+    parser.add_argument(
+        "--paper-scale", action="store_true",
+        help="start from the paper's setting in notebooks/paper_scale.json (-p still overrides)",
+    )
     parser.add_argument(
         "--help-notebook", action="store_true", help="show the notebook's parameters with defaults and exit"
     )
@@ -497,14 +687,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{path.stem}: {_notebook_title(path)}\nParameters:\n{_parameter_table(inspect_parameters(path))}")
             return 0
         spec = inspect_parameters(path)
-        overrides: dict[str, Any] = {}
+        overrides: dict[str, Any] = paper_scale_parameters(path) if args.paper_scale else {}
         for name, value in args.parameter:
             # a parameter declared `str` takes the text as typed ("12,16" stays "12,16")
             declared = spec[name].type.strip() if name in spec and spec[name].type else ""
             overrides[name] = value if declared == "str" else parse_value(value)
         result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel)
-    except (FileNotFoundError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+    except (FileNotFoundError, ValueError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {message}", file=sys.stderr)
         return 2
     except Exception as exc:  # papermill execution errors and the like
         name = type(exc).__name__
@@ -513,6 +704,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {result.output_notebook} ({result.seconds:.1f} s)")
     print(f"wrote {result.parameters_json}")
     print(f"wrote {result.provenance_json}")
+    if result.figures:
+        print(f"wrote {len(result.figures)} figure(s) to {result.figures[0].parent}")
     return 0
 
 

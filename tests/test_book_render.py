@@ -1,0 +1,262 @@
+"""The built book renders offline: maths typeset by the local MathJax, every image loaded.
+
+These tests read the HTML that the book command writes (``_build/html``; another folder via
+``FASTMIX_BOOK_HTML``). The browser tests open every page through ``file://`` in headless
+Chromium (Debian's ``chromium`` + ``chromium-driver``; other paths via ``FASTMIX_CHROMIUM`` and
+``FASTMIX_CHROMEDRIVER``) with name resolution switched off, so a page that still needed the
+network would fail. Without a built book or a browser they skip, unless
+``FASTMIX_REQUIRE_BROWSER=1`` (set by ``.ci/run``), in which case they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+BOOK = Path(os.environ.get("FASTMIX_BOOK_HTML", ROOT / "_build" / "html"))
+REQUIRED = os.environ.get("FASTMIX_REQUIRE_BROWSER", "") not in ("", "0")
+
+sys.path.insert(0, str(ROOT / "book" / "_ext"))
+import fastmix_book  # noqa: E402
+
+
+def _missing(reason: str):
+    if REQUIRED:
+        pytest.fail(f"{reason} (FASTMIX_REQUIRE_BROWSER is set, so this cannot be skipped)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def book() -> Path:
+    if not (BOOK / "index.html").is_file():
+        _missing(f"no built book at {BOOK}; build it with the README's book command")
+    return BOOK
+
+
+def _pages(book: Path) -> list[Path]:
+    skip = {"genindex.html", "search.html", "py-modindex.html"}
+    return sorted(p for p in book.rglob("*.html") if p.name not in skip and "_static" not in p.parts
+                  and "_sources" not in p.parts)
+
+
+class _Collector(HTMLParser):
+    """Resource references (tag, attribute, value) and the text of chosen elements."""
+
+    def __init__(self, text_class: str | None = None):
+        super().__init__()
+        self.refs: list[tuple[str, str, str]] = []
+        self.loads: list[tuple[str, str]] = []  # (tag, address) of resources the page fetches
+        self.text_class = text_class
+        self.texts: list[str] = []
+        self._depth = 0
+        self._buffer: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        for key in ("src", "href"):
+            if attrs.get(key):
+                self.refs.append((tag, key, attrs[key]))
+        if tag in ("script", "img", "iframe", "source", "embed", "video", "audio") and attrs.get("src"):
+            self.loads.append((tag, attrs["src"]))
+        rel = (attrs.get("rel") or "").split()
+        if tag == "link" and attrs.get("href") and {"stylesheet", "preload", "modulepreload", "icon"} & set(rel):
+            self.loads.append((tag, attrs["href"]))
+        if self._depth:
+            self._depth += 1
+        elif self.text_class and self.text_class in (attrs.get("class") or "").split():
+            self._depth = 1
+            self._buffer = []
+
+    def handle_endtag(self, tag):
+        if self._depth:
+            self._depth -= 1
+            if not self._depth:
+                self.texts.append("".join(self._buffer))
+
+    def handle_data(self, data):
+        if self._depth:
+            self._buffer.append(data)
+
+
+def _parse(page: Path, text_class: str | None = None) -> _Collector:
+    collector = _Collector(text_class)
+    collector.feed(page.read_text(encoding="utf-8"))
+    return collector
+
+
+# --------------------------------------------------------------------------- static checks
+
+
+def test_no_page_loads_anything_from_the_network(book):
+    """Scripts, styles, images and frames all come from the book itself (links may point out)."""
+    offenders = []
+    for page in _pages(book):
+        for tag, value in _parse(page).loads:
+            if re.match(r"^(https?:)?//", value):
+                offenders.append(f"{page.relative_to(book)}: <{tag}> {value}")
+    assert not offenders, "pages load remote resources:\n" + "\n".join(offenders)
+
+
+def test_mathjax_is_served_locally(book):
+    component = book / "_static" / "mathjax" / "tex-svg-full.js"
+    assert component.is_file() and component.stat().st_size > 500_000
+    assert (book / "_static" / "mathjax" / "LICENSE").is_file()
+    math_pages = [p for p in _pages(book) if 'class="math' in p.read_text(encoding="utf-8")]
+    assert len(math_pages) >= 5
+    for page in math_pages:
+        scripts = [v for t, k, v in _parse(page).refs if t == "script" and "mathjax" in v.lower()]
+        assert scripts and all(v.endswith("_static/mathjax/tex-svg-full.js") for v in scripts), (page, scripts)
+
+
+def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book):
+    from fastmix import run
+
+    names = [name for name, _ in run.list_notebooks()]
+    for name in names:
+        page = book / "notebooks" / f"{name}.html"
+        if not page.is_file():  # not in the table of contents
+            continue
+        texts = _parse(page, "fastmix-rerun-command").texts
+        assert len(texts) == 1, f"{page.name}: expected one re-run command, found {len(texts)}"
+        assert texts[0].strip() == run.papermill_command(name).strip(), page.name
+
+
+def test_launch_buttons_open_converted_notebooks_on_the_launch_branch(book):
+    page = book / "notebooks" / "hello_fastmix.html"
+    hrefs = [v for t, k, v in _parse(page).refs if t == "a" and k == "href"]
+    binder = [h for h in hrefs if "/v2/gh/" in h]
+    colab = [h for h in hrefs if "/github/" in h and "colab" in h]
+    assert binder and colab, "no Binder or Colab button on a notebook page"
+    for href in binder + colab:
+        assert href.endswith("notebooks/hello_fastmix.ipynb"), href
+        assert "/launch" in href and "/main" not in href, href
+
+
+def test_launch_url_rewrite():
+    colab = "https://colab.example/github/o/r/blob/main/notebooks/a.py"
+    assert fastmix_book.launch_url(colab, "launch", "main") == "https://colab.example/github/o/r/blob/launch/notebooks/a.ipynb"
+    binder = "https://binder.example/v2/gh/o/r/main?urlpath=lab/tree/notebooks/a.py"
+    assert fastmix_book.launch_url(binder, "launch", "main") == (
+        "https://binder.example/v2/gh/o/r/launch?urlpath=lab/tree/notebooks/a.ipynb"
+    )
+
+
+# --------------------------------------------------------------------------- headless browser
+
+
+def _find(env: str, names: tuple[str, ...]) -> str | None:
+    if os.environ.get(env):
+        return os.environ[env]
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser(book):
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        _missing("selenium is not installed (it is in the test extra)")
+    chromium = _find("FASTMIX_CHROMIUM", ("chromium", "chromium-browser", "google-chrome"))
+    driver_path = _find("FASTMIX_CHROMEDRIVER", ("chromedriver",))
+    if not chromium or not driver_path:
+        _missing("no headless Chromium; on Debian: apt-get install chromium chromium-driver")
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let Selenium fetch a driver
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for flag in (
+        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+        "--allow-file-access-from-files",
+        # offline: every host name fails to resolve, so any network fetch fails loudly
+        "--host-resolver-rules=MAP * ~NOTFOUND",
+        "--window-size=1280,1024",
+    ):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(executable_path=driver_path), options=options)
+    driver.set_script_timeout(60)
+    driver.set_page_load_timeout(60)
+    yield driver
+    driver.quit()
+
+
+_RENDER_REPORT = """
+const done = arguments[arguments.length - 1];
+const report = {mathjax: false, math: 0, typeset: 0, raw: [], errors: 0, images: 0, broken: []};
+const images = Array.from(document.images);
+report.images = images.length;
+const decoded = Promise.all(images.map(img => {
+  img.loading = 'eager';
+  return img.decode().then(() => img.naturalWidth > 0 ? null : img.src, () => img.src);
+}));
+const typeset = (window.MathJax && MathJax.startup && MathJax.startup.promise)
+  ? MathJax.startup.promise.then(() => true) : Promise.resolve(false);
+Promise.all([decoded, typeset]).then(([broken, ok]) => {
+  report.broken = broken.filter(x => x);
+  report.mathjax = ok;
+  const math = Array.from(document.querySelectorAll('.math'));
+  report.math = math.length;
+  for (const el of math) {
+    const svg = el.querySelector('mjx-container svg');
+    if (svg && svg.querySelector('use, path, rect, g')) { report.typeset += 1; }
+    else if (report.raw.length < 5) { report.raw.push(el.textContent.slice(0, 80)); }
+  }
+  report.errors = document.querySelectorAll('mjx-merror, [data-mjx-error]').length;
+  done(report);
+}, err => { report.failure = String(err); done(report); });
+"""
+
+
+def test_pages_render_offline_in_headless_chromium(book, browser):
+    pages = _pages(book)
+    checked_math = checked_images = 0
+    problems = []
+    for page in pages:
+        browser.get(page.as_uri())
+        report = browser.execute_async_script(_RENDER_REPORT)
+        name = page.relative_to(book).as_posix()
+        if report.get("failure"):
+            problems.append(f"{name}: {report['failure']}")
+        if report["math"]:
+            if not report["mathjax"]:
+                problems.append(f"{name}: {report['math']} formulas but MathJax did not start")
+            elif report["typeset"] != report["math"]:
+                problems.append(f"{name}: {report['math'] - report['typeset']} of {report['math']} formulas not "
+                                f"typeset, e.g. {report['raw']}")
+            if report["errors"]:
+                problems.append(f"{name}: {report['errors']} MathJax errors")
+            checked_math += report["typeset"]
+        if report["broken"]:
+            problems.append(f"{name}: images did not load: {report['broken'][:5]}")
+        checked_images += report["images"] - len(report["broken"])
+        for entry in browser.get_log("browser"):
+            if entry["level"] == "SEVERE" and ("Failed to load" in entry["message"] or "ERR_" in entry["message"]):
+                problems.append(f"{name}: {entry['message'][:200]}")
+    assert not problems, "\n".join(problems)
+    # the book has hundreds of formulas and a figure per notebook; a render test that saw none proves nothing
+    assert checked_math > 200, checked_math
+    assert checked_images > 20, checked_images
+    print(f"{len(pages)} pages, {checked_math} formulas typeset, {checked_images} images loaded")
+
+
+def test_the_render_check_catches_a_page_without_mathjax(book, browser, tmp_path):
+    """Negative control: the same check on a copy whose MathJax is missing must report it."""
+    page = next(p for p in _pages(book) if 'class="math' in p.read_text(encoding="utf-8"))
+    copy = tmp_path / page.relative_to(book)
+    shutil.copytree(book, tmp_path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("tex-svg-full.js"))
+    browser.get(copy.as_uri())
+    report = browser.execute_async_script(_RENDER_REPORT)
+    assert report["math"] > 0 and report["typeset"] == 0
+    browser.get_log("browser")  # drain
