@@ -1,6 +1,6 @@
 """fastmix: the reproducible companion to two papers on differential privacy by random sketching.
 
-* Lev, Sharan, Wilson et al. (2026), "The Fast Mixing Mechanism for Differential Privacy"
+* Lev, Shenfeld, Srinivasan, Ligett and Wilson (2026), "The Fast Mixing Mechanism for Differential Privacy"
   (arXiv:2605.30600): the SRHT, the Gaussian mixing mechanism, FastMix (Algorithm 1),
   MultipleFastMixing (Algorithm 3) and FastIHM (Algorithm 2).
 * Lee, Park and Ahn (2025), "Optimal differentially private kernel learning with random

@@ -1,6 +1,6 @@
 """Privacy accounting for Gaussian sketches, FastMix and the Gaussian mechanism.
 
-Every privacy-loss formula of the FastMix paper (Lev, Sharan, Wilson et al., 2026,
+Every privacy-loss formula of the FastMix paper (Lev, Shenfeld, Srinivasan, Ligett and Wilson, 2026,
 arXiv:2605.30600) that the package relies on lives here, one small pure function per
 formula, with the formula in the docstring and the equation it comes from.
 

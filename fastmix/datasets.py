@@ -99,7 +99,7 @@ DATA_ENV_VAR = "FASTMIX_DATA"
 """Environment variable that overrides the default data directory."""
 
 FASTMIX_PAPER = (
-    "O. Lev, S. Sharan, A. C. Wilson et al. (2026), The Fast Mixing Mechanism for Differential "
+    "O. Lev, M. Shenfeld, V. Srinivasan, K. Ligett, A. C. Wilson (2026), The Fast Mixing Mechanism for Differential "
     "Privacy, arXiv:2605.30600."
 )
 

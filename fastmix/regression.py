@@ -1,6 +1,6 @@
 """Private (and non-private) least squares: OLS, FastIHS, IHM, FastIHM and AdaSSP.
 
-Section 4 of the FastMix paper (Lev, Sharan, Wilson et al. 2026, arXiv:2605.30600) applies
+Section 4 of the FastMix paper (Lev, Shenfeld, Srinivasan, Ligett and Wilson 2026, arXiv:2605.30600) applies
 FastMix to differentially private ordinary least squares. This module holds
 
 * :func:`ols` - the exact least-squares solution ``theta* = argmin ||y - X theta||^2``
