@@ -1,4 +1,17 @@
-"""Shared pytest configuration: markers used by the notebook and runner tests."""
+"""Shared pytest configuration: markers, and the built book for the publishing tests."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+#: The HTML that the README's book command writes; another folder via FASTMIX_BOOK_HTML.
+BOOK_HTML = Path(os.environ.get("FASTMIX_BOOK_HTML", ROOT / "_build" / "html"))
+#: Set by .ci/run: the built-book and browser tests must run, not skip.
+REQUIRE_BOOK = os.environ.get("FASTMIX_REQUIRE_BROWSER", "") not in ("", "0")
 
 
 def pytest_configure(config):
@@ -6,3 +19,18 @@ def pytest_configure(config):
         "markers",
         "notebook: executes a notebook through papermill (select with -m notebook, skip with -m 'not notebook')",
     )
+
+
+def skip_or_fail(reason: str):
+    """Skip a publishing test that lacks its book or browser, or fail when CI requires them."""
+    if REQUIRE_BOOK:
+        pytest.fail(f"{reason} (FASTMIX_REQUIRE_BROWSER is set, so this cannot be skipped)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def book() -> Path:
+    """The built book's HTML folder (tests using it skip when the book was not built)."""
+    if not (BOOK_HTML / "index.html").is_file():
+        skip_or_fail(f"no built book at {BOOK_HTML}; build it with the README's book command")
+    return BOOK_HTML

@@ -19,25 +19,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-BOOK = Path(os.environ.get("FASTMIX_BOOK_HTML", ROOT / "_build" / "html"))
-REQUIRED = os.environ.get("FASTMIX_REQUIRE_BROWSER", "") not in ("", "0")
+from conftest import ROOT, skip_or_fail
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 import fastmix_book  # noqa: E402
 
-
-def _missing(reason: str):
-    if REQUIRED:
-        pytest.fail(f"{reason} (FASTMIX_REQUIRE_BROWSER is set, so this cannot be skipped)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def book() -> Path:
-    if not (BOOK / "index.html").is_file():
-        _missing(f"no built book at {BOOK}; build it with the README's book command")
-    return BOOK
+_missing = skip_or_fail
 
 
 def _pages(book: Path) -> list[Path]:

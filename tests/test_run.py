@@ -182,6 +182,9 @@ def test_run_hello_fastmix_with_changed_parameter(tmp_path, capsys):
     prov = json.loads((folder / "hello_fastmix__n=128__seed=5.provenance.json").read_text())
     assert prov["parameters"] == {"n": 128, "seed": 5} and prov["seed"] == 5
     assert prov["output_notebook"] == str(executed)
+    # every figure of the executed notebook is also a file
+    figures = sorted((folder / "hello_fastmix__n=128__seed=5.figures").glob("*.png"))
+    assert figures and all(f.read_bytes().startswith(b"\x89PNG") for f in figures)
 
 
 @pytest.mark.notebook
@@ -239,3 +242,102 @@ def test_short_names_resolve_to_the_unique_notebook_with_that_prefix(tmp_path):
         resolve_notebook("appendix", tmp_path)
     with pytest.raises(FileNotFoundError, match="Available notebooks"):
         resolve_notebook("figure9", tmp_path)
+
+
+# --------------------------------------------------------------------------- paper scale and commands
+
+EXOTIC = '''# %% [markdown]
+# # Exotic parameters
+
+# %% tags=["parameters"]
+grid: str = "1.259"  # a str that papermill -p would turn into a float
+flag: bool = True
+k: int = 3
+eps: float = 2.0
+values: list = [0.5, 1.0]  # a list needs YAML
+label: str = "it's two words"  # quoting
+out: str = "values.json"
+
+# %%
+import json
+json.dump({"grid": grid, "flag": flag, "k": k, "eps": eps, "values": values, "label": label}, open(out, "w"))
+'''
+
+
+def test_papermill_command_reproduces_every_value_exactly(tmp_path):
+    """Run the generated shell command and read back what the notebook received."""
+    import shutil
+    import subprocess
+    import sys
+
+    bin_dir = Path(sys.executable).parent
+    if not ((bin_dir / "papermill").exists() and (bin_dir / "jupytext").exists()) and not (
+        shutil.which("papermill") and shutil.which("jupytext")
+    ):
+        pytest.skip("papermill and jupytext command-line tools are not installed")
+    (tmp_path / "notebooks").mkdir()
+    nb = tmp_path / "notebooks" / "exotic.py"
+    nb.write_text(EXOTIC)
+    command = run.papermill_command(nb, {"k": 7, "values": [3, 4.5]}, root=tmp_path)
+    assert "-r grid 1.259" in command and "-p k 7" in command and "-y 'values: [3, 4.5]'" in command
+    env = dict(**__import__("os").environ)
+    env["PATH"] = f"{bin_dir}:{env.get('PATH', '')}"
+    run.ensure_kernel()
+    done = subprocess.run(["bash", "-c", command], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert (tmp_path / "results" / "exotic.ipynb").is_file()
+    got = json.loads((tmp_path / "notebooks" / "values.json").read_text())
+    assert got == {"grid": "1.259", "flag": True, "k": 7, "eps": 2.0, "values": [3, 4.5], "label": "it's two words"}
+
+
+def test_papermill_command_lists_every_parameter_at_its_default(toy_dir):
+    command = run.papermill_command(toy_dir / "toy.py", root=toy_dir.parent)
+    assert command.splitlines()[1] == "jupytext --to ipynb -o - nbs/toy.py \\"
+    assert "--cwd nbs" in command
+    for option in ("-p n 8", "-p eps 1.0", "-r label run", "-p flag False", "-y 'grid: [1, 2]'"):
+        assert option in command
+    with pytest.raises(ValueError, match="Unknown parameter"):
+        run.papermill_command(toy_dir / "toy.py", {"nope": 1})
+
+
+def test_fastmix_run_command():
+    assert run.fastmix_run_command("hello_fastmix", {"n": 64}) == "python -m fastmix.run hello_fastmix -p n 64"
+    assert run.fastmix_run_command("figure2", paper_scale=True) == "python -m fastmix.run --paper-scale figure2_dp_ols"
+
+
+def test_paper_scale_registry_names_real_notebooks_and_parameters():
+    registry = run.load_paper_scale()
+    names = {name for name, _ in run.list_notebooks()}
+    assert set(registry) <= names
+    assert {"figure2_dp_ols", "figure3_runtime", "section3_fastmix", "appendix_i_airline"} <= set(registry)
+    for name, entry in registry.items():
+        assert entry.get("note"), f"{name}: say what the paper-scale setting is and roughly how long it takes"
+        # raises for an unknown name or a value of the wrong type
+        run.validate_parameters(entry["parameters"], run.inspect_parameters(name), notebook=name)
+
+
+def test_paper_scale_parameters_and_cli_errors(capsys):
+    assert run.paper_scale_parameters("figure2")["log2_n"] == 19
+    with pytest.raises(KeyError, match="no paper-scale setting"):
+        run.paper_scale_parameters("hello_fastmix")
+    assert run.main(["--paper-scale", "hello_fastmix"]) == 2
+    assert "no paper-scale setting" in capsys.readouterr().err
+
+
+def test_export_figures(tmp_path):
+    import base64
+
+    png = b"\x89PNG\r\n\x1a\nfake"
+    nb = {"cells": [
+        {"cell_type": "markdown", "source": "x"},
+        {"cell_type": "code", "outputs": [
+            {"output_type": "display_data", "data": {"image/png": base64.b64encode(png).decode(), "text/plain": "fig"}},
+            {"output_type": "stream", "text": "hello"},
+            {"output_type": "display_data", "data": {"image/svg+xml": ["<svg>", "</svg>"]}},
+        ]},
+    ]}
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    written = run.export_figures(path, tmp_path / "figs")
+    assert [p.name for p in written] == ["cell001_0.png", "cell001_1.svg"]
+    assert written[0].read_bytes() == png and written[1].read_text() == "<svg></svg>"

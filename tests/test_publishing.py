@@ -1,0 +1,116 @@
+"""Publishing tools: the link check of the built book and the notebooks for Binder and Colab."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+
+def _load(name: str):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+check_links = _load("check_links")
+launch_notebooks = _load("launch_notebooks")
+
+
+# --------------------------------------------------------------------------- link check
+
+
+def _site(tmp_path: Path) -> Path:
+    site = tmp_path / "html"
+    (site / "sub").mkdir(parents=True)
+    (site / "img.png").write_bytes(b"png")
+    (site / "index.html").write_text(
+        '<a href="sub/page.html#part">ok</a> <a href="#top">self</a> <h1 id="top">t</h1>'
+        '<img src="img.png"> <a href="https://example.org/x">out</a> <a href="mailto:a@b">m</a>'
+        '<a href="sub/">folder</a>'
+    )
+    (site / "sub" / "index.html").write_text('<a href="../index.html">up</a>')
+    (site / "sub" / "page.html").write_text('<section id="part"><a href="../index.html#top">back</a></section>')
+    return site
+
+
+def test_link_check_passes_a_consistent_site(tmp_path):
+    report = check_links.check_html(_site(tmp_path))
+    assert report.pages == 3 and report.broken == []
+    assert report.internal == 6
+    assert set(report.external) == {"https://example.org/x"}
+
+
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ('<a href="sub/missing.html">x</a>', "missing"),
+        ('<a href="sub/page.html#nowhere">x</a>', "no id 'nowhere'"),
+        ('<img src="figure.png">', "missing"),
+        ('<a href="#gone">x</a>', "no id 'gone'"),
+    ],
+)
+def test_link_check_reports_broken_links_and_anchors(tmp_path, bad, message):
+    site = _site(tmp_path)
+    (site / "index.html").write_text((site / "index.html").read_text() + bad)
+    report = check_links.check_html(site)
+    assert len(report.broken) == 1 and message in report.broken[0]
+
+
+def test_built_book_has_no_broken_internal_link(book):
+    report = check_links.check_html(book)
+    assert report.broken == [], "\n".join(report.broken[:20])
+    assert report.pages >= 15 and report.internal > 1000  # it did look at the book
+    print(f"{report.pages} pages, {report.internal} internal links, {len(report.external)} external (not fetched)")
+
+
+def test_link_check_command_lists_external_links(book, tmp_path):
+    assert check_links.main(["--html", str(book), "--out", str(tmp_path)]) == 0
+    listing = (tmp_path / "external-links.txt").read_text().splitlines()
+    assert any(line.startswith("https://arxiv.org/abs/2605.30600") for line in listing)
+    assert json.loads((tmp_path / "report.json").read_text())["broken"] == []
+
+
+# --------------------------------------------------------------------------- launch notebooks
+
+
+def test_launch_notebooks_are_valid_and_pin_the_commit(tmp_path):
+    nbformat = pytest.importorskip("nbformat")
+    pytest.importorskip("jupytext")
+    written = launch_notebooks.write_launch_notebooks(tmp_path, "https://github.com/o/r", "0123abc")
+    names = {p.stem for p in written}
+    assert names == {p.stem for p in (ROOT / "notebooks").glob("*.py")}
+    for path in written:
+        nb = nbformat.read(str(path), as_version=4)
+        nbformat.validate(nb)
+        setup = [c for c in nb.cells if launch_notebooks.SETUP_TAG in c.metadata.get("tags", [])]
+        assert len(setup) == 1
+        assert "fastmix[fast,ml,data] @ git+https://github.com/o/r.git@0123abc" in setup[0].source
+        assert nb.cells[0].cell_type == "markdown" and nb.cells[1] is setup[0]
+        # the parameters cell survives, so papermill still works on the converted notebook
+        assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells), path.name
+        assert all(c.get("outputs", []) == [] for c in nb.cells if c.cell_type == "code")
+
+
+def test_launch_setup_cell_does_nothing_where_fastmix_is_installed(tmp_path):
+    pytest.importorskip("jupytext")
+    nb = launch_notebooks.convert(ROOT / "notebooks" / "hello_fastmix.py", "https://github.com/o/r", "abc")
+    setup = next(c for c in nb.cells if launch_notebooks.SETUP_TAG in c.metadata.get("tags", []))
+    calls = []
+    namespace = {"__name__": "__main__"}
+    import subprocess
+
+    original = subprocess.check_call
+    subprocess.check_call = lambda *a, **k: calls.append(a)
+    try:
+        exec(compile(setup.source, "setup", "exec"), namespace)
+    finally:
+        subprocess.check_call = original
+    assert calls == []  # fastmix is importable here, so nothing is installed
