@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -114,3 +115,61 @@ def test_launch_setup_cell_does_nothing_where_fastmix_is_installed(tmp_path):
     finally:
         subprocess.check_call = original
     assert calls == []  # fastmix is importable here, so nothing is installed
+
+
+# --------------------------------------------------------------------------- release
+
+
+release = _load("release")
+
+
+def test_release_archive_is_self_contained_and_reproducible(tmp_path):
+    site = _site(tmp_path)
+    (site / ".buildinfo").write_text("sphinx build hash")
+    extras = {"CITATION.cff": ROOT / "CITATION.cff"}
+    info = {"version": "9.9", "commit": "abc"}
+    first = release.make_archive(site, tmp_path / "a" / "book.zip", version="9.9", extras=extras, info=info,
+                                 epoch=1_700_000_000)
+    second = release.make_archive(site, tmp_path / "b" / "book.zip", version="9.9", extras=extras, info=info,
+                                  epoch=1_700_000_000)
+    assert first.read_bytes() == second.read_bytes()
+    import hashlib
+    import zipfile
+
+    digest = first.with_name("book.zip.sha256").read_text().split()[0]
+    assert digest == hashlib.sha256(first.read_bytes()).hexdigest()
+    with zipfile.ZipFile(first) as archive:
+        names = archive.namelist()
+        assert "fastmix-book-9.9/index.html" in names and "fastmix-book-9.9/sub/page.html" in names
+        assert "fastmix-book-9.9/CITATION.cff" in names
+        assert not any(n.endswith(".buildinfo") for n in names)
+        assert json.loads(archive.read("fastmix-book-9.9/RELEASE.json")) == info
+        archive.extractall(tmp_path / "unzipped")
+    # the unzipped book is as consistent as the folder it came from
+    assert check_links.check_html(tmp_path / "unzipped" / "fastmix-book-9.9").broken == []
+
+
+def test_release_refuses_without_a_book(tmp_path):
+    with pytest.raises(SystemExit, match="no built book"):
+        release.make_archive(tmp_path, tmp_path / "x.zip", version="1")
+
+
+def test_release_version_is_the_package_version():
+    import fastmix
+
+    assert release.package_version() == fastmix.__version__
+
+
+def test_addresses_in_the_book_config_match_pyproject():
+    """pyproject's [project.urls] is the single source of the repository address."""
+    import yaml
+
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    repository = next(line.split("=", 1)[1].strip().strip('"') for line in pyproject.splitlines()
+                      if line.startswith("Repository"))
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["repository"]["url"] == repository
+    launch = config["launch_buttons"]
+    assert launch["binderhub_url"] and launch["colab_url"]
+    assert config["sphinx"]["config"]["fastmix_launch_branch"] == "launch"
+    assert not re.match(r"^(https?:)?//", config["sphinx"]["config"]["mathjax_path"])
