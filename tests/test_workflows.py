@@ -10,7 +10,9 @@ as a failed (or silently skipped) publish. Four kinds of check:
    ``needs``/``steps`` expressions name exist, the deploy and launch-branch jobs run only on
    pushes to main with the permissions they need, the files and modules the workflows call
    exist, the container's Python satisfies ``requires-python``, and so on.
-3. Behaviour: the paper-scale workflow's loop is run under bash with a stub interpreter.
+3. Behaviour: the paper-scale workflow's own scripts are run under bash: the plan step with a
+   fake ``GITHUB_OUTPUT`` file (which notebooks the matrix gets), the run step with a stub
+   interpreter.
 4. Optional: ``actionlint``, when an ``actionlint`` executable is on PATH (skipped otherwise).
 
 PyYAML reads YAML 1.1, where the key ``on`` is the boolean ``True``; :func:`load_workflow`
@@ -23,7 +25,6 @@ import functools
 import json
 import os
 import re
-import shlex
 import shutil
 import stat
 import subprocess
@@ -494,53 +495,118 @@ def test_launch_notebooks_tool_takes_the_options_the_workflow_passes():
 # ---- paper-scale.yml
 
 
-def paper_scale_job() -> dict[str, Any]:
-    jobs = load_workflow("paper-scale.yml")["jobs"]
-    assert len(jobs) == 1
-    return next(iter(jobs.values()))
+PAPER_SCALE = "paper-scale.yml"
+# ${{ fromJSON(needs.plan.outputs.notebooks) }}, however spaced (function names are case-insensitive)
+MATRIX_FROM_PLAN = re.compile(r"\$\{\{\s*fromJSON\(\s*needs\.plan\.outputs\.notebooks\s*\)\s*\}\}", re.I)
 
 
-def paper_scale_script() -> str:
-    return str(step_running(paper_scale_job(), r"--paper-scale")[1]["run"])
+def plan_step() -> tuple[int, dict[str, Any]]:
+    """The plan job's step that writes the notebook list to $GITHUB_OUTPUT."""
+    return step_running(job(PAPER_SCALE, "plan"), r"GITHUB_OUTPUT")
+
+
+def run_step() -> tuple[int, dict[str, Any]]:
+    """The run job's step that executes one notebook."""
+    return step_running(job(PAPER_SCALE, "run"), r"--paper-scale")
+
+
+def registry_names() -> list[str]:
+    """The notebooks of notebooks/paper_scale.json, as `fastmix.run --paper-scale` reads them."""
+    from fastmix.run import load_paper_scale
+
+    return list(load_paper_scale(REPO / "notebooks"))
 
 
 def test_paper_scale_runs_only_by_hand_with_its_inputs():
-    on = triggers(load_workflow("paper-scale.yml"))
+    on = triggers(load_workflow(PAPER_SCALE))
     assert set(on) == {"workflow_dispatch"}
     inputs = on["workflow_dispatch"].get("inputs") or {}
     assert inputs["notebooks"].get("default") == "all" and inputs["notebooks"].get("type") == "string"
     assert inputs["seed"].get("default") == "0" and inputs["seed"].get("type") == "string"
 
 
-def test_paper_scale_job_installs_then_runs_with_fastmix_run():
-    paper = paper_scale_job()
-    assert paper["timeout-minutes"] == 360
-    install, step = step_running(paper, r"pip install -e \"?\.\[book\]")
-    run, step = step_running(paper, r"--paper-scale")
-    assert install < run
+def test_paper_scale_runs_a_matrix_over_the_plan_jobs_output():
+    """One job per notebook, so that no job has to fit several hours-long notebooks in six hours."""
+    jobs = load_workflow(PAPER_SCALE)["jobs"]
+    assert set(jobs) == {"plan", "run"}
+    run = jobs["run"]
+    assert needs_of(run) == ["plan"]
+    strategy = run.get("strategy") or {}
+    matrix = strategy.get("matrix") or {}
+    assert set(matrix) == {"notebook"}, f"the matrix should only vary the notebook: {matrix!r}"
+    assert MATRIX_FROM_PLAN.fullmatch(str(matrix["notebook"]).strip()), f"matrix.notebook is {matrix['notebook']!r}"
+    # a failed or timed-out notebook must not cancel the others
+    assert strategy.get("fail-fast") is False, f"fail-fast is {strategy.get('fail-fast')!r}"
+    # the plan job's output is the one its step writes
+    _, step = plan_step()
+    assert step.get("id"), "the plan step needs an id for the job output"
+    output = str((jobs["plan"].get("outputs") or {}).get("notebooks", ""))
+    assert re.fullmatch(rf"\$\{{\{{\s*steps\.{re.escape(step['id'])}\.outputs\.notebooks\s*\}}\}}", output), output
+
+
+def test_paper_scale_plan_job_is_quick_and_needs_only_the_standard_library():
+    plan = job(PAPER_SCALE, "plan")
+    assert plan.get("runs-on") == "ubuntu-latest" and "container" not in plan
+    assert 0 < plan["timeout-minutes"] <= 15
+    assert "strategy" not in plan
+    checkout, _ = step_using(plan, "actions/checkout")
+    setup, setup_step = step_using(plan, "actions/setup-python")
+    assert (setup_step.get("with") or {}).get("python-version") == "3.11"
+    index, step = plan_step()
+    assert checkout < setup < index
     script = str(step["run"])
-    assert "-m fastmix.run --paper-scale" in script and "--output-dir results/paper-scale" in script
+    assert "notebooks/paper_scale.json" in script
+    # importing fastmix needs numpy and scipy, which this job does not install
+    if re.search(r"\b(import fastmix|from fastmix\b)", script):
+        install, _ = step_running(plan, r"pip install -e")
+        assert install < index
+    assert "inputs.notebooks" in str(step.get("env") or {})
+
+
+def test_paper_scale_run_job_installs_then_runs_its_notebook_with_fastmix_run():
+    run = job(PAPER_SCALE, "run")
+    assert run["timeout-minutes"] == 360  # per notebook now, the longest GitHub allows
+    assert run.get("container") == "python:3.11-bookworm"
+    checkout, _ = step_using(run, "actions/checkout")
+    trust, _ = step_running(run, r"git config --global --add safe.directory \"?\$GITHUB_WORKSPACE")
+    install, _ = step_running(run, r"pip install -e \"?\.\[book\]")
+    index, step = run_step()
+    assert checkout < trust < install < index
+    script = str(step["run"])
+    assert '-m fastmix.run --paper-scale "$NOTEBOOK"' in script and "--output-dir results/paper-scale" in script
     env = step.get("env") or {}
-    assert "inputs.notebooks" in str(env) and "inputs.seed" in str(env)
+    assert re.fullmatch(r"\$\{\{\s*matrix\.notebook\s*\}\}", str(env.get("NOTEBOOK", "")))
+    assert re.fullmatch(r"\$\{\{\s*inputs\.seed\s*\}\}", str(env.get("SEED", "")))
 
 
-def test_paper_scale_always_uploads_its_results():
-    paper = paper_scale_job()
-    run, _ = step_running(paper, r"--paper-scale")
-    upload, step = step_using(paper, "actions/upload-artifact")
-    assert upload > run
-    assert condition_text(step.get("if")) == "always()", "upload even when a notebook failed or timed out"
+def test_paper_scale_uploads_every_notebooks_results_always():
+    run = job(PAPER_SCALE, "run")
+    index, _ = run_step()
+    upload, step = step_using(run, "actions/upload-artifact")
+    assert upload > index
+    assert condition_text(step.get("if")) == "always()", "upload even when the notebook failed or timed out"
     options = step.get("with") or {}
     assert str(options.get("path", "")).rstrip("/") == "results/paper-scale"  # = the --output-dir
-    assert "github.run_id" in str(options.get("name", ""))
+    # upload-artifact v4 cannot add to an artifact, so each matrix job needs a name of its own
+    name = str(options.get("name", ""))
+    for part in ("matrix.notebook", "github.run_id", "github.run_attempt"):
+        assert part in name, f"artifact name {name!r} lacks {part}"
+    assert name.startswith("paper-scale-")
     assert options.get("retention-days") == 90
     assert major_version(step["uses"]) >= 4
 
 
+def test_paper_scale_registry_names_fit_a_matrix_and_artifact_names():
+    names = registry_names()
+    assert 0 < len(names) <= 256  # GitHub's limit on the jobs of one matrix
+    for name in names:
+        # artifact names may not contain " : < > | * ? \ / and the like
+        assert re.fullmatch(r"[\w.-]+", name), f"{name!r} cannot be part of an artifact name"
+
+
 def test_paper_scale_registry_notebooks_take_a_seed():
     """`-p seed SEED` is passed to every notebook of the registry, so each must declare `seed`."""
-    registry = json.loads((REPO / "notebooks" / "paper_scale.json").read_text(encoding="utf-8"))
-    names = [name for name in registry if not name.startswith("_")]
+    names = registry_names()
     assert names
     for name in names:
         source = (REPO / "notebooks" / f"{name}.py").read_text(encoding="utf-8")
@@ -551,9 +617,98 @@ def test_paper_scale_registry_notebooks_take_a_seed():
 # --------------------------------------------------------------------------- 3. behaviour
 
 
+def bash_or_skip() -> str:
+    bash = shutil.which("bash")
+    if bash is None:
+        pytest.skip("bash is not installed")
+    return bash
+
+
+def read_github_output(path: Path) -> dict[str, str]:
+    """The outputs a step wrote to $GITHUB_OUTPUT, in both the `key=value` and `key<<EOF` forms."""
+    outputs: dict[str, str] = {}
+    lines = iter(path.read_text(encoding="utf-8").splitlines() if path.exists() else [])
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            key, delimiter = line.split("<<", 1)
+            value = []
+            for item in lines:
+                if item == delimiter:
+                    break
+                value.append(item)
+            outputs[key] = "\n".join(value)
+        elif "=" in line:
+            key, value = line.split("=", 1)
+            outputs[key] = value
+    return outputs
+
+
+def run_plan(tmp_path: Path, notebooks: str) -> tuple[subprocess.CompletedProcess, dict[str, str]]:
+    """The plan step's own script under bash -eo pipefail (as GitHub runs it), on the real registry."""
+    bash = bash_or_skip()
+    # actions/setup-python puts `python` on PATH; here it is the interpreter running the tests
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "python").symlink_to(sys.executable)
+    script = tmp_path / "plan.sh"
+    script.write_text(str(plan_step()[1]["run"]), encoding="utf-8")
+    output = tmp_path / "github_output"
+    output.touch()
+    env = {
+        **os.environ, "NOTEBOOKS": notebooks, "GITHUB_OUTPUT": str(output),
+        "PATH": f"{bin_dir}{os.pathsep}{os.environ.get('PATH', '')}",
+    }
+    proc = subprocess.run(
+        [bash, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )
+    return proc, read_github_output(output)
+
+
+def test_the_github_output_reader(tmp_path):
+    path = tmp_path / "github_output"
+    assert read_github_output(path) == {}
+    path.write_text('a=["x", "y"]\nb<<EOF\none\ntwo=2\nEOF\nc=\n', encoding="utf-8")
+    assert read_github_output(path) == {"a": '["x", "y"]', "b": "one\ntwo=2", "c": ""}
+
+
+PLAN_CASES = {
+    "all": ("all", lambda names: names),
+    "empty-means-all": ("  ", lambda names: names),
+    "comma-list-in-given-order": (lambda names: f" {names[2]} , {names[0]} ", lambda names: [names[2], names[0]]),
+    "spaces-and-a-repeat": (lambda names: f"{names[1]} {names[0]},{names[1]}", lambda names: [names[1], names[0]]),
+    "one-name": (lambda names: names[-1], lambda names: [names[-1]]),
+}
+
+
+@pytest.mark.parametrize("case", list(PLAN_CASES))
+def test_paper_scale_plan_resolves_the_notebooks_input(tmp_path, case):
+    names = registry_names()
+    assert len(names) >= 3 and not any(name.startswith("_") for name in names)
+    given, expected = PLAN_CASES[case]
+    notebooks = given(names) if callable(given) else given
+    proc, outputs = run_plan(tmp_path, notebooks)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert set(outputs) == {"notebooks"}, outputs
+    # exactly what fromJSON() turns into the matrix: a JSON list of registry names
+    assert json.loads(outputs["notebooks"]) == expected(names)
+
+
+@pytest.mark.parametrize("notebooks", ["no_such_notebook", "{0},no_such_notebook", "all,{0}", "_comment"])
+def test_paper_scale_plan_rejects_names_not_in_the_registry(tmp_path, notebooks):
+    names = registry_names()
+    notebooks = notebooks.format(names[0])
+    proc, outputs = run_plan(tmp_path, notebooks)
+    assert proc.returncode != 0, f"the plan accepted {notebooks!r}: {outputs}"
+    assert "notebooks" not in outputs  # so no matrix job starts
+    bad = [name for name in notebooks.split(",") if name not in names]
+    message = proc.stdout + proc.stderr
+    assert "::error::" in proc.stdout and all(name in message for name in bad), message
+    assert names[-1] in message  # the message lists the notebooks that do exist
+
+
 STUB_PYTHON = """#!/usr/bin/env bash
-# Stands in for .venv/bin/python: `-c` goes to the real interpreter, notebook runs are logged.
-if [ "$1" = -c ]; then exec {python} "$@"; fi
+# Stands in for .venv/bin/python: logs its arguments, fails for the notebook "broken".
 printf '%s\\n' "$*" >> "$CALLS"
 case " $* " in *" broken "*) exit 3;; esac
 exit 0
@@ -561,30 +716,21 @@ exit 0
 
 
 @pytest.mark.parametrize(
-    ("notebooks", "seed", "expected", "fails"),
-    [
-        ("all", "7", ["alpha", "broken", "gamma"], True),
-        (" alpha , gamma ", "", ["alpha", "gamma"], False),
-    ],
-    ids=["all-with-a-failure", "two-named-no-seed"],
+    ("notebook", "seed", "fails"),
+    [("alpha", "7", False), ("alpha", "", False), ("broken", "0", True)],
+    ids=["with-seed", "no-seed", "failing-notebook"],
 )
-def test_paper_scale_loop(tmp_path, notebooks, seed, expected, fails):
-    """The workflow's own script under bash -eo pipefail (as GitHub runs it), with a stub Python."""
-    bash = shutil.which("bash")
-    if bash is None:
-        pytest.skip("bash is not installed")
+def test_paper_scale_run_step_runs_one_notebook(tmp_path, notebook, seed, fails):
+    """The run step's own script under bash -eo pipefail, with a stub Python."""
+    bash = bash_or_skip()
     python = tmp_path / ".venv" / "bin" / "python"
     python.parent.mkdir(parents=True)
-    python.write_text(STUB_PYTHON.format(python=shlex.quote(sys.executable)), encoding="utf-8")
+    python.write_text(STUB_PYTHON, encoding="utf-8")
     python.chmod(0o755)
-    registry = tmp_path / "registry"
-    registry.mkdir()
-    entries = {"_comment": "not a notebook", **{n: {"parameters": {}} for n in ("alpha", "broken", "gamma")}}
-    (registry / "paper_scale.json").write_text(json.dumps(entries), encoding="utf-8")
     script = tmp_path / "step.sh"
-    script.write_text(paper_scale_script(), encoding="utf-8")
+    script.write_text(str(run_step()[1]["run"]), encoding="utf-8")
     calls = tmp_path / "calls.log"
-    env = {**os.environ, "NOTEBOOKS": notebooks, "SEED": seed, "CALLS": str(calls), "FASTMIX_NOTEBOOKS_DIR": str(registry)}
+    env = {**os.environ, "NOTEBOOK": notebook, "SEED": seed, "CALLS": str(calls)}
 
     proc = subprocess.run(
         [bash, "--noprofile", "--norc", "-eo", "pipefail", str(script)],
@@ -593,12 +739,9 @@ def test_paper_scale_loop(tmp_path, notebooks, seed, expected, fails):
 
     seed_part = f" -p seed {seed}" if seed else ""
     assert calls.read_text().splitlines() == [
-        f"-m fastmix.run --paper-scale {name}{seed_part} --output-dir results/paper-scale" for name in expected
+        f"-m fastmix.run --paper-scale {notebook}{seed_part} --output-dir results/paper-scale"
     ], proc.stdout + proc.stderr
-    if fails:  # every notebook was still attempted, and the job fails at the end
-        assert proc.returncode != 0 and "::error::paper-scale runs failed: broken" in proc.stdout
-    else:
-        assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert (proc.returncode != 0) == fails, proc.stdout + proc.stderr
 
 
 # --------------------------------------------------------------------------- 4. actionlint
