@@ -43,9 +43,9 @@ seed: int = 0  # seed of the numpy Generator
 
 # %% [markdown]
 # The imports, and the clock that the provenance cell reads at the end.
-# The defaults run in seconds; a paper-scale run, e.g. with $n = 2^{17}$ as in the paper's
-# experiments and more draws, is
-# `python -m fastmix.run appendix_f_coherence -p log2_ns 12,17,20 -p n_draws 100`.
+# The defaults run in seconds; the paper-scale run ($n$ up to $2^{20}$, including the paper's
+# $2^{17}$, with 100 draws; settings in `notebooks/paper_scale.json`) is
+# `python -m fastmix.run --paper-scale appendix_f_coherence`.
 
 # %%
 import re

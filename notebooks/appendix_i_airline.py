@@ -185,12 +185,8 @@ print(f"max{{d, log(4T/rho)}} = {base:.2f}; k = k1 = {k1}")
 for r_paper, r, k2 in zip(paper_ratios, ratios, k2s):
     print(f"  paper ratio {r_paper:>6g} -> ratio used {r:>8.4g}: k2 = {k2:>6d}  (k2/n = {k2 / n:.2e})")
 
-paper_command = (
-    "python -m fastmix.run appendix_i_airline -p dataset airline -p log2_n 22 -p n_trials 30 "
-    "-p epsilons '[0.316, 0.631, 1.259, 2.512, 5.012, 10.0]'"
-)
-print("\nPaper-scale run (OpenML airline, n = 2^22, 30 trials, full epsilon grid):")
-print(f"  {paper_command}")
+print("\nPaper-scale run (OpenML airline, n = 2^22, 30 trials, full epsilon grid; notebooks/paper_scale.json):")
+print("  python -m fastmix.run --paper-scale appendix_i_airline")
 
 # %% [markdown]
 # ## Running the grid

@@ -34,7 +34,7 @@ spread_log2_n: int = 17  # log2 of n for the seed-spread study of the correlated
 n_seeds: int = 8  # number of seeds in the seed-spread study
 seed: int = 0  # seed of the synthetic designs and of the subsampling
 # The paper-scale setting is the default for the table; for the seed spread at paper scale run
-# python -m fastmix.run appendix_j_statistics -p spread_log2_n 19 -p n_seeds 20   (about 3 minutes on 2 cores).
+# python -m fastmix.run --paper-scale appendix_j_statistics   (spread_log2_n 19, n_seeds 20; about 3 minutes on 2 cores).
 
 # %% [markdown]
 # The imports, and the clock that the provenance cell reads at the end.

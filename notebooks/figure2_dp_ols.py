@@ -90,8 +90,8 @@ PAPER_RATIOS = {"synthetic_sphere": (4, 400, 800), "synthetic_correlated": (4, 4
 cache = cache_dir or None
 
 print("Paper-scale run (tens of minutes to hours on a laptop; real sets need their files, see data/README.md):")
-print("  python -m fastmix.run figure2_dp_ols -p log2_n 19 -p d 32 -p trials 30 -p use_paper_ratios True "
-      "-p datasets synthetic_sphere,synthetic_correlated,black_friday,year_msd,beijing,rossmann")
+print("  python -m fastmix.run --paper-scale figure2_dp_ols   (n = 2^19, d = 32, 30 trials, the paper's six sets;"
+      " notebooks/paper_scale.json)")
 print(f"Datasets available offline here: {', '.join(available_offline())}")
 
 # %% [markdown]

@@ -117,9 +117,8 @@ try:
         print(f"timing with every BLAS/OpenMP pool limited to {blas_threads} thread(s)")
 except ImportError:
     print("threadpoolctl is not installed: BLAS thread count unknown and not limited")
-print("\nPaper-scale run:")
-print("  python -m fastmix.run figure3_runtime -p shapes 19x32,19x28,17x81,17x90 -p trials 30 "
-      "-p epsilons 0.316,0.631,1.259,2.512,5.012,10.0")
+print("\nPaper-scale run (Figure 3's four shapes, six epsilons, 30 trials; notebooks/paper_scale.json):")
+print("  python -m fastmix.run --paper-scale figure3_runtime")
 
 # %% [markdown]
 # ## Timing the methods

@@ -49,7 +49,7 @@ seed: int = 0  # seed of the numpy Generator
 # The imports, and the clock that the provenance cell reads at the end.
 # The defaults use $n = 2^{14}$, $d = 16$ so that the notebook runs in seconds inside the book.
 # The sweep at the paper's size ($n = 2^{19}$, $d = 32$, Appendix H) takes a few minutes:
-# `python -m fastmix.run section3_fastmix -p log2_n 19 -p d 32 -p log2_k2_max 18 -p n_draws 10`.
+# `python -m fastmix.run --paper-scale section3_fastmix` (settings in `notebooks/paper_scale.json`).
 
 # %%
 import time

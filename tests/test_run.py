@@ -341,3 +341,15 @@ def test_export_figures(tmp_path):
     written = run.export_figures(path, tmp_path / "figs")
     assert [p.name for p in written] == ["cell001_0.png", "cell001_1.svg"]
     assert written[0].read_bytes() == png and written[1].read_text() == "<svg></svg>"
+
+
+def test_paper_scale_commands_quoted_in_notebooks_exist_in_the_registry():
+    import re
+
+    registry = run.load_paper_scale()
+    quoted = set()
+    for path in NOTEBOOKS.glob("*.py"):
+        for name in re.findall(r"--paper-scale (\w+)", path.read_text(encoding="utf-8")):
+            quoted.add(name)
+            assert name == path.stem and name in registry, f"{path.name} quotes --paper-scale {name}"
+    assert len(quoted) >= 5
