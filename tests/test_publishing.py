@@ -173,3 +173,15 @@ def test_addresses_in_the_book_config_match_pyproject():
     assert launch["binderhub_url"] and launch["colab_url"]
     assert config["sphinx"]["config"]["fastmix_launch_branch"] == "launch"
     assert not re.match(r"^(https?:)?//", config["sphinx"]["config"]["mathjax_path"])
+
+
+def test_sphinx_linkcheck_finds_no_broken_link_and_fetches_nothing(book, tmp_path):
+    """Sphinx's own linkcheck on the sources (no execution): external links come back 'ignored'."""
+    pytest.importorskip("jupyter_book", reason="the book dependencies are not installed")
+    records = check_links.sphinx_linkcheck(ROOT, tmp_path)
+    statuses = {r["status"] for r in records}
+    assert "broken" not in statuses, [r for r in records if r["status"] == "broken"]
+    external = [r for r in records if r["uri"].startswith(("http://", "https://"))]
+    assert external and all(r["status"] == "ignored" for r in external)
+    # the build folder of the real book is untouched: linkcheck wrote only into tmp_path
+    assert not (book / "output.json").exists()
