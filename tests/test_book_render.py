@@ -22,9 +22,20 @@ import pytest
 from conftest import ROOT, skip_or_fail
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
-import fastmix_book  # noqa: E402
+try:  # the extension needs Sphinx, which comes with the book dependencies, not the test ones
+    import fastmix_book
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    fastmix_book = None
+    _EXTENSION_ERROR = exc
 
 _missing = skip_or_fail
+
+
+@pytest.fixture
+def extension():
+    if fastmix_book is None:
+        skip_or_fail(f"the book extension cannot be imported ({_EXTENSION_ERROR}); install the book extra")
+    return fastmix_book
 
 
 _REDIRECT = re.compile(r'<meta http-equiv="refresh" content="\d+;\s*url=([^"]+)"', re.I)
@@ -146,7 +157,7 @@ def test_launch_buttons_open_converted_notebooks_on_the_launch_branch(book):
         assert "/launch" in href and "/main" not in href, href
 
 
-def test_launch_url_rewrite():
+def test_launch_url_rewrite(extension):
     colab = "https://colab.example/github/o/r/blob/main/notebooks/a.py"
     assert fastmix_book.launch_url(colab, "launch", "main") == "https://colab.example/github/o/r/blob/launch/notebooks/a.ipynb"
     binder = "https://binder.example/v2/gh/o/r/main?urlpath=lab/tree/notebooks/a.py"
@@ -282,3 +293,34 @@ def test_the_render_check_catches_a_page_without_mathjax(book, browser, tmp_path
     report = _open_and_report(browser, copy)
     assert report["math"] > 0 and report["typeset"] == 0
     browser.get_log("browser")  # drain
+
+
+# --------------------------------------------------------------------------- the extension's guards
+
+
+class _Config:
+    def __init__(self, mathjax_path):
+        self.mathjax_path = mathjax_path
+
+
+def test_extension_refuses_a_network_mathjax(extension):
+    from sphinx.errors import ExtensionError
+
+    for path in ("https://cdn.example/mathjax@3/es5/tex-mml-chtml.js", "//cdn.example/tex.js"):
+        with pytest.raises(ExtensionError, match="render offline"):
+            fastmix_book._check_mathjax_path(None, _Config(path))
+    from importlib.util import find_spec
+
+    if find_spec("mathjax") is None:
+        skip_or_fail("MathJax (the book extra) is not installed")
+    with pytest.raises(ExtensionError, match="names no file"):
+        fastmix_book._check_mathjax_path(None, _Config("mathjax/no-such-component.js"))
+    fastmix_book._check_mathjax_path(None, _Config("mathjax/tex-svg-full.js"))  # the configured one
+
+
+def test_extension_says_how_to_install_a_missing_mathjax(extension, monkeypatch):
+    from sphinx.errors import ExtensionError
+
+    monkeypatch.setattr(fastmix_book, "find_spec", lambda name: None)
+    with pytest.raises(ExtensionError, match=r'pip install -e "\.\[book\]"'):
+        fastmix_book.mathjax_source_dir()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, skip_or_fail
 
 
 def _load(name: str):
@@ -177,7 +177,8 @@ def test_addresses_in_the_book_config_match_pyproject():
 
 def test_sphinx_linkcheck_finds_no_broken_link_and_fetches_nothing(book, tmp_path):
     """Sphinx's own linkcheck on the sources (no execution): external links come back 'ignored'."""
-    pytest.importorskip("jupyter_book", reason="the book dependencies are not installed")
+    if importlib.util.find_spec("jupyter_book") is None:
+        skip_or_fail("jupyter-book is not installed (the book extra)")
     records = check_links.sphinx_linkcheck(ROOT, tmp_path)
     statuses = {r["status"] for r in records}
     assert "broken" not in statuses, [r for r in records if r["status"] == "broken"]
