@@ -210,7 +210,7 @@ def browser(book):
     driver.quit()
 
 
-_RENDER_REPORT = """
+_RENDER_REPORT = r"""
 const done = arguments[arguments.length - 1];
 const report = {mathjax: false, math: 0, typeset: 0, raw: [], errors: 0, images: 0, broken: []};
 const images = Array.from(document.images);
@@ -232,6 +232,15 @@ Promise.all([decoded, typeset]).then(([broken, ok]) => {
     else if (report.raw.length < 5) { report.raw.push(el.textContent.slice(0, 80)); }
   }
   report.errors = document.querySelectorAll('mjx-merror, [data-mjx-error]').length;
+  // LaTeX that was never turned into maths: text outside code and formulas that still reads like TeX
+  report.rawtex = [];
+  const walker = document.createTreeWalker(document.querySelector('main') || document.body, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode() && report.rawtex.length < 5) {
+    const node = walker.currentNode;
+    if (node.parentElement.closest('pre, code, kbd, samp, script, style, mjx-container, .math, .highlight')) continue;
+    const m = node.textContent.match(/\$[^$\s][^$]*\$|\\\(|\\\[|\\[a-zA-Z]{3,}\{/);
+    if (m) report.rawtex.push(node.textContent.slice(Math.max(0, m.index - 30), m.index + 60));
+  }
   done(report);
 }, err => { report.failure = String(err); done(report); });
 """
@@ -274,6 +283,8 @@ def test_pages_render_offline_in_headless_chromium(book, browser):
             checked_math += report["typeset"]
         if report["broken"]:
             problems.append(f"{name}: images did not load: {report['broken'][:5]}")
+        if report["rawtex"]:
+            problems.append(f"{name}: LaTeX left as text: {report['rawtex']}")
         checked_images += report["images"] - len(report["broken"])
         for entry in browser.get_log("browser"):
             if entry["level"] == "SEVERE" and ("Failed to load" in entry["message"] or "ERR_" in entry["message"]):
@@ -293,6 +304,20 @@ def test_the_render_check_catches_a_page_without_mathjax(book, browser, tmp_path
     report = _open_and_report(browser, copy)
     assert report["math"] > 0 and report["typeset"] == 0
     browser.get_log("browser")  # drain
+
+
+def test_the_render_check_catches_latex_left_as_text(book, browser, tmp_path):
+    """Negative control: a paragraph whose dollars were never parsed is reported."""
+    page = next(p for p in _pages(book) if 'class="math' in p.read_text(encoding="utf-8"))
+    shutil.copytree(book, tmp_path, dirs_exist_ok=True)
+    copy = tmp_path / page.relative_to(book)
+    html = copy.read_text(encoding="utf-8")
+    start = html.index("<main")
+    cut = html.index(">", start) + 1
+    copy.write_text(html[:cut] + "<p>an unparsed formula $x^2 + \\lambda$ here</p>" + html[cut:], encoding="utf-8")
+    report = _open_and_report(browser, copy)
+    assert any("x^2" in hit for hit in report["rawtex"]), report["rawtex"]
+    browser.get_log("browser")
 
 
 # --------------------------------------------------------------------------- the extension's guards
