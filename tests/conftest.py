@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+# The repository tools (tools/*.py) are scripts, not a package; tests import them by name, the
+# way they import each other when run as `python tools/<name>.py`.
+sys.path.insert(0, str(ROOT / "tools"))
 #: The HTML that the README's book command writes; another folder via FASTMIX_BOOK_HTML.
 BOOK_HTML = Path(os.environ.get("FASTMIX_BOOK_HTML", ROOT / "_build" / "html"))
 #: Set by .ci/run: the built-book and browser tests must run, not skip.

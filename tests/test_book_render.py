@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from check_links import content_pages
 from conftest import ROOT, skip_or_fail
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
@@ -48,8 +49,7 @@ def _pages(book: Path) -> list[Path]:
     checking the next page, so it is checked on its own by the redirect test.
     """
     skip = {"genindex.html", "search.html", "py-modindex.html"}
-    return sorted(p for p in book.rglob("*.html") if p.name not in skip and "_static" not in p.parts
-                  and "_sources" not in p.parts and not _REDIRECT.search(p.read_text(encoding="utf-8")))
+    return [p for p in content_pages(book) if p.name not in skip and not _REDIRECT.search(p.read_text(encoding="utf-8"))]
 
 
 def test_the_root_page_redirects_to_a_page_of_the_book(book):

@@ -6,7 +6,6 @@ check the results independently where that is cheap: the CFF schema through chec
 the addresses against ``pyproject.toml`` parsed here, the version against the imported package.
 """
 
-import importlib.util
 import json
 import re
 import shutil
@@ -14,23 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import citation  # tools/citation.py (tests/conftest.py puts tools/ on the path)
 import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "citation.py"
 ARXIV_IDS = {"arXiv:2605.30600", "arXiv:2507.17544"}
-
-
-def _load_tool():
-    spec = importlib.util.spec_from_file_location("fastmix_citation_tool", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while being created
-    spec.loader.exec_module(module)
-    return module
-
-
-citation = _load_tool()
 
 
 def _read_pyproject_urls() -> dict:

@@ -5,24 +5,15 @@ from __future__ import annotations
 import importlib.util
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
+# tools/check_links.py, tools/launch_notebooks.py, tools/release.py (tests/conftest.py puts tools/ on the path)
+import check_links
+import launch_notebooks
+import release
 from conftest import ROOT, skip_or_fail
-
-
-def _load(name: str):
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
-
-check_links = _load("check_links")
-launch_notebooks = _load("launch_notebooks")
 
 
 # --------------------------------------------------------------------------- link check
@@ -118,9 +109,6 @@ def test_launch_setup_cell_does_nothing_where_fastmix_is_installed(tmp_path):
 
 
 # --------------------------------------------------------------------------- release
-
-
-release = _load("release")
 
 
 def test_release_archive_is_self_contained_and_reproducible(tmp_path):

@@ -75,11 +75,22 @@ def _parse(path: Path) -> _PageParser:
     return parser
 
 
+def jupyter_book_executable() -> str:
+    """``jupyter-book`` beside the running interpreter (a venv's), else the one on PATH."""
+    beside = Path(sys.executable).parent / "jupyter-book"
+    return str(beside) if beside.exists() else "jupyter-book"
+
+
+def content_pages(html_dir: Path) -> list[Path]:
+    """The built HTML pages, sorted; not ``_static/`` (the theme's Jinja fragments) or ``_sources/``."""
+    html_dir = Path(html_dir)
+    return sorted(p for p in html_dir.rglob("*.html") if not {"_sources", "_static"} & set(p.relative_to(html_dir).parts))
+
+
 def check_html(html_dir: Path) -> LinkReport:
     """Check every relative link and anchor of the pages under ``html_dir``."""
     html_dir = html_dir.resolve()
-    # _static/ holds the theme's template fragments (Jinja source, not pages) and _sources/ the sources
-    pages = sorted(p for p in html_dir.rglob("*.html") if not {"_sources", "_static"} & set(p.relative_to(html_dir).parts))
+    pages = content_pages(html_dir)
     parsed = {p: _parse(p) for p in pages}
     report = LinkReport(pages=len(pages))
     for page, parser in parsed.items():
@@ -124,8 +135,7 @@ def sphinx_linkcheck(root: Path, out: Path) -> list[dict]:
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "linkcheck_config.yml"
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(root),
+    command = [jupyter_book_executable(), "build", str(root),
                "--builder", "linkcheck", "--config", str(config_path), "--path-output", str(out)]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     output = out / "_build" / "html" / "output.json"

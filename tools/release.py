@@ -30,15 +30,16 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib.util
 import json
-import re
 import shutil
 import subprocess
 import sys
 import time
 import zipfile
 from pathlib import Path
+
+import check_links  # tools/ is on the path when this runs as `python tools/release.py`
+import citation
 
 ROOT = Path(__file__).resolve().parents[1]
 ARCHIVE_EXTRAS = ("CITATION.cff", "LICENSE", "CHANGELOG.md")
@@ -47,11 +48,10 @@ _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)  # the earliest time a zip entry can hold
 
 def package_version(root: Path = ROOT) -> str:
     """``__version__`` of ``fastmix/__init__.py``, read without importing the package."""
-    text = (root / "fastmix" / "__init__.py").read_text(encoding="utf-8")
-    match = re.search(r'^__version__\s*=\s*["\']([^"\']+)["\']', text, flags=re.M)
-    if not match:
+    version = citation.read_package_version(root, "fastmix")
+    if version is None:
         raise SystemExit("fastmix/__init__.py has no __version__ = '...' line")
-    return match.group(1)
+    return version
 
 
 def _git(root: Path, *args: str) -> str | None:
@@ -115,14 +115,6 @@ def make_archive(html_dir: Path, out: Path, *, version: str, extras: dict[str, P
     return out
 
 
-def _load_tool(name: str):
-    spec = importlib.util.spec_from_file_location(f"_release_{name}", ROOT / "tools" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _tool_versions() -> dict:
     from importlib import metadata
 
@@ -156,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
     _step("1/4 release metadata (tools/citation.py --check)")
-    status = _load_tool("citation").main(["--check"])
+    status = citation.main(["--check"])
     if status != 0:
         print("error: release metadata disagree; see above (regenerate with: python tools/citation.py)", file=sys.stderr)
         return status
@@ -167,14 +159,13 @@ def main(argv: list[str] | None = None) -> int:
     else:
         _step("2/4 book: clean build with warnings as errors")
         shutil.rmtree(ROOT / "_build", ignore_errors=True)
-        jupyter_book = Path(sys.executable).parent / "jupyter-book"
-        command = [str(jupyter_book) if jupyter_book.exists() else "jupyter-book", "build", str(ROOT), "-W", "-n", "--keep-going"]
+        command = [check_links.jupyter_book_executable(), "build", str(ROOT), "-W", "-n", "--keep-going"]
         if subprocess.run(command, cwd=ROOT).returncode != 0:
             print("error: the book did not build", file=sys.stderr)
             return 1
 
     _step("3/4 links (tools/check_links.py --sphinx)")
-    status = _load_tool("check_links").main(["--html", str(html), "--sphinx"])
+    status = check_links.main(["--html", str(html), "--sphinx"])
     if status != 0:
         print("error: broken links; see above", file=sys.stderr)
         return status
