@@ -46,6 +46,17 @@ import numpy as np
 
 from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR, theory_hyperparameters
 
+
+def log_log_against_n(ax, ns, ylabel):
+    """Both figures: log-log axes with the sample sizes as plain x tick labels."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xticks(ns, [f"{int(v)}" for v in ns], minor=False)
+    ax.xaxis.set_minor_formatter(plt.NullFormatter())
+    ax.set_xlabel("n")
+    ax.set_ylabel(ylabel)
+
+
 seeds = np.random.SeedSequence(seed)
 
 # %% [markdown]
@@ -102,12 +113,7 @@ ax.errorbar(ns, risk[:, 0], yerr=se[:, 0], marker="o", lw=2, color="C0", capsize
 ax.errorbar(ns, risk[:, 1], yerr=se[:, 1], marker="s", lw=2, color="C1", capsize=3, label="RFF (Alg. 3)")
 ax.plot(ns, ref_rp * risk[0, 0] / ref_rp[0], ls="--", color="C0", label="rate of Theorem 3")
 ax.plot(ns, ref_rff * risk[0, 1] / ref_rff[0], ls="--", color="C1", label="rate of Theorem 6 (alpha = 1)")
-ax.set_xscale("log")
-ax.set_yscale("log")
-ax.set_xticks(ns, [f"{int(v)}" for v in ns], minor=False)
-ax.xaxis.set_minor_formatter(plt.NullFormatter())
-ax.set_xlabel("n")
-ax.set_ylabel("excess risk")
+log_log_against_n(ax, ns, "excess risk")
 ax.legend(fontsize=8)
 plt.show()
 
@@ -135,12 +141,7 @@ print(f"fitted slope: random projection {slopes[0]:.2f} (theory {-1 / (1 + gamma
 fig, ax = plt.subplots()
 ax.plot(ns, [r[1] for r in rows], marker="o", lw=2, color="C0", label="random projection: M")
 ax.plot(ns, [r[3] for r in rows], marker="s", lw=2, color="C1", label="RFF: M")
-ax.set_xscale("log")
-ax.set_yscale("log")
-ax.set_xticks(ns, [f"{int(v)}" for v in ns], minor=False)
-ax.xaxis.set_minor_formatter(plt.NullFormatter())
-ax.set_xlabel("n")
-ax.set_ylabel("number of features M")
+log_log_against_n(ax, ns, "number of features M")
 ax.legend(fontsize=8)
 plt.show()
 
