@@ -80,3 +80,22 @@ def test_parameters_cell_is_readable_by_papermill(path):
     assert not bad, f"{path.name}: parameter lines papermill cannot parse (one '=' only): {bad}"
     names = {p.name for p in PythonTranslator.inspect(cells[0])}
     assert "seed" in names, f"{path.name}: the parameters cell should define a seed"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_provenance_records_every_parameter(path):
+    """The provenance cell lists the parameters by hand; it must not forget one (extras are fine)."""
+    import ast
+    import re
+
+    from fastmix.run import inspect_parameters
+
+    source = re.sub(r"^\s*[%!].*$", "", path.read_text(encoding="utf-8"), flags=re.M)  # magics are not Python
+    calls = [node for node in ast.walk(ast.parse(source))
+             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "provenance_report"]
+    assert len(calls) == 1, f"{path.name}: the last cell should call provenance_report once"
+    given = next((kw.value for kw in calls[0].keywords if kw.arg == "parameters"), calls[0].args[0] if calls[0].args else None)
+    assert isinstance(given, ast.Dict), f"{path.name}: pass the parameters to provenance_report as a dict literal"
+    recorded = {key.value for key in given.keys if isinstance(key, ast.Constant)}
+    missing = set(inspect_parameters(path)) - recorded
+    assert not missing, f"{path.name}: the provenance record leaves out parameters {sorted(missing)}"
