@@ -37,6 +37,7 @@ import io
 import json
 import os
 import re
+import shlex
 import sys
 import time
 import tokenize
@@ -372,28 +373,35 @@ def paper_scale_parameters(notebook: str | os.PathLike, directory: str | os.Path
 # --------------------------------------------------------------------------- shell commands
 
 
-def _shell_quote(text: str) -> str:
-    import shlex
+def _command_value(param: NotebookParameter, value: Any) -> tuple[str, str]:
+    """``(kind, text)`` of a parameter value on a command line.
 
-    return shlex.quote(text)
+    ``kind`` is ``"text"`` for a parameter declared ``str`` (or an undeclared string), which
+    must reach the notebook as typed; ``"scalar"`` for None, booleans and numbers, whose
+    ``repr`` papermill's ``-p`` and :func:`parse_value` both read back; ``"structure"`` for
+    anything else, written as JSON (valid YAML and, for numbers and strings, a Python literal).
+    """
+    declared = (param.type or "").strip()
+    if declared == "str" or (not declared and isinstance(value, str)):
+        return "text", str(value)
+    if value is None or isinstance(value, (bool, int, float)):
+        return "scalar", repr(value)
+    return "structure", json.dumps(list(value) if isinstance(value, tuple) else value)
 
 
 def _papermill_option(param: NotebookParameter, value: Any) -> str:
     """One papermill CLI option that reproduces ``value`` exactly in the notebook.
 
     papermill's ``-p`` guesses the type of its text (``"1.259"`` would become a float), so
-    parameters declared ``str`` go through ``-r`` (raw text), numbers and booleans through
-    ``-p``, and anything else (lists, tuples, dicts) as YAML through ``-y``.
+    text goes through ``-r`` (raw), numbers and booleans through ``-p``, and anything else
+    (lists, tuples, dicts) as YAML through ``-y``.
     """
-    declared = (param.type or "").strip()
-    if declared == "str" or (not declared and isinstance(value, str)):
-        return f"-r {param.name} {_shell_quote(str(value))}"
-    if value is None or isinstance(value, (bool, int, float)):
-        text = "None" if value is None else repr(value)
+    kind, text = _command_value(param, value)
+    if kind == "text":
+        return f"-r {param.name} {shlex.quote(text)}"
+    if kind == "scalar":
         return f"-p {param.name} {text}"
-    if isinstance(value, tuple):
-        value = list(value)
-    return f"-y {_shell_quote(param.name + ': ' + json.dumps(value))}"
+    return f"-y {shlex.quote(param.name + ': ' + text)}"
 
 
 def papermill_command(
@@ -432,9 +440,9 @@ def papermill_command(
     out_dir = Path(out).parent.as_posix()
     lines = []
     if out_dir not in ("", "."):
-        lines.append(f"mkdir -p {_shell_quote(out_dir)} && \\")
-    lines.append(f"jupytext --to ipynb -o - {_shell_quote(rel)} \\")
-    head = f"  | papermill - {_shell_quote(out)} --cwd {_shell_quote(folder)} -k python3 --language python"
+        lines.append(f"mkdir -p {shlex.quote(out_dir)} && \\")
+    lines.append(f"jupytext --to ipynb -o - {shlex.quote(rel)} \\")
+    head = f"  | papermill - {shlex.quote(out)} --cwd {shlex.quote(folder)} -k python3 --language python"
     options = [_papermill_option(spec[name], value) for name, value in values.items()]
     if options:
         lines.append(head + " \\")
@@ -456,11 +464,7 @@ def fastmix_run_command(
     parts.append(path.stem)
     spec = inspect_parameters(path)
     for name, value in validate_parameters(dict(parameters or {}), spec, notebook=path.name).items():
-        declared = (spec[name].type or "").strip()
-        text = str(value) if declared == "str" or isinstance(value, str) else (
-            repr(value) if isinstance(value, (bool, int, float)) or value is None else json.dumps(value)
-        )
-        parts.append(f"-p {name} {_shell_quote(text)}")
+        parts.append(f"-p {name} {shlex.quote(_command_value(spec[name], value)[1])}")
     return " ".join(parts)
 
 

@@ -128,20 +128,18 @@ def rerun_box(path: Path) -> nodes.Element:
     short += nodes.literal(text=f"results/{name}/")
     short += nodes.Text("); name only the parameters you change:")
     box += short
-    lines = [run.fastmix_run_command(path) + " -p seed 1"]
+    lines = [run.fastmix_run_command(path, {"seed": 1})]
     try:
-        paper = run.paper_scale_parameters(path)
-    except (KeyError, FileNotFoundError):
-        paper = None
-    if paper is not None:
+        entry = run.load_paper_scale(path.parent).get(name)
+    except FileNotFoundError:
+        entry = None
+    if entry is not None:
         lines.append(run.fastmix_run_command(path, paper_scale=True))
     text = "\n".join(lines)
     box += nodes.literal_block(text, text, language="bash")
-    if paper is not None:
-        note = run.load_paper_scale(path.parent)[name].get("note", "")
-        if note:
-            changes = ", ".join(f"{k}={v}" for k, v in paper.items()) or "the defaults"
-            box += nodes.paragraph(text=f"The second line runs the paper's setting ({changes}): {note}")
+    if entry is not None and entry.get("note"):
+        changes = ", ".join(f"{k}={v}" for k, v in entry.get("parameters", {}).items()) or "the defaults"
+        box += nodes.paragraph(text=f"The second line runs the paper's setting ({changes}): {entry['note']}")
     return box
 
 
