@@ -91,20 +91,15 @@ def test_launch_notebooks_are_valid_and_pin_the_commit(tmp_path):
         assert all(c.get("outputs", []) == [] for c in nb.cells if c.cell_type == "code")
 
 
-def test_launch_setup_cell_does_nothing_where_fastmix_is_installed(tmp_path):
+def test_launch_setup_cell_does_nothing_where_fastmix_is_installed(monkeypatch):
     pytest.importorskip("jupytext")
+    import subprocess
+
     nb = launch_notebooks.convert(ROOT / "notebooks" / "hello_fastmix.py", "https://github.com/o/r", "abc")
     setup = next(c for c in nb.cells if launch_notebooks.SETUP_TAG in c.metadata.get("tags", []))
     calls = []
-    namespace = {"__name__": "__main__"}
-    import subprocess
-
-    original = subprocess.check_call
-    subprocess.check_call = lambda *a, **k: calls.append(a)
-    try:
-        exec(compile(setup.source, "setup", "exec"), namespace)
-    finally:
-        subprocess.check_call = original
+    monkeypatch.setattr(subprocess, "check_call", lambda *a, **k: calls.append(a))
+    exec(compile(setup.source, "setup", "exec"), {"__name__": "__main__"})
     assert calls == []  # fastmix is importable here, so nothing is installed
 
 
