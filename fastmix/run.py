@@ -668,6 +668,14 @@ def _build_parser() -> argparse.ArgumentParser:
         help="start from the paper's setting in notebooks/paper_scale.json (-p still overrides)",
     )
     parser.add_argument(
+        "--restart", action="store_true",
+        help="with --paper-scale: discard the stored results of the notebook and compute them afresh",
+    )
+    parser.add_argument(
+        "--results-dir", default=None,
+        help="with --paper-scale: the results store (default: results/ in the repository)",
+    )
+    parser.add_argument(
         "--help-notebook", action="store_true", help="show the notebook's parameters with defaults and exit"
     )
     return parser
@@ -696,6 +704,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a parameter declared `str` takes the text as typed ("12,16" stays "12,16")
             declared = spec[name].type.strip() if name in spec and spec[name].type else ""
             overrides[name] = value if declared == "str" else parse_value(value)
+        if args.paper_scale:
+            from fastmix.studies import has_study
+
+            if has_study(path.stem):
+                return _run_paper_scale(path, spec, overrides, args)
         result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel)
     except (FileNotFoundError, ValueError, KeyError) as exc:
         message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
@@ -710,6 +723,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"wrote {result.provenance_json}")
     if result.figures:
         print(f"wrote {len(result.figures)} figure(s) to {result.figures[0].parent}")
+    return 0
+
+
+def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> int:
+    """``--paper-scale`` for a notebook with a study: compute its results store entry, cell by cell.
+
+    The entry's parameters are the notebook's defaults updated by the registry's and the
+    ``-p`` overrides, so the stored run is the one the registry describes. Cells already in
+    the store are skipped: the same command resumes a stopped run.
+    """
+    from fastmix.store import ResultsStore
+    from fastmix.studies import run_study, study_module
+
+    overrides = validate_parameters(dict(overrides), spec, notebook=path.name)
+    defaults = {name: p.default_value for name, p in spec.items() if name in study_module(path.stem).DEFAULTS}
+    params = {**defaults, **overrides}
+    store = ResultsStore(path.stem, args.results_dir)
+    print(f"results store entry: {store.path}", flush=True)
+
+    def log(message: str) -> None:
+        print(time.strftime("%H:%M:%S"), message, flush=True)
+
+    started = time.time()
+    run_study(path.stem, params, store=store, log=log, restart=args.restart)
+    print(f"complete: {store.path} ({time.time() - started:.1f} s this sitting)")
     return 0
 
 

@@ -44,7 +44,9 @@ use_paper_ratios: bool = False  # True: each dataset gets the paper's own (r1, r
 epsilons: str = "0.316,0.631,1.259,2.512,5.012,10.0"  # the authors' epsilon grid
 trials: int = 5  # independent trials per point (paper: 30)
 T: int = 4  # IHS / IHM / FastIHM iterations (Appendix H)
-cache_dir: str = "../results/cache"  # on-disk cache of finished grid cells (empty string: no cache)
+ihm_sketch: str = "gram"  # how IHM draws S X: "gram" (through the Gram factor, same distribution) or "dense"
+dense_check_epsilon: float = 1.259  # IHM is also run with the dense sketch at this epsilon (0: never)
+nycflights_rows: int = 16384  # rows drawn from nycflights (0: all 328,521 complete rows)
 blas_threads: int = 1  # BLAS/OpenMP threads (0: library default); 1 avoids oversubscription on shared machines
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 

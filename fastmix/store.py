@@ -1,0 +1,437 @@
+"""The results store: what each notebook's paper-scale run computed, kept in the repository.
+
+Layout, one folder per notebook under ``results/`` (or ``$FASTMIX_RESULTS_DIR``)::
+
+    results/<notebook>/parameters.json   the exact parameters of the run
+    results/<notebook>/provenance.json   commit, versions, threads, machine, load, wall time,
+                                         data checksums, one record per sitting
+    results/<notebook>/<table>.csv       tidy tables, one row per run, with a ``cell`` column
+
+A paper-scale run is split into *cells* (for Figure 2: one dataset, method, epsilon and
+``k2`` ratio with all its trials). :meth:`ResultsStore.add_cell` appends a finished cell's
+rows to its table by rewriting the file atomically, so a run that is stopped loses at most
+the cell in progress, and the next sitting (:meth:`ResultsStore.cells_done`) skips every
+cell already stored. Finished cells can be committed as they arrive.
+
+The store holds tables, never executed notebooks or images; the book's pages read it and
+draw their figures from it. :func:`entry_status` tells whether an entry is missing,
+partial or complete, and which fastmix version computed it; :func:`stale_entries` lists
+entries computed by an older minor version than the installed one (the release command
+refuses to release while there are any).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+import tempfile
+import time
+from collections.abc import Iterable, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "ENV_RESULTS_DIR",
+    "default_results_dir",
+    "ResultsStore",
+    "EntryStatus",
+    "entry_status",
+    "stale_entries",
+    "thread_settings",
+    "machine_load",
+    "parameters_differ",
+]
+
+ENV_RESULTS_DIR = "FASTMIX_RESULTS_DIR"
+PARAMETERS_FILE = "parameters.json"
+PROVENANCE_FILE = "provenance.json"
+
+
+def default_results_dir() -> Path:
+    """``$FASTMIX_RESULTS_DIR``, else ``results/`` beside the package (the repository root), else ``./results``."""
+    env = os.environ.get(ENV_RESULTS_DIR)
+    if env:
+        return Path(env)
+    beside = Path(__file__).resolve().parent.parent
+    if (beside / "notebooks").is_dir():
+        return beside / "results"
+    return Path.cwd() / "results"
+
+
+def _jsonable(value: Any) -> Any:
+    from .provenance import _jsonable as convert
+
+    return convert(value)
+
+
+def _write_text_atomic(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def thread_settings() -> dict[str, Any]:
+    """BLAS/OpenMP thread counts in effect (threadpoolctl) and the thread environment variables."""
+    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+                                           "FHT_NUM_THREADS", "FASTMIX_HADAMARD_BACKEND")}
+    pools: list[dict[str, Any]] = []
+    try:
+        from threadpoolctl import threadpool_info
+
+        for info in threadpool_info():
+            pools.append({"user_api": info.get("user_api"), "internal_api": info.get("internal_api"),
+                          "num_threads": info.get("num_threads")})
+    except Exception:  # threadpoolctl missing: record the environment only
+        pools = []
+    return {"environment": {k: v for k, v in env.items() if v is not None}, "pools": pools}
+
+
+def machine_load() -> list[float] | None:
+    """The 1, 5 and 15 minute load averages (``None`` where the platform has none)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def _canonical(params: Mapping[str, Any]) -> dict[str, Any]:
+    """Parameters as JSON would store them (tuples become lists, NumPy scalars numbers)."""
+    return json.loads(json.dumps(_jsonable(dict(params)), sort_keys=True))
+
+
+def parameters_differ(stored: Mapping[str, Any], expected: Mapping[str, Any]) -> dict[str, tuple[Any, Any]]:
+    """``{name: (stored, expected)}`` for every name whose value differs (missing counts as ``None``).
+
+    Numbers compare by value (``1`` equals ``1.0``); strings, lists and dicts compare exactly.
+    """
+    a, b = _canonical(stored), _canonical(expected)
+    out = {}
+    for key in sorted(set(a) | set(b)):
+        va, vb = a.get(key), b.get(key)
+        same = va == vb
+        if not same and isinstance(va, (int, float)) and isinstance(vb, (int, float)):
+            same = float(va) == float(vb)
+        if not same:
+            out[key] = (va, vb)
+    return out
+
+
+class ResultsStore:
+    """One notebook's entry in the results store (``results/<name>/``).
+
+    Parameters
+    ----------
+    name : str
+        The notebook's name (``figure2_dp_ols``).
+    root : str or path, optional
+        The store's folder; default :func:`default_results_dir`.
+
+    Examples
+    --------
+    >>> store = ResultsStore("figure2_dp_ols", root=tmp)                   # doctest: +SKIP
+    >>> with store.sitting({"trials": 30}) as s:                           # doctest: +SKIP
+    ...     for key in keys:
+    ...         if key not in s.cells_done("runs"):
+    ...             s.add_cell("runs", key, compute(key))
+    """
+
+    def __init__(self, name: str, root: str | os.PathLike | None = None):
+        if not isinstance(name, str) or not name or "/" in name or name.startswith("."):
+            raise ValueError(f"A store entry is named after its notebook, like 'figure2_dp_ols'; got {name!r}.")
+        self.name = name
+        self.root = Path(root) if root is not None else default_results_dir()
+        self._done: dict[str, set[str]] = {}
+        self._cells_this_sitting = 0
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def path(self) -> Path:
+        return self.root / self.name
+
+    def exists(self) -> bool:
+        """True when the entry has its parameters file (a run was started)."""
+        return (self.path / PARAMETERS_FILE).is_file()
+
+    def parameters(self) -> dict[str, Any] | None:
+        """The stored parameters, or ``None`` when the entry does not exist."""
+        p = self.path / PARAMETERS_FILE
+        if not p.is_file():
+            return None
+        return json.loads(p.read_text(encoding="utf-8"))["parameters"]
+
+    def provenance(self) -> dict[str, Any] | None:
+        p = self.path / PROVENANCE_FILE
+        if not p.is_file():
+            return None
+        return json.loads(p.read_text(encoding="utf-8"))
+
+    def tables(self) -> list[str]:
+        """Names of the stored tables (their CSV files without the suffix)."""
+        if not self.path.is_dir():
+            return []
+        return sorted(p.stem for p in self.path.glob("*.csv"))
+
+    def table(self, table: str):
+        """The stored table as a :class:`pandas.DataFrame`.
+
+        Raises
+        ------
+        FileNotFoundError
+            If the table does not exist; the message gives the command that computes it.
+        """
+        import pandas as pd
+
+        p = self.path / f"{table}.csv"
+        if not p.is_file():
+            raise FileNotFoundError(
+                f"The results store has no table {table!r} for {self.name} (looked for {p}). "
+                f"Compute it with: python -m fastmix.run --paper-scale {self.name}"
+            )
+        return pd.read_csv(p)
+
+    def cells_done(self, table: str) -> set[str]:
+        """Keys of the cells of ``table`` already stored."""
+        if table not in self._done:
+            p = self.path / f"{table}.csv"
+            if p.is_file():
+                import pandas as pd
+
+                keys = pd.read_csv(p, usecols=["cell"])["cell"].astype(str)
+                self._done[table] = set(keys)
+            else:
+                self._done[table] = set()
+        return self._done[table]
+
+    # ------------------------------------------------------------------ writing
+    def start(self, parameters: Mapping[str, Any], *, restart: bool = False) -> None:
+        """Record the run's parameters, or check them against those of the stored run.
+
+        Resuming is only allowed with the same parameters: a stored entry whose parameters
+        differ raises unless ``restart=True``, which deletes its tables first.
+        """
+        params = _canonical(parameters)
+        stored = self.parameters()
+        if stored is not None and not restart:
+            diff = parameters_differ(stored, params)
+            if diff:
+                lines = ", ".join(f"{k}: stored {a!r}, requested {b!r}" for k, a, b in
+                                  ((k, *v) for k, v in diff.items()))
+                raise ValueError(
+                    f"The results store already holds {self.name} with other parameters ({lines}). "
+                    "Resume with the stored parameters, or pass --restart to discard the stored results."
+                )
+        if stored is not None and restart:
+            for p in self.path.glob("*.csv"):
+                p.unlink()
+            prov = self.path / PROVENANCE_FILE
+            if prov.exists():
+                prov.unlink()
+            self._done.clear()
+        if stored is None or restart:
+            _write_text_atomic(self.path / PARAMETERS_FILE,
+                               json.dumps({"notebook": self.name, "parameters": params}, indent=2,
+                                          sort_keys=True) + "\n")
+
+    def add_cell(self, table: str, cell: str, rows) -> None:
+        """Append one finished cell's rows (a DataFrame or a list of dicts) to ``table``.
+
+        The file is rewritten to a temporary name and moved into place, so a stopped run
+        never leaves a half-written table. A cell already stored raises (compute each once).
+        """
+        import pandas as pd
+
+        if not self.exists():
+            raise RuntimeError(f"Call start(parameters) before adding results to {self.name}.")
+        cell = str(cell)
+        if cell in self.cells_done(table):
+            raise ValueError(f"Cell {cell!r} of table {table!r} is already stored for {self.name}.")
+        frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
+        if frame.empty:
+            raise ValueError(f"Cell {cell!r} of {self.name}/{table} has no rows; a cell must store what it computed.")
+        frame = frame.copy()
+        frame.insert(0, "cell", cell)
+        p = self.path / f"{table}.csv"
+        if p.is_file():
+            old = pd.read_csv(p)
+            frame = pd.concat([old, frame], ignore_index=True, sort=False)
+        _write_text_atomic(p, frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
+        self._done.setdefault(table, set()).add(cell)
+        self._cells_this_sitting += 1
+
+    def put_table(self, table: str, frame) -> None:
+        """Store a whole table at once (for small derived tables computed in one go)."""
+        if not self.exists():
+            raise RuntimeError(f"Call start(parameters) before adding results to {self.name}.")
+        frame = frame.copy()
+        if "cell" not in frame.columns:
+            frame.insert(0, "cell", "all")
+        _write_text_atomic(self.path / f"{table}.csv",
+                           frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
+        self._done.pop(table, None)
+        self._cells_this_sitting += 1
+
+    @contextmanager
+    def sitting(self, parameters: Mapping[str, Any], *, restart: bool = False,
+                data_sources: Iterable[Any] = (), extra: Mapping[str, Any] | None = None):
+        """Start (or resume) the run, yield the store, then record this sitting's provenance.
+
+        The provenance is written even when the sitting is interrupted, with
+        ``"finished": False``; :meth:`mark_complete` sets ``complete``.
+        """
+        self.start(parameters, restart=restart)
+        started = time.time()
+        load_before = machine_load()
+        self._cells_this_sitting = 0
+        self._data_sources = list(data_sources)
+        finished = False
+        try:
+            yield self
+            finished = True
+        finally:
+            self._record_sitting(started, load_before, finished, extra or {})
+
+    def add_data_sources(self, sources: Iterable[Any]) -> None:
+        """Data sources (Dataset objects, files or mappings) to record in the provenance."""
+        self._data_sources = list(getattr(self, "_data_sources", [])) + list(sources)
+
+    def _record_sitting(self, started: float, load_before, finished: bool, extra: Mapping[str, Any]) -> None:
+        from .provenance import _describe_source, collect_provenance
+
+        base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
+        record = self.provenance() or {}
+        sittings = list(record.get("sittings", []))
+        now = _dt.datetime.now(tz=_dt.timezone.utc)
+        sittings.append({
+            "started_at": _dt.datetime.fromtimestamp(started, tz=_dt.timezone.utc).isoformat(timespec="seconds"),
+            "finished_at": now.isoformat(timespec="seconds"),
+            "seconds": round(time.time() - started, 1),
+            "cells_computed": self._cells_this_sitting,
+            "finished": finished,
+            "commit": base["git"].get("commit"),
+            "dirty": base["git"].get("dirty"),
+            "fastmix_version": base["fastmix_version"],
+            "load_before": load_before,
+            "load_after": machine_load(),
+            "threads": thread_settings(),
+            "host": platform.node(),
+        })
+        sources = {s.get("name", str(i)): s for i, s in enumerate(record.get("data_sources", []))}
+        for item in getattr(self, "_data_sources", []):
+            desc = _describe_source(item)
+            sources[desc.get("name", str(len(sources)))] = desc
+        record.update({
+            "notebook": self.name,
+            "fastmix_version": base["fastmix_version"],
+            "git": base["git"],
+            "python": base["python"],
+            "packages": base["packages"],
+            "hadamard_backend": base["hadamard_backend"],
+            "platform": base["platform"],
+            "machine": base["machine"],
+            "cpu_count": base["cpu_count"],
+            "threads": thread_settings(),
+            "data_sources": list(sources.values()),
+            "sittings": sittings,
+            "wall_time_seconds": round(sum(s["seconds"] for s in sittings), 1),
+            "complete": bool(record.get("complete", False)) and not self._cells_this_sitting,
+        })
+        record.update(_jsonable(dict(extra)))
+        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(_jsonable(record), indent=2) + "\n")
+
+    def mark_complete(self) -> None:
+        """Record that every cell of the run is stored (call after the last sitting)."""
+        record = self.provenance()
+        if record is None:
+            raise RuntimeError(f"{self.name} has no provenance yet; run a sitting first.")
+        record["complete"] = True
+        record["completed_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
+        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+
+
+# --------------------------------------------------------------------------- status
+
+
+@dataclass(frozen=True)
+class EntryStatus:
+    """What the store holds for one notebook."""
+
+    name: str
+    state: str  # "missing", "partial" or "complete"
+    fastmix_version: str | None
+    commit: str | None
+    tables: tuple[str, ...]
+    wall_time_seconds: float | None
+    finished_at: str | None
+
+    @property
+    def short_commit(self) -> str:
+        return (self.commit or "unknown")[:10]
+
+    def describe(self) -> str:
+        if self.state == "missing":
+            return f"no stored results; compute them with: python -m fastmix.run --paper-scale {self.name}"
+        hours = (self.wall_time_seconds or 0.0) / 3600.0
+        return (f"{self.state} results computed by fastmix {self.fastmix_version} at commit {self.short_commit}"
+                f" (finished {self.finished_at}, {hours:.2f} h of computing)")
+
+
+def entry_status(name: str, root: str | os.PathLike | None = None) -> EntryStatus:
+    """The state of ``results/<name>/``: missing, partial (a run started) or complete."""
+    store = ResultsStore(name, root)
+    if not store.exists():
+        return EntryStatus(name, "missing", None, None, (), None, None)
+    prov = store.provenance() or {}
+    sittings = prov.get("sittings") or [{}]
+    state = "complete" if prov.get("complete") else "partial"
+    return EntryStatus(name, state, prov.get("fastmix_version"), (prov.get("git") or {}).get("commit"),
+                       tuple(store.tables()), prov.get("wall_time_seconds"), sittings[-1].get("finished_at"))
+
+
+def _minor(version: str | None) -> tuple[int, int] | None:
+    if not version:
+        return None
+    parts = version.split(".")
+    try:
+        return int(parts[0]), int(parts[1]) if len(parts) > 1 else 0
+    except ValueError:
+        return None
+
+
+def stale_entries(names: Iterable[str] | None = None, root: str | os.PathLike | None = None,
+                  current_version: str | None = None) -> list[tuple[str, str]]:
+    """``(name, reason)`` for each entry computed by an older minor version, or not complete.
+
+    ``names`` defaults to every folder in the store; ``current_version`` to the installed
+    ``fastmix.__version__``.
+    """
+    from . import __version__
+
+    current = _minor(current_version or __version__)
+    folder = Path(root) if root is not None else default_results_dir()
+    if names is None:
+        names = sorted(p.name for p in folder.iterdir() if p.is_dir() and (p / PARAMETERS_FILE).is_file()) \
+            if folder.is_dir() else []
+    out = []
+    for name in names:
+        status = entry_status(name, folder)
+        if status.state == "missing":
+            out.append((name, "missing"))
+        elif status.state != "complete":
+            out.append((name, "partial: some cells are not computed yet"))
+        else:
+            got = _minor(status.fastmix_version)
+            if got is None or current is None or got < current:
+                out.append((name, f"computed by fastmix {status.fastmix_version}, older than "
+                                  f"{current_version or __version__}"))
+    return out
