@@ -44,6 +44,7 @@ __all__ = [
     "thread_settings",
     "machine_load",
     "parameters_differ",
+    "entry_markdown",
 ]
 
 ENV_RESULTS_DIR = "FASTMIX_RESULTS_DIR"
@@ -268,6 +269,7 @@ class ResultsStore:
         _write_text_atomic(p, frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
         self._done.setdefault(table, set()).add(cell)
         self._cells_this_sitting += 1
+        self._update_progress()
 
     def put_table(self, table: str, frame) -> None:
         """Store a whole table at once (for small derived tables computed in one go)."""
@@ -280,49 +282,67 @@ class ResultsStore:
                            frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
         self._done.pop(table, None)
         self._cells_this_sitting += 1
+        self._update_progress()
 
     @contextmanager
     def sitting(self, parameters: Mapping[str, Any], *, restart: bool = False,
                 data_sources: Iterable[Any] = (), extra: Mapping[str, Any] | None = None):
-        """Start (or resume) the run, yield the store, then record this sitting's provenance.
+        """Start (or resume) the run, yield the store, and record this sitting's provenance.
 
-        The provenance is written even when the sitting is interrupted, with
-        ``"finished": False``; :meth:`mark_complete` sets ``complete``.
+        The sitting is recorded when it starts and updated after every stored cell, so an
+        interrupted run still says when it ran, on what, and how far it got
+        (``"finished": false``); :meth:`mark_complete` sets ``complete``.
         """
         self.start(parameters, restart=restart)
-        started = time.time()
-        load_before = machine_load()
+        self._started = time.time()
+        self._load_before = machine_load()
         self._cells_this_sitting = 0
         self._data_sources = list(data_sources)
+        self._record_sitting(finished=False, extra=extra or {}, new=True)
         finished = False
         try:
             yield self
             finished = True
         finally:
-            self._record_sitting(started, load_before, finished, extra or {})
+            self._record_sitting(finished=finished, extra=extra or {}, new=False)
 
     def add_data_sources(self, sources: Iterable[Any]) -> None:
         """Data sources (Dataset objects, files or mappings) to record in the provenance."""
         self._data_sources = list(getattr(self, "_data_sources", [])) + list(sources)
 
-    def _record_sitting(self, started: float, load_before, finished: bool, extra: Mapping[str, Any]) -> None:
+    def _update_progress(self) -> None:
+        """After a stored cell: bring the current sitting's time and cell count up to date."""
+        record = self.provenance()
+        if not record or not record.get("sittings") or not hasattr(self, "_started"):
+            return
+        last = record["sittings"][-1]
+        last["finished_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
+        last["seconds"] = round(time.time() - self._started, 1)
+        last["cells_computed"] = self._cells_this_sitting
+        record["wall_time_seconds"] = round(sum(s["seconds"] for s in record["sittings"]), 1)
+        record["complete"] = False
+        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+
+    def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
         from .provenance import _describe_source, collect_provenance
 
         base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
         record = self.provenance() or {}
         sittings = list(record.get("sittings", []))
+        if not new and sittings:
+            sittings.pop()
         now = _dt.datetime.now(tz=_dt.timezone.utc)
         sittings.append({
-            "started_at": _dt.datetime.fromtimestamp(started, tz=_dt.timezone.utc).isoformat(timespec="seconds"),
+            "started_at": _dt.datetime.fromtimestamp(self._started, tz=_dt.timezone.utc).isoformat(timespec="seconds"),
             "finished_at": now.isoformat(timespec="seconds"),
-            "seconds": round(time.time() - started, 1),
+            "seconds": round(time.time() - self._started, 1),
             "cells_computed": self._cells_this_sitting,
             "finished": finished,
             "commit": base["git"].get("commit"),
             "dirty": base["git"].get("dirty"),
             "fastmix_version": base["fastmix_version"],
-            "load_before": load_before,
-            "load_after": machine_load(),
+            "load_before": self._load_before,
+            "load_after": None if new else machine_load(),
             "threads": thread_settings(),
             "host": platform.node(),
         })
@@ -344,7 +364,7 @@ class ResultsStore:
             "data_sources": list(sources.values()),
             "sittings": sittings,
             "wall_time_seconds": round(sum(s["seconds"] for s in sittings), 1),
-            "complete": bool(record.get("complete", False)) and not self._cells_this_sitting,
+            "complete": bool(record.get("complete", False)) and not self._cells_this_sitting and finished,
         })
         record.update(_jsonable(dict(extra)))
         _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(_jsonable(record), indent=2) + "\n")
@@ -435,3 +455,29 @@ def stale_entries(names: Iterable[str] | None = None, root: str | os.PathLike | 
                 out.append((name, f"computed by fastmix {status.fastmix_version}, older than "
                                   f"{current_version or __version__}"))
     return out
+
+
+def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
+    """A short Markdown note for the top of a figure page: what the store holds for ``name``.
+
+    Complete or partial entries give the fastmix version and commit that computed them, the
+    date, the computing time and the machine; a missing entry says so and gives the command.
+    """
+    status = entry_status(name, root)
+    command = f"python -m fastmix.run --paper-scale {name}"
+    if status.state == "missing":
+        return (f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
+                f"they are written to `results/{name}/` and this page reads them on its next build.")
+    prov = ResultsStore(name, root).provenance() or {}
+    sittings = prov.get("sittings", [])
+    loads = [s.get("load_before") for s in sittings if s.get("load_before")]
+    load_text = f"; 1-minute load {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}" if loads else ""
+    hours = (status.wall_time_seconds or 0.0) / 3600.0
+    text = (f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "
+            f"commit `{status.short_commit}`, finished {status.finished_at}, {hours:.2f} h of computing in "
+            f"{len(sittings)} sitting(s) on {prov.get('cpu_count', '?')} cores ({prov.get('machine', '?')}"
+            f"{load_text}); they are recomputed by `{command}`.")
+    if status.state == "partial":
+        text += (" **The run is not finished:** the figures below show the cells computed so far, and the same "
+                 "command resumes it.")
+    return text

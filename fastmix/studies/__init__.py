@@ -17,10 +17,26 @@ from typing import Any
 
 __all__ = ["STUDIES", "CellTable", "has_study", "study_module", "study_parameters", "run_study"]
 
-#: Notebook name -> module of :mod:`fastmix.studies` that computes its paper-scale results.
-STUDIES = {
-    "figure2_dp_ols": "figure2",
-}
+
+def _discover() -> dict[str, str]:
+    """Notebook name -> module name, for every module here that declares ``NOTEBOOK``."""
+    import ast
+    from pathlib import Path
+
+    found = {}
+    for path in sorted(Path(__file__).resolve().parent.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                    and node.targets[0].id == "NOTEBOOK" and isinstance(node.value, ast.Constant)):
+                found[str(node.value.value)] = path.stem
+    return found
+
+
+#: Notebook name -> module of :mod:`fastmix.studies` that computes its paper-scale results
+#: (every module here that sets ``NOTEBOOK = "<notebook name>"``).
+STUDIES = _discover()
 
 
 def has_study(name: str) -> bool:

@@ -33,7 +33,9 @@ import numpy as np
 
 from . import CellTable
 
-__all__ = ["DEFAULTS", "PAPER_RATIOS", "run", "dataset_ratios"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PAPER_RATIOS", "run", "dataset_ratios"]
+
+NOTEBOOK = "figure2_dp_ols"
 
 DEFAULTS: dict[str, Any] = {
     "datasets": "synthetic_sphere,synthetic_correlated,nycflights",
