@@ -8,6 +8,8 @@ the same with ``.venv/bin/python``)::
 
 Steps, each of which stops the release when it fails:
 
+0. every results-store entry a page reads is complete and was computed by the released minor
+   version (``fastmix.store.stale_entries``; recompute with ``python -m fastmix.run --paper-scale NAME``);
 1. the release metadata agree (``tools/citation.py --check``: the version in
    ``fastmix/__init__.py``, ``CITATION.cff``, ``.zenodo.json``, a CHANGELOG section for it,
    the addresses in ``pyproject.toml``, the README's generated BibTeX);
@@ -127,6 +129,18 @@ def _tool_versions() -> dict:
     return versions
 
 
+def stale_store_entries(root: Path = ROOT) -> list[tuple[str, str]]:
+    """``(name, reason)`` for each notebook with a paper-scale study whose store entry is missing,
+    partial, or computed by an older minor version than the one being released."""
+    sys.path.insert(0, str(root))
+    try:
+        from fastmix.store import stale_entries
+        from fastmix.studies import STUDIES
+    finally:
+        sys.path.pop(0)
+    return stale_entries(sorted(STUDIES), root=root / "results", current_version=package_version(root))
+
+
 def _step(title: str) -> None:
     print(f"\n== {title}", flush=True)
 
@@ -146,6 +160,17 @@ def main(argv: list[str] | None = None) -> int:
         print("error: tracked files have uncommitted changes; commit them, or pass --allow-dirty "
               "(the archive then records dirty: true)", file=sys.stderr)
         return 1
+
+    _step("0/4 results store (results/<notebook>/)")
+    stale = stale_store_entries()
+    if stale:
+        for name, reason in stale:
+            print(f"  {name}: {reason}", file=sys.stderr)
+        print("error: the results store is not up to date for this version; recompute the entries above with "
+              "python -m fastmix.run --paper-scale NAME (add --restart for an entry computed by an older version)",
+              file=sys.stderr)
+        return 1
+    print("  every entry is complete and current")
 
     _step("1/4 release metadata (tools/citation.py --check)")
     status = citation.main(["--check"])
