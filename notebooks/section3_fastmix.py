@@ -36,6 +36,7 @@ d: int = 16  # features for the k2 sweep (paper: 32)
 n_draws: int = 5  # SRHT draws per k2 (bands show their min and max)
 log2_k2_min: int = 5  # smallest k2 is 2**log2_k2_min
 log2_k2_max: int = 13  # largest k2 is 2**log2_k2_max (at most log2_n)
+paper_ratios: str = "4,400,800"  # the paper's ratios r, k2 of r max(d, log(4T/rho)) (Appendix H)
 tiny_log2_n: int = 6  # rows of the tiny dataset for the exact divergence (2**6 is 64)
 tiny_d: int = 4  # features of the tiny dataset
 tiny_k2: int = 32  # SRHT rows for the tiny dataset

@@ -1,0 +1,190 @@
+"""Section 3 of the FastMix paper: the one-draw quantities of FastMix against ``k2``, and Theorem 1.
+
+Algorithm 1 of the FastMix paper (arXiv:2605.30600) sets its noise from three numbers of one
+SRHT draw ``S_f`` with ``k2`` rows (:func:`fastmix.srht.sketch_quantities`):
+``m_hat = max_i ||Z^T S_f e_i - x_i||`` (so Lemma 1's row bound is ``C^2 = 1 + 2 m_hat``),
+the coherence ``Delta_hat`` and ``lambda_min(Z^T Z)`` with ``Z = S_f X``. The sweep measures
+them on the two synthetic designs of Appendix H for ``k2`` on a grid of powers of two and at
+the paper's own sizes ``k2 = r max(d, log(4T/rho))`` (``T = 4``, ``rho = delta/10``,
+``delta = 1/n^2``; Appendix H), ``n_draws`` independent draws each.
+
+The second part compares Theorem 1's closed form (eq. 9), its tight bound (eq. 114) and the
+exact Renyi loss of one draw (eq. 16, maximised over all zero-out neighbours) on a tiny
+sphere dataset.
+
+Tables
+------
+``sweep``
+    One row per design, ``k2`` and SRHT draw: ``design, n, d, k2, k2_ratio`` (the paper's
+    ratio ``r`` when ``k2`` is one of its sizes, else empty), ``draw, m_hat, c2`` (``1 + 2
+    m_hat``), ``delta_hat, lambda_min_z, lambda_min_x, lambda_ratio`` (``lambda_min_z /
+    lambda_min_x``) and ``op_norm_x``. A cell is one design and ``k2`` with all its draws.
+``designs``
+    One row per design: ``n, d, lambda_min_x, lambda_max_x, op_norm_x`` and the data fingerprint.
+``accounting``
+    One row per ``gamma``: ``sigma``, ``eps_closed`` (eq. 9), ``eps_tight`` (eq. 114) and
+    ``eps_exact`` (the exact loss of the drawn ``S_f``), all including ``2/omega``.
+``tiny``
+    The tiny dataset's draw: ``n, d, k2, m_hat, c2, lambda_min_z, delta_hat``.
+
+Every draw has its own seed, ``SeedSequence(seed, spawn_key=(design, k2, draw))``, so a
+resumed run computes the same numbers as an uninterrupted one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import CellTable
+
+__all__ = ["NOTEBOOK", "DEFAULTS", "DESIGNS", "run", "k2_values", "paper_k2"]
+
+NOTEBOOK = "section3_fastmix"
+
+DEFAULTS: dict[str, Any] = {
+    "log2_n": 14,
+    "d": 16,
+    "n_draws": 5,
+    "log2_k2_min": 5,
+    "log2_k2_max": 13,
+    "paper_ratios": "4,400,800",
+    "tiny_log2_n": 6,
+    "tiny_d": 4,
+    "tiny_k2": 32,
+    "k1": 20,
+    "delta": 1e-5,
+    "omega": 20.0,
+    "n_gamma": 12,
+    "seed": 0,
+}
+"""The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+DESIGNS = ("synthetic_sphere", "synthetic_correlated")
+"""The two synthetic designs of Appendix H, in the order their seeds are spawned."""
+
+
+def _ratios(text) -> tuple[float, ...]:
+    if isinstance(text, (list, tuple)):
+        return tuple(float(v) for v in text)
+    return tuple(float(v) for v in str(text).split(",") if v.strip())
+
+
+def paper_k2(n: int, d: int, ratio: float) -> int:
+    """The paper's SRHT size ``k2 = ceil(r max(d, log(4T/rho)))`` at ``T = 4``, ``rho = 1/(10 n^2)``."""
+    from ..regression import paper_defaults, paper_sketch_sizes
+
+    dflt = paper_defaults(n)
+    return paper_sketch_sizes(d, dflt["T"], dflt["rho"], ratio=ratio)[1]
+
+
+def k2_values(params) -> list[tuple[int, float | None]]:
+    """``(k2, ratio)`` of the sweep: the powers of two, then the paper's sizes that fit in ``n``."""
+    n, d = 2 ** int(params["log2_n"]), int(params["d"])
+    top = min(int(params["log2_k2_max"]), int(params["log2_n"]))
+    out: list[tuple[int, float | None]] = [(2**j, None) for j in range(int(params["log2_k2_min"]), top + 1)]
+    for r in _ratios(params["paper_ratios"]):
+        k2 = paper_k2(n, d, r)
+        if k2 <= n:
+            out.append((k2, r))
+    return out
+
+
+def _design(name: str, index: int, n: int, d: int, seed: int):
+    from ..datasets import make_correlated_regression, make_sphere_regression
+    from ..hadamard import transform_layout
+
+    rs = np.random.SeedSequence(seed, spawn_key=(100 + index,))
+    make = make_sphere_regression if name == "synthetic_sphere" else make_correlated_regression
+    ds = make(n=n, d=d, random_state=rs)
+    return ds, transform_layout(ds.X)
+
+
+def run(params, store=None, log=print) -> dict:
+    """Compute Section 3's tables (see the module docstring); resumable with a store."""
+    import pandas as pd
+
+    from ..srht import SRHT, sketch_quantities
+
+    n, d, seed = 2 ** int(params["log2_n"]), int(params["d"]), int(params["seed"])
+    n_draws = int(params["n_draws"])
+    sweep = CellTable(store, "sweep", log)
+    designs = CellTable(store, "designs", log)
+    grid = k2_values(params)
+    for index, name in enumerate(DESIGNS):
+        keys = [f"{name}|k2={k2}" for k2, _ in grid]
+        if all(sweep.done(k) for k in keys) and designs.done(name):
+            continue
+        ds, XF = _design(name, index, n, d, seed)
+        if store is not None:
+            store.add_data_sources([ds])
+        ev = np.linalg.eigvalsh(ds.X.T @ ds.X)
+        lam_x, lam_max = float(ev[0]), float(ev[-1])
+        op_norm = float(np.sqrt(lam_max))
+        designs.compute(name, lambda: [{"design": name, "n": n, "d": d, "lambda_min_x": lam_x,
+                                        "lambda_max_x": lam_max, "op_norm_x": op_norm,
+                                        "sha256": ds.provenance().get("sha256")}])
+        for (k2, ratio), key in zip(grid, keys):
+            def cell(k2=k2, ratio=ratio):
+                rows = []
+                for r in range(n_draws):
+                    rs = np.random.SeedSequence(seed, spawn_key=(index, int(k2), r))
+                    q = sketch_quantities(XF, SRHT(n, int(k2), random_state=rs))
+                    rows.append({"design": name, "n": n, "d": d, "k2": int(k2), "k2_ratio": ratio, "draw": r,
+                                 "m_hat": q.m_hat, "c2": q.row_bound_sq, "delta_hat": q.delta_hat,
+                                 "lambda_min_z": q.lambda_min, "lambda_min_x": lam_x,
+                                 "lambda_ratio": q.lambda_min / lam_x if lam_x > 0 else np.nan,
+                                 "op_norm_x": op_norm})
+                return rows
+
+            sweep.compute(key, cell)
+        del ds, XF
+    acc = CellTable(store, "accounting", log)
+    tiny_table = CellTable(store, "tiny", log)
+    if not (acc.done("tiny") and tiny_table.done("tiny")):
+        tiny_rows, acc_rows = _accounting(params)
+        tiny_table.compute("tiny", lambda: tiny_rows)
+        acc.compute("tiny", lambda: acc_rows)
+    return {"sweep": sweep.frame(), "designs": designs.frame(), "accounting": acc.frame(),
+            "tiny": tiny_table.frame()}
+
+
+def _accounting(params):
+    """Theorem 1 three ways on a tiny sphere dataset (rows of ``tiny`` and ``accounting``)."""
+    from ..accounting import (
+        epsilon_from_rdp,
+        fastmix_epsilon_closed_form,
+        fastmix_epsilon_tight,
+        gaussian_mix_divergence,
+    )
+    from ..datasets import make_sphere_regression
+    from ..srht import SRHT, sketch_quantities
+
+    seed = int(params["seed"])
+    k1, delta, omega = int(params["k1"]), float(params["delta"]), float(params["omega"])
+    tiny = make_sphere_regression(n=2 ** int(params["tiny_log2_n"]), d=int(params["tiny_d"]),
+                                  random_state=np.random.SeedSequence(seed, spawn_key=(200,)))
+    S = SRHT(tiny.n, int(params["tiny_k2"]), random_state=np.random.SeedSequence(seed, spawn_key=(201,)))
+    q = sketch_quantities(tiny.X, S)
+    c2, Z = q.row_bound_sq, q.Z
+    SE = S.to_dense()
+    neighbours = [Z - np.outer(SE[:, i], tiny.X[i]) for i in range(tiny.n)]  # S_f X' for zero-out neighbour i
+
+    def worst_case_rdp(alpha, sigma):
+        vals = [gaussian_mix_divergence(alpha, Z, Zp, sigma, rows=k1) for Zp in neighbours]
+        vals += [gaussian_mix_divergence(alpha, Zp, Z, sigma, rows=k1) for Zp in neighbours]
+        return np.max(vals, axis=0)
+
+    gamma_lo = max(25.0 / 8.0, q.lambda_min / c2) * 1.05
+    rows = []
+    for g in np.geomspace(gamma_lo, 300.0 * gamma_lo, int(params["n_gamma"])):
+        sigma = float(np.sqrt(c2 * g - q.lambda_min))
+        eps_exact, _ = epsilon_from_rdp(lambda a, s=sigma: worst_case_rdp(a, s), delta / 3.0, np.inf)
+        rows.append({"gamma": float(g), "sigma": sigma,
+                     "eps_closed": float(fastmix_epsilon_closed_form(omega, g, k1, delta)),
+                     "eps_tight": float(fastmix_epsilon_tight(omega, g, k1, delta)),
+                     "eps_exact": 2.0 / omega + float(eps_exact), "laplace_part": 2.0 / omega})
+    tiny_rows = [{"n": tiny.n, "d": tiny.d, "k2": int(params["tiny_k2"]), "m_hat": q.m_hat, "c2": c2,
+                  "lambda_min_z": q.lambda_min, "delta_hat": q.delta_hat}]
+    return tiny_rows, rows
