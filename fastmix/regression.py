@@ -81,6 +81,7 @@ __all__ = [
     "fast_ihs",
     "IHMCalibration",
     "calibrate_ihm",
+    "ihm_gamma_classical_eigenvalue",
     "ihm",
     "gaussian_sketch_blocked",
     "FastIHMCalibration",
@@ -631,6 +632,31 @@ def calibrate_ihm(epsilon, delta, *, k, T: int = 4, rho=None, clip: float = 1.0)
         sigma_gradient=sigma_g, epsilon_sketch=e_sk, epsilon_eig=e_eig, epsilon_gradient=half,
         delta_sketch=d4, delta_eig=d4, delta_failure=d_fail, delta_gradient=d_grad,
     )
+
+
+def ihm_gamma_classical_eigenvalue(epsilon, delta, *, k, T: int = 4) -> float:
+    """IHM's gamma when the ``lambda_min`` release is accounted as in the authors' code.
+
+    Same budget split as :func:`calibrate_ihm` (``epsilon/2`` and ``delta/4`` for the sketches
+    and the eigenvalue release), but with the classical Gaussian-mechanism bound
+    ``eps_eig = sqrt(2 log(1.25/delta')) sqrt(k) / gamma`` (Dwork & Roth, Theorem A.1; only
+    proved for ``eps_eig < 1``) in place of the analytic one (Balle & Wang 2018). The analytic
+    bound is never larger, so this gamma is never smaller than ``calibrate_ihm(...).gamma``;
+    it exists to say how much the analytic mechanism saves, not to be used for a release.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    k = check_positive_int(k, "k")
+    T = check_positive_int(T, "T")
+    d4 = delta / 4.0
+    half = epsilon / 2.0
+    c = math.sqrt(2.0 * math.log(1.25 / d4)) * math.sqrt(k)
+
+    def total(g):
+        return acc.gaussian_sketch_epsilon(g, k, d4, compositions=T)[0] + c / g
+
+    hi = max(4.0, 2.0 * T * k * math.log(1.25 / d4) / half**2, 10.0 * c / half)
+    return acc._smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
 
 
 def gaussian_sketch_blocked(X: np.ndarray, k: int, rng: np.random.Generator, *, block_rows: int = 1 << 14,
