@@ -27,11 +27,11 @@
 # All data are normalised as in Appendix H, $\|x_i\|\le 1$ and $|y_i|\le 1$, before the statistics are taken.
 
 # %% tags=["parameters"]
-log2_n: int = 19  # log2 of n for the two synthetic designs (the paper: 19, i.e. n of 524288)
+log2_n: int = 14  # log2 of n for the two synthetic designs in the table (paper scale: 19)
 d: int = 32  # dimension of the synthetic designs (the paper: 32)
 power_of_two: str = "subsample"  # how real data reach a power of two: "subsample" (the paper) or "pad"
-spread_log2_n: int = 17  # log2 of n for the seed-spread study of the correlated design (paper scale: 19)
-n_seeds: int = 8  # number of seeds in the seed-spread study
+spread_log2_n: int = 12  # log2 of n for the seed spread of both designs (paper scale: 19)
+n_seeds: int = 5  # number of seeds in the seed spread (paper scale: 50)
 seed: int = 0  # seed of the synthetic designs and of the subsampling
 # The paper-scale setting is the default for the table; for the seed spread at paper scale run
 # python -m fastmix.run --paper-scale appendix_j_statistics   (spread_log2_n 19, n_seeds 20; about 3 minutes on 2 cores).

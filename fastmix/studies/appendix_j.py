@@ -1,0 +1,98 @@
+"""Appendix J of the FastMix paper: the datasets' statistics, and their spread over seeds.
+
+Appendix J (Table 1) of the FastMix paper (arXiv:2605.30600) lists ``n, d``, the extreme
+eigenvalues of ``X^T X``, the OLS residual ``(1/n)||Y - X theta*||^2``, the mean squared
+response and ``n/d`` of each dataset after the Appendix H normalisation
+(:func:`fastmix.datasets.dataset_statistics`). The two synthetic designs are random, so one
+row of the paper is one draw: the ``spread`` table regenerates both designs for ``n_seeds``
+seeds, so that each of the paper's values can be placed within the seed distribution.
+
+Tables
+------
+``statistics``
+    One row per dataset that loads offline (:func:`fastmix.datasets.available_offline`):
+    ``dataset, n, d, lambda_min, lambda_max, ols_mse, y_sq_mean, n_over_d, max_row_norm,
+    max_abs_y`` and the last preprocessing step. Synthetic designs at ``n = 2^log2_n``.
+``spread``
+    One row per synthetic design and seed (at ``n = 2^spread_log2_n``): the same statistics
+    plus ``signal_var = theta0^T Cov(x) theta0``, the variance of the noiseless response
+    before normalisation. A cell is one design and seed.
+
+The designs of ``spread`` use ``SeedSequence(seed, spawn_key=(design, s))`` for seed ``s``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from . import CellTable
+
+__all__ = ["NOTEBOOK", "DEFAULTS", "DESIGNS", "STATISTICS", "run"]
+
+NOTEBOOK = "appendix_j_statistics"
+
+DEFAULTS: dict[str, Any] = {
+    "log2_n": 14,
+    "d": 32,
+    "power_of_two": "subsample",
+    "spread_log2_n": 12,
+    "n_seeds": 5,
+    "seed": 0,
+}
+"""The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+DESIGNS = ("synthetic_sphere", "synthetic_correlated")
+STATISTICS = ("lambda_min", "lambda_max", "ols_mse", "y_sq_mean")
+"""The columns of Appendix J that vary with the seed of a synthetic design."""
+
+_COLUMNS = ("n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d", "max_row_norm", "max_abs_y")
+
+
+def _make(name: str, n: int, d: int, random_state):
+    from ..datasets import make_correlated_regression, make_sphere_regression
+
+    make = make_sphere_regression if name == "synthetic_sphere" else make_correlated_regression
+    return make(n=n, d=d, random_state=random_state)
+
+
+def _signal_var(name: str, ds, d: int) -> float:
+    from ..datasets import correlated_covariance
+
+    theta0 = np.asarray(ds.params["theta0"], dtype=float)
+    if name == "synthetic_sphere":  # rows uniform on the sphere: Cov(x) = I/d
+        return float(theta0 @ theta0 / d)
+    return float(theta0 @ correlated_covariance(d) @ theta0)
+
+
+def run(params, store=None, log=print) -> dict:
+    """Compute Appendix J's tables (see the module docstring); resumable with a store."""
+    from ..datasets import available_offline, dataset_statistics, load_dataset
+
+    d, seed = int(params["d"]), int(params["seed"])
+    stats = CellTable(store, "statistics", log)
+    for name in available_offline():
+        def cell(name=name):
+            if name in DESIGNS:
+                ds = _make(name, 2 ** int(params["log2_n"]), d, seed)
+            else:
+                ds = load_dataset(name, power_of_two=str(params["power_of_two"]), random_state=seed)
+            if store is not None:
+                store.add_data_sources([ds])
+            st = dataset_statistics(ds.X, ds.y)
+            return [{"dataset": name, **{c: st[c] for c in _COLUMNS}, "last_step": str(ds.preprocessing[-1])}]
+
+        stats.compute(name, cell)
+    spread = CellTable(store, "spread", log)
+    n = 2 ** int(params["spread_log2_n"])
+    for index, name in enumerate(DESIGNS):
+        for s in range(int(params["n_seeds"])):
+            def cell(name=name, index=index, s=s):
+                ds = _make(name, n, d, np.random.SeedSequence(seed, spawn_key=(index, s)))
+                st = dataset_statistics(ds.X, ds.y)
+                return [{"design": name, "seed": s, **{c: st[c] for c in _COLUMNS},
+                         "signal_var": _signal_var(name, ds, d)}]
+
+            spread.compute(f"{name}|seed={s}", cell)
+    return {"statistics": stats.frame(), "spread": spread.frame()}
