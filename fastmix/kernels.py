@@ -139,8 +139,9 @@ class GaussianKernel(_UnitShiftInvariantKernel):
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])`` (``Y = X`` when omitted)."""
         Y = X if Y is None else Y
-        sq = cdist(np.asarray(X, float), np.asarray(Y, float), "sqeuclidean")
-        return np.exp(-sq / (2.0 * self.bandwidth**2))
+        K = cdist(np.asarray(X, float), np.asarray(Y, float), "sqeuclidean")
+        K *= -1.0 / (2.0 * self.bandwidth**2)
+        return np.exp(K, out=K)  # in place: one n x m array in all
 
     def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """Draw D frequencies from the spectral density N(0, s^-2 I_d); shape (d, D)."""
@@ -168,8 +169,9 @@ class LaplaceKernel(_UnitShiftInvariantKernel):
     def __call__(self, X, Y=None) -> np.ndarray:
         """Gram matrix ``K[i, j] = k(X[i], Y[j])``."""
         Y = X if Y is None else Y
-        l1 = cdist(np.asarray(X, float), np.asarray(Y, float), "cityblock")
-        return np.exp(-l1 / self.bandwidth)
+        K = cdist(np.asarray(X, float), np.asarray(Y, float), "cityblock")
+        K *= -1.0 / self.bandwidth
+        return np.exp(K, out=K)
 
     def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
         """Draw D frequencies with iid Cauchy(0, 1/s) coordinates; shape (d, D)."""
@@ -303,6 +305,26 @@ def _unique_rows(X: np.ndarray):
     return Xc[np.sort(first)], rank[inverse.ravel()]
 
 
+def _zero_strict_upper(L: np.ndarray) -> None:
+    """Set the strict upper triangle of the square array ``L`` to zero, in place (row by row)."""
+    for i in range(L.shape[0] - 1):
+        L[i, i + 1:] = 0.0
+
+
+def _restore_triangle(A: np.ndarray, upper: bool) -> None:
+    """Undo a failed in-place ``potrf``: mirror the triangle it did not touch onto the one it did.
+
+    ``potrf`` overwrites only the triangle it factorises (``upper`` says which); the other strict
+    triangle still holds the symmetric matrix, so mirroring it restores every off-diagonal entry
+    (the caller rewrites the diagonal).
+    """
+    for i in range(A.shape[0] - 1):
+        if upper:
+            A[i, i + 1:] = A[i + 1:, i]
+        else:
+            A[i + 1:, i] = A[i, i + 1:]
+
+
 class ExactGaussianProcessPaths:
     """Exact sampler of M Gaussian-process paths, evaluated lazily and consistently.
 
@@ -366,24 +388,45 @@ class ExactGaussianProcessPaths:
         return 0 if self.kernel.name == "linear" else len(self._keys)
 
     def _chol(self, S: np.ndarray) -> np.ndarray:
+        """Lower Cholesky factor of ``S + j I``, computed in the memory of ``S`` (which it consumes).
+
+        Only the lower triangle of ``S`` is read (LAPACK ``potrf``), so no re-symmetrised copy is
+        made; the jitter is added to the diagonal in place and the factorisation overwrites ``S``.
+        When a factorisation fails, the lower triangle is restored from the untouched strict upper
+        triangle (the matrix is symmetric) and the saved diagonal, row by row, and retried with
+        ten times the jitter.  Peak memory: ``S`` itself plus O(n).
+        """
         k2 = self.kernel.kappa2
         j = self.jitter * k2
         start = max(self.jitter_) if self.jitter_ else j
         j = max(j, start)
-        S = 0.5 * (S + S.T)
-        eye = np.eye(S.shape[0])
+        if not (S.flags.c_contiguous or S.flags.f_contiguous) or S.dtype != np.float64:
+            S = np.array(S, dtype=np.float64, order="F")
+        # LAPACK wants Fortran order; a C-ordered S is used through its transpose (no copy), whose
+        # upper triangle is the lower triangle of S.
+        upper = not S.flags.f_contiguous
+        A = S.T if upper else S
+        n = A.shape[0]
+        idx = np.arange(n)
+        diag = A[idx, idx].copy()
+        potrf = linalg.get_lapack_funcs("potrf", (A,))
         while True:
-            try:
-                L = linalg.cholesky(S + j * eye, lower=True, check_finite=False)
+            A[idx, idx] = diag + j  # the jitter, in place
+            c, info = potrf(A, lower=not upper, overwrite_a=True, clean=False)
+            if info == 0:
                 self.jitter_.append(float(j))
+                L = c.T if upper else c
+                _zero_strict_upper(L)
                 return L
-            except linalg.LinAlgError:
-                j *= 10.0
-                if j > self.max_jitter * k2 * (1 + 1e-12):
-                    raise np.linalg.LinAlgError(
-                        f"the kernel matrix of {S.shape[0]} points is not positive definite even with jitter "
-                        f"{j / 10:.3g}; use sampler='approximate' for shift-invariant kernels or raise max_jitter."
-                    ) from None
+            if info < 0:  # pragma: no cover - an argument error is a bug, not a conditioning problem
+                raise ValueError(f"LAPACK potrf: illegal argument {-info}")
+            _restore_triangle(c, upper)
+            j *= 10.0
+            if j > self.max_jitter * k2 * (1 + 1e-12):
+                raise np.linalg.LinAlgError(
+                    f"the kernel matrix of {n} points is not positive definite even with jitter "
+                    f"{j / 10:.3g}; use sampler='approximate' for shift-invariant kernels or raise max_jitter."
+                ) from None
 
     def fit(self, X) -> "ExactGaussianProcessPaths":
         """Draw the path values at the rows of ``X`` (resets any earlier draws)."""

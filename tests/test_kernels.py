@@ -501,3 +501,54 @@ def test_theory_hyperparameters_follow_the_rates():
     assert theory_hyperparameters(1000, 1.0, 1e-5, method="rff", max_components=50)[0] == 50
     with pytest.raises(ValueError, match="method"):
         theory_hyperparameters(1000, 1.0, 1e-5, method="nystroem")
+
+
+# ######################################################################################
+# the exact sampler's factorisation works in place
+# ######################################################################################
+
+
+@pytest.mark.parametrize("order", ["C", "F"])
+def test_exact_sampler_cholesky_is_in_place_and_matches_scipy(order):
+    X = np.random.default_rng(7).standard_normal((120, 3))
+    kernel = GaussianKernel(0.5)  # well conditioned, so two Cholesky codes agree to rounding
+    K = kernel(X)
+    S = np.array(K, order=order)
+    sampler = ExactGaussianProcessPaths(kernel, 2, random_state=0)
+    L = sampler._chol(S)
+    assert np.shares_memory(L, S)  # the factor overwrote its input: no n x n copy
+    j = sampler.jitter_[-1]
+    from scipy import linalg
+
+    np.testing.assert_allclose(L, linalg.cholesky(K + j * np.eye(len(K)), lower=True), atol=1e-10)
+    np.testing.assert_allclose(L @ L.T, K + j * np.eye(len(K)), atol=1e-12)
+    assert np.all(np.triu(L, 1) == 0.0)
+
+
+def test_exact_sampler_cholesky_retry_restores_the_matrix():
+    # 300 points in the unit square need more jitter than 1e-16: the first potrf fails part-way
+    # through and overwrites part of the lower triangle, which must be restored before the retry.
+    X = np.random.default_rng(0).uniform(0.0, 1.0, (300, 2))
+    kernel = GaussianKernel(1.0)
+    K = kernel(X)
+    sampler = ExactGaussianProcessPaths(kernel, 3, jitter=1e-16, random_state=0)
+    L = sampler._chol(K.copy())
+    j = sampler.jitter_[-1]
+    assert j > 1e-16
+    np.testing.assert_allclose(L @ L.T, K + j * np.eye(len(K)), atol=1e-12)
+
+
+def test_exact_sampler_fit_peak_memory_is_one_kernel_matrix():
+    # NumPy reports its allocations to tracemalloc; the fit must not hold more than two n x n
+    # float64 arrays at once (the kernel matrix, factorised in place, plus small arrays).
+    import tracemalloc
+
+    n = 600
+    X = np.random.default_rng(1).standard_normal((n, 4))
+    tracemalloc.start()
+    try:
+        ExactGaussianProcessPaths(GaussianKernel(2.0), 10, random_state=0).fit(X)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * 8 * n * n
