@@ -28,7 +28,10 @@ Tables
     The tiny dataset's draw: ``n, d, k2, m_hat, c2, lambda_min_z, delta_hat``.
 
 Every draw has its own seed, ``SeedSequence(seed, spawn_key=(design, k2, draw))``, so a
-resumed run computes the same numbers as an uninterrupted one.
+resumed run computes the same numbers as an uninterrupted one. A paper size that coincides
+with a power of two of the grid (``k2 = 4 d = 128`` at ``d = 32``) is a cell of its own,
+``<design>|k2=<k2>|r=<ratio>``, with its own draws (spawn key ``(design, k2, draw, 1)``), so
+every one of the paper's sizes has ``n_draws`` draws labelled with its ratio.
 """
 
 from __future__ import annotations
@@ -79,15 +82,23 @@ def paper_k2(n: int, d: int, ratio: float) -> int:
     return paper_sketch_sizes(d, dflt["T"], dflt["rho"], ratio=ratio)[1]
 
 
-def k2_values(params) -> list[tuple[int, float | None]]:
-    """``(k2, ratio)`` of the sweep: the powers of two, then the paper's sizes that fit in ``n``."""
+def k2_values(params) -> list[tuple[int, float | None, str, tuple[int, ...]]]:
+    """``(k2, ratio, cell key suffix, extra spawn key)`` of the sweep.
+
+    The powers of two of the grid (``ratio`` None), then the paper's sizes that fit in ``n``;
+    a paper size equal to a grid value gets its own key and draws (see the module docstring).
+    """
     n, d = 2 ** int(params["log2_n"]), int(params["d"])
     top = min(int(params["log2_k2_max"]), int(params["log2_n"]))
-    out: list[tuple[int, float | None]] = [(2**j, None) for j in range(int(params["log2_k2_min"]), top + 1)]
+    grid = [2**j for j in range(int(params["log2_k2_min"]), top + 1)]
+    out: list[tuple[int, float | None, str, tuple[int, ...]]] = [(k2, None, f"k2={k2}", ()) for k2 in grid]
     for r in _ratios(params["paper_ratios"]):
         k2 = paper_k2(n, d, r)
         if k2 <= n:
-            out.append((k2, r))
+            if k2 in grid:
+                out.append((k2, r, f"k2={k2}|r={r:g}", (1,)))
+            else:
+                out.append((k2, r, f"k2={k2}", ()))
     return out
 
 
@@ -113,7 +124,7 @@ def run(params, store=None, log=print) -> dict:
     designs = CellTable(store, "designs", log)
     grid = k2_values(params)
     for index, name in enumerate(DESIGNS):
-        keys = [f"{name}|k2={k2}" for k2, _ in grid]
+        keys = [f"{name}|{suffix}" for _, _, suffix, _ in grid]
         if all(sweep.done(k) for k in keys) and designs.done(name):
             continue
         ds, XF = _design(name, index, n, d, seed)
@@ -125,11 +136,11 @@ def run(params, store=None, log=print) -> dict:
         designs.compute(name, lambda: [{"design": name, "n": n, "d": d, "lambda_min_x": lam_x,
                                         "lambda_max_x": lam_max, "op_norm_x": op_norm,
                                         "sha256": ds.provenance().get("sha256")}])
-        for (k2, ratio), key in zip(grid, keys):
-            def cell(k2=k2, ratio=ratio):
+        for (k2, ratio, _, extra), key in zip(grid, keys):
+            def cell(k2=k2, ratio=ratio, extra=extra):
                 rows = []
                 for r in range(n_draws):
-                    rs = np.random.SeedSequence(seed, spawn_key=(index, int(k2), r))
+                    rs = np.random.SeedSequence(seed, spawn_key=(index, int(k2), r, *extra))
                     q = sketch_quantities(XF, SRHT(n, int(k2), random_state=rs))
                     rows.append({"design": name, "n": n, "d": d, "k2": int(k2), "k2_ratio": ratio, "draw": r,
                                  "m_hat": q.m_hat, "c2": q.row_bound_sq, "delta_hat": q.delta_hat,
