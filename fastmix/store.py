@@ -468,7 +468,10 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     if status.state == "missing":
         return (f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
                 f"they are written to `results/{name}/` and this page reads them on its next build.")
-    prov = ResultsStore(name, root).provenance() or {}
+    prov = ResultsStore(name, root).provenance()
+    if prov is None:
+        return (f"**A paper-scale run of this page has started but has not recorded its provenance yet**; the "
+                f"figures below show the cells stored so far in `results/{name}/`, and `{command}` resumes it.")
     sittings = prov.get("sittings", [])
     loads = [s.get("load_before") for s in sittings if s.get("load_before")]
     load_text = f"; 1-minute load {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}" if loads else ""
