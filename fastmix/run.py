@@ -25,6 +25,10 @@ as a file in ``<stem>.figures/``.
 
 ``--paper-scale`` starts from the paper's setting recorded for the notebook in
 ``notebooks/paper_scale.json`` (see :func:`paper_scale_parameters`); ``-p`` still overrides.
+For a notebook with a paper-scale study (:mod:`fastmix.studies`) it does not execute the
+notebook: it computes the notebook's entry in the results store, ``<output-dir>/<name>/``
+(:mod:`fastmix.store`), cell by cell, and the same command resumes a stopped run
+(``--restart`` discards the stored entry first). The book's page then reads that entry.
 :func:`papermill_command` writes the same run as a plain ``jupytext | papermill`` shell
 command, the form shown in the "Re-run this figure" box of each notebook page.
 """
@@ -660,7 +664,10 @@ def _build_parser() -> argparse.ArgumentParser:
         "-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
         help="override one parameter (repeatable); values parsed like papermill -p",
     )
-    parser.add_argument("--output-dir", default="results", help="root folder for outputs (default: results)")
+    parser.add_argument(
+        "--output-dir", default="results",
+        help="root folder for outputs (default: results); with --paper-scale, the results store's folder",
+    )
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     parser.add_argument("--list", action="store_true", help="list the available notebooks and exit")
     parser.add_argument(
@@ -670,10 +677,6 @@ def _build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--restart", action="store_true",
         help="with --paper-scale: discard the stored results of the notebook and compute them afresh",
-    )
-    parser.add_argument(
-        "--results-dir", default=None,
-        help="with --paper-scale: the results store (default: results/ in the repository)",
     )
     parser.add_argument(
         "--help-notebook", action="store_true", help="show the notebook's parameters with defaults and exit"
@@ -739,7 +742,7 @@ def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> in
     overrides = validate_parameters(dict(overrides), spec, notebook=path.name)
     defaults = {name: p.default_value for name, p in spec.items() if name in study_module(path.stem).DEFAULTS}
     params = {**defaults, **overrides}
-    store = ResultsStore(path.stem, args.results_dir)
+    store = ResultsStore(path.stem, args.output_dir)
     print(f"results store entry: {store.path}", flush=True)
 
     def log(message: str) -> None:

@@ -269,7 +269,7 @@ if stored is not None:
 #
 # ```bash
 # python -m fastmix.run --paper-scale figure2_dp_ols -p datasets black_friday,year_msd,beijing,rossmann \
-#     --results-dir results/real_data
+#     --output-dir results/real_data
 # ```
 #
 # and building the book with `FASTMIX_RESULTS_DIR=results/real_data` draws this page from it.

@@ -190,7 +190,7 @@ def test_parameter_comparison_detects_a_changed_registry(tmp_path):
 def test_run_study_writes_and_resumes_through_the_command_line(tmp_path, capsys):
     from fastmix.run import main
 
-    args = ["--paper-scale", "figure2_dp_ols", "--results-dir", str(tmp_path), "-p", "datasets", "synthetic_sphere",
+    args = ["--paper-scale", "figure2_dp_ols", "--output-dir", str(tmp_path), "-p", "datasets", "synthetic_sphere",
             "-p", "log2_n", "10", "-p", "d", "3", "-p", "trials", "2", "-p", "epsilons", "1.259",
             "-p", "use_paper_ratios", "False", "-p", "k2_ratios", "4,40"]
     registry = load_paper_scale()["figure2_dp_ols"]["parameters"]
