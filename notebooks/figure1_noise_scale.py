@@ -66,10 +66,13 @@
 d: int = 10  # number of features; lambda_min(X) is n / (8 d)
 k: int = 80  # Gaussian rows released (k1); default 8 d
 delta_exponent: float = 2.0  # delta is n ** (-delta_exponent); 2 gives delta of 1/n^2
-c2: float = 2.0  # C^2_(S_f X) / C_X^2 for the bounded FastMix curve
+c2: float = 2.0  # C^2_(S_f X) / C_X^2 of the caption's bounded FastMix curve
+c2_source: str = "section3_fastmix"  # store entry whose measured C^2 is drawn too ("" for none)
+c2_designs: str = "synthetic_correlated,synthetic_sphere"  # designs whose measured C^2 is drawn
+c2_k2_ratio: float = 800.0  # the measured C^2 is the one at the paper's k2 of this ratio r
 eps_min: float = 0.01  # smallest target epsilon on the x axis
 eps_max: float = 10.0  # largest target epsilon on the x axis
-n_eps: int = 61  # number of epsilons (log-spaced); the paper-scale setting is the same, it takes seconds
+n_eps: int = 13  # number of epsilons (log-spaced; paper scale: 61)
 seed: int = 0  # unused (the figure is deterministic); kept for the common interface
 
 # %% [markdown]

@@ -96,3 +96,48 @@ def run(params, store=None, log=print) -> dict:
 
             spread.compute(f"{name}|seed={s}", cell)
     return {"statistics": stats.frame(), "spread": spread.frame()}
+
+
+# --------------------------------------------------------------------------- claims
+
+def percentile_table(spread):
+    """Per design and statistic: the paper's value, its percentile among the seeds, and the seeds' spread."""
+    import pandas as pd
+
+    from ..claims import percentile_of
+    from ..datasets import PAPER_STATISTICS
+
+    rows = []
+    for design, g in spread.groupby("design", sort=False):
+        paper = PAPER_STATISTICS.get(design, {})
+        for stat in STATISTICS:
+            value = paper.get(stat)
+            if not isinstance(value, (int, float)):
+                continue
+            x = g[stat].to_numpy(dtype=float)
+            rows.append({"design": design, "statistic": stat, "paper": float(value), "seeds": int(x.size),
+                         "percentile": percentile_of(float(value), x), "median": float(np.median(x)),
+                         "q025": float(np.quantile(x, 0.025)), "q975": float(np.quantile(x, 0.975)),
+                         "min": float(x.min()), "max": float(x.max())})
+    return pd.DataFrame(rows)
+
+
+def claims(tables, *, typical: tuple[float, float] = (2.5, 97.5), min_seeds: int = 20) -> list:
+    """Appendix J's values of the synthetic designs as stated checks on the seed spread.
+
+    One check per design and statistic (``lambda_min, lambda_max, ols_mse, y_sq_mean``): the
+    paper's value is a typical draw of the design when its percentile among the seeds lies
+    inside ``typical``; with fewer than ``min_seeds`` seeds the check is undecided.
+    """
+    from ..claims import Claim
+
+    out = []
+    for r in percentile_table(tables["spread"]).itertuples():
+        out.append(Claim(
+            claim=f"{r.design}: the paper's {r.statistic} is a typical draw",
+            paper=f"Appendix J reports {r.statistic} = {r.paper:g}",
+            measured=f"{r.seeds} seeds: median {r.median:.4g}, 95% of seeds in [{r.q025:.4g}, {r.q975:.4g}]; "
+                     f"the paper's value is at percentile {r.percentile:.3g}",
+            rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least {min_seeds} seeds)",
+            holds=None if r.seeds < min_seeds else bool(typical[0] <= r.percentile <= typical[1])))
+    return out

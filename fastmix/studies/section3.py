@@ -199,3 +199,124 @@ def _accounting(params):
     tiny_rows = [{"n": tiny.n, "d": tiny.d, "k2": int(params["tiny_k2"]), "m_hat": q.m_hat, "c2": c2,
                   "lambda_min_z": q.lambda_min, "delta_hat": q.delta_hat}]
     return tiny_rows, rows
+
+
+# --------------------------------------------------------------------------- claims
+
+def log_slope_interval(x, y, level: float = 0.95):
+    """Least-squares slope of ``log y`` on ``log x`` with its Student-t interval.
+
+    For a power law ``y ~ c x^b`` the slope estimates ``b``; every point counts as one
+    observation (draws at the same ``x`` are independent).
+
+    Returns
+    -------
+    fastmix.claims.Interval
+    """
+    import math
+
+    from ..claims import Interval, _t_quantile
+
+    lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
+    ok = np.isfinite(lx) & np.isfinite(ly)
+    lx, ly = lx[ok], ly[ok]
+    if lx.size < 3 or np.ptp(lx) == 0:
+        raise ValueError(f"log_slope_interval needs at least three points at two or more x values; got {lx.size}.")
+    xc = lx - lx.mean()
+    b = float(xc @ (ly - ly.mean()) / (xc @ xc))
+    resid = ly - ly.mean() - b * xc
+    se = math.sqrt(float(resid @ resid) / (lx.size - 2) / float(xc @ xc))
+    half = _t_quantile(level, lx.size - 2) * se
+    return Interval(b, b - half, b + half, level, int(lx.size))
+
+
+def paper_size_summary(sweep):
+    """Per design and paper ratio: mean ``C^2`` and ``lambda_min(Z)/lambda_min(X)`` with 95% intervals."""
+    import pandas as pd
+
+    from ..claims import mean_interval
+
+    rows = []
+    paper = sweep[sweep["k2_ratio"].notna()]
+    for (design, ratio), g in paper.groupby(["design", "k2_ratio"], sort=True):
+        c2, lr = mean_interval(g["c2"]), mean_interval(g["lambda_ratio"])
+        rows.append({"design": design, "k2_ratio": float(ratio), "k2": int(g["k2"].iloc[0]), "n_draws": len(g),
+                     "c2_mean": c2.estimate, "c2_low": c2.low, "c2_high": c2.high, "c2_min": float(g["c2"].min()),
+                     "c2_max": float(g["c2"].max()), "lambda_ratio_mean": lr.estimate, "lambda_ratio_low": lr.low,
+                     "lambda_ratio_high": lr.high, "delta_hat_mean": float(g["delta_hat"].mean())})
+    return pd.DataFrame(rows)
+
+
+def claims(tables, *, slope_band: tuple[float, float] = (-0.6, -0.4), lambda_share: float = 5.0 / 6.0,
+           c2_target: float = 2.0) -> list:
+    """Section 3's claims as stated checks on the study's tables (see the page for the rules).
+
+    * Figure 1's ``lambda_min(S_f X) = 5/6 lambda_min(X)``: per design, at the paper's two
+      large sizes (ratios 400 and 800), holds when the lower 95% bound of the mean ratio
+      ``lambda_min(Z)/lambda_min(X)`` is at least ``lambda_share`` at both.
+    * Figure 1's ``C^2 = 2 C_X^2``: per design, at the paper's largest size, holds when the
+      upper 95% bound of the mean ``C^2 = 1 + 2 m_hat`` is at most ``c2_target``.
+    * Lemma 10's ``m_hat <= (chi/2) ||X||_op`` with ``chi ~ k2^{-1/2}``: per design, the slope
+      of ``log m_hat`` on ``log k2`` over the grid with ``k2 <= n/16`` (all draws); holds when
+      its 95% interval lies inside ``slope_band``.
+    * Theorem 1: the exact loss of the drawn ``S_f`` never exceeds the tight bound (eq. 114),
+      and eq. (114) never exceeds the closed form (eq. 9), at every ``gamma``.
+    """
+    from ..claims import Claim, format_interval
+
+    sweep = tables["sweep"]
+    out = []
+    summary = paper_size_summary(sweep)
+    for design in DESIGNS:
+        s = summary[summary["design"] == design]
+        big = s[s["k2_ratio"] >= 400]
+        if len(big):
+            text = "; ".join(f"k2 = {int(r.k2)} (r = {r.k2_ratio:g}): {r.lambda_ratio_mean:.3g} "
+                             f"[{r.lambda_ratio_low:.3g}, {r.lambda_ratio_high:.3g}]" for r in big.itertuples())
+            out.append(Claim(
+                claim=f"lambda_min(S_f X) keeps 5/6 of lambda_min(X) ({design})",
+                paper="Section 3: the SRHT changes lambda_min only by a constant factor; Figure 1 takes "
+                      "lambda_min(S_f X) = 5/6 lambda_min(X)",
+                measured=f"mean lambda_min(Z)/lambda_min(X) over {int(big['n_draws'].min())} draws: {text}",
+                rule=f"holds if the lower 95% bound is at least {lambda_share:.3g} at both of the paper's large k2",
+                holds=bool((big["lambda_ratio_low"] >= lambda_share).all())))
+        top = s[s["k2_ratio"] == s["k2_ratio"].max()] if len(s) else s
+        if len(top):
+            r = top.iloc[0]
+            out.append(Claim(
+                claim=f"C^2 = 2 C_X^2 at the paper's largest k2 ({design})",
+                paper="Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2",
+                measured=f"mean C^2 = 1 + 2 m_hat at k2 = {int(r.k2)} (r = {r.k2_ratio:g}), {int(r.n_draws)} draws: "
+                         f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] (draws {r.c2_min:.3g} to {r.c2_max:.3g})",
+                rule=f"holds if the upper 95% bound is at most {c2_target:g}",
+                holds=bool(r.c2_high <= c2_target)))
+        grid = sweep[(sweep["design"] == design) & sweep["k2_ratio"].isna()]
+        grid = grid[grid["k2"] <= grid["n"] / 16]
+        if grid["k2"].nunique() >= 2:
+            iv = log_slope_interval(grid["k2"], grid["m_hat"])
+            out.append(Claim(
+                claim=f"m_hat falls like k2^(-1/2) ({design})",
+                paper="Section 3 / Lemma 10: m_hat <= (chi/2) ||X||_op once k2 chi^2 exceeds rank(X) up to log factors, "
+                      "i.e. m_hat of order k2^(-1/2)",
+                measured=f"slope of log m_hat on log k2 for k2 = {int(grid['k2'].min())} to {int(grid['k2'].max())} "
+                         f"({iv.n} draws): {format_interval(iv)}",
+                rule=f"holds if the 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
+                holds=bool(slope_band[0] <= iv.low and iv.high <= slope_band[1])))
+    acc = tables.get("accounting")
+    if acc is not None and len(acc):
+        te = (acc["eps_tight"] - acc["laplace_part"]) / (acc["eps_exact"] - acc["laplace_part"])
+        out.append(Claim(
+            claim="Theorem 1's bound covers the exact loss of a draw",
+            paper="Theorem 1 (eq. 114) bounds the privacy loss of FastMix for every dataset with the same gamma",
+            measured=f"{len(acc)} values of gamma on the tiny dataset: eq. (114) over the exact loss (sketch parts) "
+                     f"{te.min():.3g} to {te.max():.3g}",
+            rule="holds if the exact epsilon is at most eq. (114)'s at every gamma (one draw: a check, not a sample)",
+            holds=bool((acc["eps_exact"] <= acc["eps_tight"] * (1 + 1e-9)).all())))
+        out.append(Claim(
+            claim="The closed form (eq. 9) is above the tight bound (eq. 114)",
+            paper="Eq. (9) is a simplified upper bound on eq. (114)",
+            measured=f"eq. (9) over eq. (114): {(acc['eps_closed'] / acc['eps_tight']).min():.3g} to "
+                     f"{(acc['eps_closed'] / acc['eps_tight']).max():.3g}",
+            rule="holds if eq. (9) is at least eq. (114) at every gamma",
+            holds=bool((acc["eps_tight"] <= acc["eps_closed"] * (1 + 1e-9)).all())))
+    return out
