@@ -169,3 +169,19 @@ def test_sphinx_linkcheck_finds_no_broken_link_and_fetches_nothing(book, tmp_pat
     assert external and all(r["status"] == "ignored" for r in external)
     # the build folder of the real book is untouched: linkcheck wrote only into tmp_path
     assert not (book / "output.json").exists()
+
+
+def test_release_refuses_a_store_that_is_unfinished_stale_or_missing(tmp_path):
+    from fastmix.store import ResultsStore
+    from fastmix.studies import STUDIES
+
+    results = tmp_path / "results"
+    name = sorted(STUDIES)[0]
+    store = ResultsStore(name, results)
+    with store.sitting({"seed": 0}):
+        store.add_cell("runs", "a", [{"x": 1}])
+    reasons = dict(release.stale_store_entries(results=results))
+    assert reasons[name].startswith("partial")
+    assert all(reasons[other] == "missing" for other in STUDIES if other != name)
+    store.mark_complete()
+    assert name not in dict(release.stale_store_entries(results=results))

@@ -129,7 +129,7 @@ def _tool_versions() -> dict:
     return versions
 
 
-def stale_store_entries(root: Path = ROOT) -> list[tuple[str, str]]:
+def stale_store_entries(root: Path = ROOT, results: Path | None = None) -> list[tuple[str, str]]:
     """``(name, reason)`` for each notebook with a paper-scale study whose store entry is missing,
     partial, or computed by an older minor version than the one being released."""
     sys.path.insert(0, str(root))
@@ -138,7 +138,8 @@ def stale_store_entries(root: Path = ROOT) -> list[tuple[str, str]]:
         from fastmix.studies import STUDIES
     finally:
         sys.path.pop(0)
-    return stale_entries(sorted(STUDIES), root=root / "results", current_version=package_version(root))
+    folder = results if results is not None else root / "results"
+    return stale_entries(sorted(STUDIES), root=folder, current_version=package_version(root))
 
 
 def _step(title: str) -> None:
