@@ -47,11 +47,11 @@ __all__ = ["NOTEBOOK", "DEFAULTS", "DESIGNS", "run", "k2_values", "paper_k2"]
 NOTEBOOK = "section3_fastmix"
 
 DEFAULTS: dict[str, Any] = {
-    "log2_n": 14,
+    "log2_n": 13,
     "d": 16,
-    "n_draws": 5,
+    "n_draws": 3,
     "log2_k2_min": 5,
-    "log2_k2_max": 13,
+    "log2_k2_max": 12,
     "paper_ratios": "4,400,800",
     "tiny_log2_n": 6,
     "tiny_d": 4,
