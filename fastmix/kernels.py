@@ -82,7 +82,12 @@ __all__ = [
     "random_projection_paths",
     "SufficientStatisticsRelease",
     "release_sufficient_statistics",
+    "release_from_statistics",
     "solve_ridge_floored",
+    "ridge_path_floored",
+    "operator_spectrum",
+    "effective_dimension",
+    "theory_rp_hyperparameters",
     "objective_perturbation_calibration",
     "theory_hyperparameters",
     "RandomProjectionKRR",
@@ -708,15 +713,36 @@ def release_sufficient_statistics(Z, y, *, epsilon, delta_covariance, delta_vect
         T.
     rng : numpy.random.Generator
     """
-    n, M = Z.shape
+    n, _ = Z.shape
+    return release_from_statistics(Z.T @ Z / n, Z.T @ y / n, n, epsilon=epsilon, delta_covariance=delta_covariance,
+                                   delta_vector=delta_vector, feature_norm_sq=feature_norm_sq,
+                                   response_bound=response_bound, rng=rng)
+
+
+def release_from_statistics(C, u, n, *, epsilon, delta_covariance, delta_vector, feature_norm_sq, response_bound,
+                            rng, noise_multiplier=1.0, split_epsilon=True) -> SufficientStatisticsRelease:
+    """The release of :func:`release_sufficient_statistics` from precomputed ``C`` and ``u``.
+
+    ``C = (1/n) sum z_i z_i^T`` and ``u = (1/n) sum [y_i]_T z_i`` (the caller computes them, e.g.
+    as sub-blocks of the statistics of a larger feature map, which is how the comparison studies
+    evaluate many projection dimensions at the cost of one); the noise is drawn in the same
+    order (covariance, then vector), so both functions give identical output for the same
+    generator.  ``noise_multiplier`` scales both standard deviations (used for a composed
+    calibration, e.g. ``sqrt(2G)`` when ``G`` candidate releases share one Gaussian-DP budget);
+    with ``split_epsilon=False`` each release is calibrated at the full ``epsilon`` (the caller
+    accounts for the composition).
+    """
+    C = np.asarray(C, dtype=float)
+    u = np.asarray(u, dtype=float)
+    M = C.shape[0]
     sens_C = math.sqrt(2.0) * feature_norm_sq / n
     sens_u = 2.0 * response_bound * math.sqrt(feature_norm_sq) / n
-    sig_C = analytic_gaussian_sigma(epsilon / 2.0, delta_covariance, sens_C)
-    sig_u = analytic_gaussian_sigma(epsilon / 2.0, delta_vector, sens_u)
-    C = Z.T @ Z / n
+    e = epsilon / 2.0 if split_epsilon else epsilon
+    sig_C = noise_multiplier * analytic_gaussian_sigma(e, delta_covariance, sens_C)
+    sig_u = noise_multiplier * analytic_gaussian_sigma(e, delta_vector, sens_u)
     C0 = C + sig_C * rng.standard_normal((M, M))
-    u = Z.T @ y / n + sig_u * rng.standard_normal(M)
-    return SufficientStatisticsRelease(0.5 * (C0 + C0.T), u, sig_C, sig_u, sens_C, sens_u)
+    u_noisy = u + sig_u * rng.standard_normal(M)
+    return SufficientStatisticsRelease(0.5 * (C0 + C0.T), u_noisy, sig_C, sig_u, sens_C, sens_u)
 
 
 def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0):
@@ -749,6 +775,105 @@ def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0):
     w_fixed = np.where(low, floor, w)
     beta = V @ ((V.T @ u) / w_fixed)
     return beta, n_floored, float(w[0])
+
+
+def ridge_path_floored(C, u, lams, *, psd_floor: float = 1.0):
+    """:func:`solve_ridge_floored` for several penalties from one eigendecomposition.
+
+    The eigenvalues of ``C + lam I`` are those of ``C`` shifted by ``lam`` (same eigenvectors), so
+    one ``eigh`` of the symmetrised ``C`` serves every ``lam``; each row of the result equals
+    ``solve_ridge_floored(C, u, lam, psd_floor=psd_floor)`` up to rounding.
+
+    Returns
+    -------
+    betas : ndarray (len(lams), M)
+    n_floored : ndarray of int (len(lams),)
+    min_eigenvalue : ndarray (len(lams),)
+        Smallest eigenvalue of ``C + lam I`` before flooring, per ``lam``.
+    """
+    lams = np.atleast_1d(np.asarray(lams, dtype=float))
+    w, V = np.linalg.eigh(0.5 * (C + C.T))
+    proj = V.T @ np.asarray(u, dtype=float)
+    shifted = w[None, :] + lams[:, None]
+    floor = (psd_floor * lams)[:, None]
+    low = shifted < floor
+    coef = proj[None, :] / np.where(low, floor, shifted)
+    return coef @ V.T, low.sum(axis=1).astype(int), w[0] + lams
+
+
+def operator_spectrum(kernel, sample) -> np.ndarray:
+    """Eigenvalues of ``K / m`` for a sample of m inputs: the Nystrom estimate of the spectrum of the
+    kernel integral operator ``L`` under the sample's distribution (descending).
+
+    Used with a *public* sample (drawn from a known input law, not the private data) so that
+    quantities of the theory that depend on ``L``, such as :func:`effective_dimension`, cost no privacy.
+    """
+    X = check_matrix(sample, "sample", dtype=float)
+    w = np.linalg.eigvalsh(kernel(X) / X.shape[0])[::-1]
+    return np.clip(w, 0.0, None)
+
+
+def effective_dimension(spectrum, lam) -> float:
+    """``N(lam) = sum_l mu_l / (mu_l + lam)`` (kernel paper, the effective dimension of Lemma 11 / Theorem 12)."""
+    mu = np.asarray(spectrum, dtype=float)
+    return float(np.sum(mu / (mu + float(lam))))
+
+
+def theory_rp_hyperparameters(n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0, t=None, max_components=None):
+    """(M, lam) for Algorithm 1 from the conditions of the kernel paper's proofs, with stated constants.
+
+    Theorem 12 / the proof of Theorem 3 (Gaussian kernel, gamma = 0) ask for::
+
+        lam ~ n^(-1) v (n eps)^(-1)                                (the rate)
+        M   >= c_m (kappa^2 / ||L|| + N(lam)) log(2/t)             (projection dimension)
+        (n lam eps)^2 >= c_lam^2 D2^2 M log(1/delta)               (C~ + lam I positive definite)
+
+    with ``t = 1/n`` (the proof of Theorem 14 uses ``log n``) and ``D2`` the Laurent-Massart bound
+    at ``delta/8``.  ``M`` falls and the right side of the last condition rises as ``lam`` grows, so the
+    smallest ``lam`` above the rate meeting it is found by bisection on ``log lam``.  The constants
+    ``c_m`` and ``c_lam`` are ours (the paper's are unspecified); ``spectrum`` is a public estimate
+    of the eigenvalues of ``L`` (:func:`operator_spectrum`).
+
+    Returns
+    -------
+    n_components : int
+    lam : float
+    info : dict
+        ``N_lam``, ``t``, ``capped`` (M was cut to ``max_components``).
+    """
+    n = check_positive_int(n, "n")
+    eps = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    mu = np.asarray(spectrum, dtype=float)
+    top = float(mu.max())
+    t = 1.0 / n if t is None else float(t)
+    L2 = math.log(2.0 / t)
+
+    def M_of(lam):
+        return max(1, int(math.ceil(c_m * (1.0 / top + effective_dimension(mu, lam)) * L2)))
+
+    def gap(lam):  # >= 0 when the positive-definiteness condition holds
+        M = M_of(lam)
+        D2 = laurent_massart_bound(1.0, M, delta / 8.0)
+        return lam - c_lam * D2 * math.sqrt(M * math.log(1.0 / delta)) / (n * eps)
+
+    rate = max(1.0 / n, 1.0 / (n * eps))
+    lo, hi = math.log(rate), math.log(max(rate, 1.0)) + 5.0
+    if gap(rate) >= 0:
+        lam = rate
+    else:
+        for _ in range(80):
+            mid = 0.5 * (lo + hi)
+            if gap(math.exp(mid)) >= 0:
+                hi = mid
+            else:
+                lo = mid
+        lam = math.exp(hi)
+    M = M_of(lam)
+    capped = max_components is not None and M > int(max_components)
+    if capped:
+        M = int(max_components)
+    return M, lam, {"N_lam": effective_dimension(mu, lam), "t": t, "capped": bool(capped)}
 
 
 def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lipschitz, smoothness, n, lam):

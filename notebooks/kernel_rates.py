@@ -11,154 +11,195 @@
 # ---
 
 # %% [markdown]
-# # Excess risk against n for private kernel ridge regression
+# # Excess risk against n and epsilon for private kernel ridge regression
 #
-# The kernel paper (Lee, Park and Ahn 2025, arXiv:2507.17544) proves that DP kernel ridge regression by random
-# projection (Algorithm 1) has excess risk $O(n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/(2+\gamma)})$ (Theorem 3),
-# which is minimax optimal (Theorem 4), while the RFF version (Algorithm 3) without a compatibility assumption
-# only guarantees $O(n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/3})$ (Theorem 6 with $\alpha = 1$).
-# For the Gaussian kernel $\gamma \approx 0$, so the reference slopes are $-1$ for random projection and
-# $-2/3$ for RFF in the privacy-dominated regime.
-# This notebook measures both excess risks against n on log-log axes.
+# {cite:t}`lee2025optimal` prove that DP kernel ridge regression by random projection (Algorithm 1) has excess risk
+# $O(n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/(2+\gamma)})$ (Theorem 3), which is minimax optimal (Theorem 4), while
+# the version on random Fourier features (Algorithm 3) without a compatibility assumption only guarantees
+# $O(n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/3})$ (Theorem 6 with $\alpha = 1$). For the Gaussian kernel
+# $\gamma \approx 0$, so up to logarithmic factors the privacy term falls as $(n\varepsilon)^{-1}$ for random projection
+# and as $(n\varepsilon)^{-2/3}$ for RFF. This page measures both excess risks against $n$ at fixed $\varepsilon$ and
+# against $\varepsilon$ at fixed $n$, fits the log-log slopes with bootstrap intervals and sets them beside those
+# exponents.
+#
+# Both methods use the theory's hyperparameters (as in the theory protocol of the comparison page): for random
+# projection $M = c_m(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension of the kernel operator under
+# the public input law, for RFF $M = (n\varepsilon)^{2/3}$, and $\lambda$ at the rate raised to the
+# positive-definiteness condition; no budget is spent on them. Inputs are uniform on $[-1, 1]^d$, the target is a
+# fresh random function of the RKHS per repetition (20 kernel sections, root mean square 0.5), responses carry
+# $N(0, 0.1^2)$ noise and are clipped to $[-1, 1]$, and the Gaussian kernel has bandwidth $\sqrt d$. Each private
+# fit is paired with the non-private fit on the same features, $M$ and $\lambda$, so the **privacy cost**
+# (private minus non-private excess risk) is measured on its own: the bounds' privacy terms are about it.
 
 # %% tags=["parameters"]
 seed: int = 0  # master seed
-n_values: list = [250, 500, 1000, 2000, 4000, 8000]  # training sizes (paper-scale: up to 10^5)
-epsilon: float = 1.0  # privacy level of every fit
-delta: float = 1e-5  # delta of every fit
+n_values: str = '200,400,800'  # training sizes of the sweep against n
+epsilon: float = 1.0  # epsilon of the sweep against n
+eps_values: str = '0.3,1,3'  # epsilons of the sweep against epsilon
+n_fixed: int = 400  # n of the sweep against epsilon
+delta: float = 1e-05  # delta of every fit
 d: int = 2  # input dimension
-n_test: int = 500  # noise-free test points
-n_reps: int = 4  # repetitions per n (paper-scale: 100)
+target: str = 'rkhs'  # target family: rkhs or plane_wave
+n_test: int = 200  # noise-free test points
+n_reps: int = 2  # repetitions per point
+rep_block: int = 2  # repetitions per stored cell
 noise_sd: float = 0.1  # response noise standard deviation
-gamma: float = 0.0  # eigen-decay exponent used by the rates (Gaussian kernel: 0)
-c_lam: float = 1.0  # constant of the ridge-penalty rule
-c_m: float = 2.0  # constant of the random-projection dimension M, which is c_m log n
-max_rff_features: int = 400  # cap on the RFF dimension, for speed
+c_m: float = 1.0  # constant of the theory's projection dimension of random projection
+c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
+max_components: int = 512  # cap on M for both methods
+blas_threads: int = 1  # BLAS threads (0 = leave as is)
 
-# %%
+# %% tags=["remove-input"]
 import math
 import time
 
-_t0 = time.time()
-
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import Markdown, display
 
-from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR, theory_hyperparameters
-
-
-def log_log_against_n(ax, ns, ylabel):
-    """Both figures: log-log axes with the sample sizes as plain x tick labels."""
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xticks(ns, [f"{int(v)}" for v in ns], minor=False)
-    ax.xaxis.set_minor_formatter(plt.NullFormatter())
-    ax.set_xlabel("n")
-    ax.set_ylabel(ylabel)
-
-
-seeds = np.random.SeedSequence(seed)
-
-# %% [markdown]
-# ## Protocol
-#
-# Inputs are uniform on $[-1, 1]^d$, the target is $f^*(x) = 0.8\sin(\sum_j x_j/\sqrt{d/3})$, responses are
-# $y = f^* + N(0, 0.1^2)$ clipped to $[-1, 1]$, and the Gaussian kernel has bandwidth $\sqrt d$.
-# The excess risk of a fit $\hat f$ is estimated by $\frac1m\sum(\hat f(x) - f^*(x))^2$ on noise-free test points.
-# M and $\lambda$ follow the rates through `theory_hyperparameters` (data-independent, so no budget is spent on
-# tuning); for $n > 3000$ random projection switches to the random-feature path sampler (`sampler="auto"`).
-
-# %%
-def target(X):
-    return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
-
-
-rows = []
-for n in n_values:
-    M_rp, lam_rp = theory_hyperparameters(n, epsilon, delta, method="rp", gamma=gamma, c_lam=c_lam, c_m=c_m)
-    M_rff, lam_rff = theory_hyperparameters(n, epsilon, delta, method="rff", c_lam=c_lam,
-                                            max_components=max_rff_features)
-    errs = np.zeros((n_reps, 2))
-    for r, child in enumerate(np.random.SeedSequence([seed, n]).spawn(n_reps)):
-        rng = np.random.default_rng(child)
-        X = rng.uniform(-1.0, 1.0, (n, d))
-        y = np.clip(target(X) + noise_sd * rng.standard_normal(n), -1.0, 1.0)
-        X_test = rng.uniform(-1.0, 1.0, (n_test, d))
-        common = dict(epsilon=epsilon, delta=delta, bandwidth=math.sqrt(d), random_state=rng.spawn(1)[0])
-        rp = DPRandomProjectionKRR(n_components=M_rp, lam=lam_rp, **common).fit(X, y)
-        rff = DPRandomFeatureKRR(n_components=M_rff, lam=lam_rff, **common).fit(X, y)
-        errs[r] = [np.mean((rp.predict(X_test) - target(X_test)) ** 2),
-                   np.mean((rff.predict(X_test) - target(X_test)) ** 2)]
-    rows.append((n, M_rp, lam_rp, M_rff, lam_rff, errs))
-    print(f"n = {n:>6d}: RP M = {M_rp:>3d}, lam = {lam_rp:.4f}, risk = {errs[:, 0].mean():.4g}  |  "
-          f"RFF M = {M_rff:>3d}, lam = {lam_rff:.4f}, risk = {errs[:, 1].mean():.4g}")
-
-# %% [markdown]
-# ## Excess risk against n
-#
-# The figure shows the mean excess risk of both private estimators against n, with dashed reference lines of
-# the paper's rates anchored at the first point: $n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/(2+\gamma)}$ for random
-# projection and $n^{-1/(1+\gamma)} + (n\varepsilon)^{-2/3}$ for RFF.
-
-# %%
-ns = np.array([r[0] for r in rows], dtype=float)
-risk = np.array([r[5].mean(axis=0) for r in rows])
-se = np.array([r[5].std(axis=0, ddof=1) / math.sqrt(n_reps) if n_reps > 1 else np.zeros(2) for r in rows])
-ref_rp = ns ** (-1 / (1 + gamma)) + (ns * epsilon) ** (-2 / (2 + gamma))
-ref_rff = ns ** (-1 / (1 + gamma)) + (ns * epsilon) ** (-2 / 3)
-
-fig, ax = plt.subplots()
-ax.errorbar(ns, risk[:, 0], yerr=se[:, 0], marker="o", lw=2, color="C0", capsize=3,
-            label="random projection (Alg. 1)")
-ax.errorbar(ns, risk[:, 1], yerr=se[:, 1], marker="s", lw=2, color="C1", capsize=3, label="RFF (Alg. 3)")
-ax.plot(ns, ref_rp * risk[0, 0] / ref_rp[0], ls="--", color="C0", label="rate of Theorem 3")
-ax.plot(ns, ref_rff * risk[0, 1] / ref_rff[0], ls="--", color="C1", label="rate of Theorem 6 (alpha = 1)")
-log_log_against_n(ax, ns, "excess risk")
-ax.legend(fontsize=8)
-plt.show()
-
-# %% [markdown]
-# Both measured risks fall with n over most of the range, roughly along the dashed lines of the theory.
-# Where a curve flattens at the largest n, the small number of features ($M = c_m \log n$ paths, or the capped
-# RFF dimension) leaves an approximation error that the rates hide in their constants; a larger $c_m$ or cap
-# moves that floor down.
-# With few repetitions the points are noisy, so compare slopes rather than levels; the fitted log-log slopes
-# over the whole range are printed below.
-
-# %%
-slopes = [np.polyfit(np.log(ns), np.log(risk[:, k]), 1)[0] for k in range(2)]
-print(f"fitted slope: random projection {slopes[0]:.2f} (theory {-1 / (1 + gamma):.2f} at gamma = {gamma}), "
-      f"RFF {slopes[1]:.2f} (theory -0.67 in the privacy-dominated regime)")
-
-# %% [markdown]
-# ## Number of features each method needs
-#
-# The figure shows the projection dimension each rule uses at each n: random projection needs only
-# $M \approx c_m\log n$ paths for $\gamma = 0$, RFF needs $(n\varepsilon)^{2/3}$ features (capped at
-# `max_rff_features`).
-
-# %%
-fig, ax = plt.subplots()
-ax.plot(ns, [r[1] for r in rows], marker="o", lw=2, color="C0", label="random projection: M")
-ax.plot(ns, [r[3] for r in rows], marker="s", lw=2, color="C1", label="RFF: M")
-log_log_against_n(ax, ns, "number of features M")
-ax.legend(fontsize=8)
-plt.show()
-
-# %% [markdown]
-# The random projection stays at a few dozen paths while the RFF dimension grows polynomially with n, which is
-# the paper's point that random projection is the most efficient dimension reduction (discussion after Theorem 6).
-
-# %%
+from fastmix.claims import Claim, claims_markdown
 from fastmix.provenance import provenance_report
+from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.studies import kernel_rates as study
+from fastmix.studies import run_study
 
+started_at = time.time()
+NAME = "kernel_rates"
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
+
+
+def draw_rates(runs, title):
+    """Left: excess risk against n (private, non-private twin, privacy cost). Right: against epsilon."""
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+    for ax, sweep, x in ((axes[0], "n", "n"), (axes[1], "epsilon", "epsilon")):
+        sub = runs[runs["sweep"] == sweep]
+        for method in ("RP", "RFF"):
+            color, marker, label = STYLE[method]
+            g = sub[sub["method"] == method].groupby(x)
+            for col, ls, lab in (("risk", "-", label), ("risk_nonprivate", ":", None), ("privacy_cost", "--", None)):
+                m = g[col].mean()
+                se = g[col].std(ddof=1) / np.sqrt(g[col].count())
+                ok = m > 0
+                ax.errorbar(m.index[ok], m[ok], yerr=1.96 * se[ok].fillna(0), color=color, marker=marker, ms=4,
+                            ls=ls, lw=1.6, capsize=2, label=lab)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("n" if sweep == "n" else r"$\varepsilon$")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("excess risk")
+    axes[0].plot([], [], "k-", label="private")
+    axes[0].plot([], [], "k:", label="non-private twin")
+    axes[0].plot([], [], "k--", label="privacy cost")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+def slopes_markdown(slopes):
+    lines = ["| against | method | quantity | fitted slope [95% interval] | theory exponent |", "|---|---|---|---|---|"]
+    for _, r in slopes.iterrows():
+        th = "-" if not np.isfinite(r["theory"]) else f"{r['theory']:.2f}"
+        lines.append(f"| {r['sweep']} | {r['method']} | {r['quantity']} | {r['slope']:.2f} [{r['low']:.2f}, "
+                     f"{r['high']:.2f}] | {th} |")
+    return "\n".join(lines)
+
+
+def build_claims(slopes):
+    s = slopes.set_index(["sweep", "method", "quantity"])
+    claims = []
+    for sweep in ("n", "epsilon"):
+        for method, th in (("RP", -1.0), ("RFF", -2.0 / 3.0)):
+            key = (sweep, method, "privacy cost")
+            if key not in s.index:
+                continue
+            r = s.loc[key]
+            claims.append(Claim(
+                f"{method}: privacy cost against {sweep}",
+                f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
+                f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
+                f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
+                "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
+                "lies entirely above it",
+                bool(r["low"] <= th)))
+        if (sweep, "RP", "privacy cost") in s.index and (sweep, "RFF", "privacy cost") in s.index:
+            a, b = s.loc[(sweep, "RP", "privacy cost")], s.loc[(sweep, "RFF", "privacy cost")]
+            claims.append(Claim(
+                f"RP's privacy cost falls faster than RFF's (against {sweep})",
+                "RP's privacy term (n eps)^-1 beats RFF's (n eps)^-2/3",
+                f"RP {a['slope']:.2f} [{a['low']:.2f}, {a['high']:.2f}], RFF {b['slope']:.2f} [{b['low']:.2f}, "
+                f"{b['high']:.2f}]",
+                "holds if RP's interval lies below RFF's, does not hold if above, else undecided",
+                True if a["high"] < b["low"] else (False if a["low"] > b["high"] else None)))
+    return claims
+
+
+def slope_prose(slopes):
+    s = slopes[slopes["quantity"] == "privacy cost"]
+    parts = [f"{r['method']} {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] against {r['sweep']}"
+             for _, r in s.iterrows()]
+    dropped = int(slopes["dropped"].sum())
+    text = "Fitted slopes of the mean privacy cost: " + "; ".join(parts) + "."
+    if dropped:
+        text += (f" {dropped} point(s) whose mean privacy cost was not positive (noise that happened to regularise) "
+                 "are left out of the fits that need logarithms.")
+    return text
+
+
+store = ResultsStore(NAME)
+status = entry_status(NAME)
+stored = store.table("runs") if status.state != "missing" and "runs" in store.tables() else None
+
+# %% [markdown]
+# ## Paper-scale results
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+if stored is not None:
+    p = store.parameters()
+    reps = stored.groupby(["sweep", "n", "epsilon"])["rep"].nunique()
+    display(Markdown(
+        f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {p['delta']:g}$, "
+        f"$n \\in \\{{{p['n_values'].replace(',', ', ')}\\}}$ at $\\varepsilon = {p['epsilon']:g}$ and "
+        f"$\\varepsilon \\in \\{{{p['eps_values'].replace(',', ', ')}\\}}$ at $n = {p['n_fixed']}$, exact "
+        f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"
+        + (" - **the run is partial**." if reps.min() < p["n_reps"] else ".")))
+
+# %% mystnb={"figure": {"caption": "Excess risk of DP kernel ridge regression by random projection and by RFF with the theory's hyperparameters, against n at fixed epsilon (left) and against epsilon at fixed n (right): private fit (solid), its non-private twin on the same features (dotted) and the privacy cost, their difference (dashed); means with 95% intervals, read from the results store.", "name": "krr-rates"}} tags=["remove-input"]
+if stored is not None:
+    draw_rates(stored, "theory hyperparameters, results store")
+
+# %% [markdown]
+# ### Slopes and claims
+
+# %% tags=["remove-input"]
+if stored is not None:
+    slopes = study.fit_slopes(stored)
+    display(Markdown(slopes_markdown(slopes)))
+    display(Markdown(slope_prose(slopes)))
+    display(Markdown(claims_markdown(build_claims(slopes))))
+
+# %% [markdown]
+# The exponents are those of upper bounds with unspecified constants and logarithmic factors, so a measured slope
+# steeper than the exponent agrees with the theory, and a slope over a short range of $n$ or $\varepsilon$ mixes the
+# regimes the bounds separate (the statistical term $n^{-1}$ and the privacy term). The theory's $M$ for RFF grows as
+# $(n\varepsilon)^{2/3}$ and is capped at `max_components`, which flattens its curve where the cap binds.
+
+# %% [markdown]
+# ## Smoke-scale run
+#
+# The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
+# evidence**.
+
+# %% tags=["remove-input"]
+smoke = run_study(NAME, PARAMS, store=None, log=None)["runs"]
+draw_rates(smoke, "smoke scale (live): a code check, not evidence")
+
+# %%
 provenance_report(
-    parameters={
-        "seed": seed, "n_values": n_values, "epsilon": epsilon, "delta": delta, "d": d, "n_test": n_test,
-        "n_reps": n_reps, "noise_sd": noise_sd, "gamma": gamma, "c_lam": c_lam, "c_m": c_m,
-        "max_rff_features": max_rff_features,
-    },
+    parameters=PARAMS,
     seed=seed,
-    data_sources=["synthetic: x ~ U[-1,1]^d, f*(x) = 0.8 sin(sum x / sqrt(d/3)), N(0, noise_sd^2) noise"],
-    started_at=_t0,
+    data_sources=["synthetic: x ~ U[-1,1]^d, a random RKHS function (or plane wave) plus N(0, noise_sd^2) noise"],
+    started_at=started_at,
 )

@@ -13,211 +13,400 @@
 # %% [markdown]
 # # Private kernel ridge regression: random projection against random Fourier features
 #
-# The kernel paper (Lee, Park and Ahn 2025, arXiv:2507.17544) compares its DP kernel ridge regression by
-# random projection (Algorithm 1) with the random-Fourier-feature version (Algorithm 3) by the average test
-# error over repetitions, across a wide range of epsilon, in panels of increasing input dimension d.
-# Its experiments section is not in the text we have, so the protocol below is our own (see the parameters).
-# The calibrations are proved in the book chapter on calibrating the private kernel learners.
+# The headline experiment of {cite:t}`lee2025optimal` compares its differentially private kernel ridge
+# regression by random projection (RP, Algorithm 1) with the version on random Fourier features
+# {cite:p}`rahimi2007random` (RFF, Algorithm 3): average test error over 100 repetitions across a wide range of
+# $\varepsilon$, in panels of growing input dimension $d$. The paper reports RP consistently better, with the gap
+# widening as $d$ grows. Its text states no sample size, projection dimension $M$, penalty $\lambda$, $\delta$ or
+# data set, so this page fixes its own protocol and, because the answer depends on how $M$ and $\lambda$ are
+# chosen, runs three protocols side by side:
+#
+# * **tuned** - each method's $(M, \lambda)$ chosen separately on a held-out validation split by the validation
+#   error of the private fit. This is *non-private oracle tuning*: the validation split is not charged to the
+#   budget. It shows what each method can do at its best.
+# * **theory** - $M$ and $\lambda$ from the paper's rates and conditions, with our constants: for RP
+#   $M = c_m\,(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension $N(\lambda)$ of the kernel
+#   operator under the (public) input law, for RFF $M = (n\varepsilon)^{2/3}$; for both, $\lambda$ at the rate and
+#   raised to the positive-definiteness condition $(n\lambda\varepsilon)^2 \ge c_\lambda^2 D_2^2 M\log(1/\delta)$
+#   (`fastmix.kernels.theory_rp_hyperparameters`, `theory_hyperparameters`). No data are used, so no budget is spent.
+# * **private** - $(M, \lambda)$ chosen with privacy spent and accounted. The training records are split into a
+#   fitting part (75%) and a selection part (25%). For each $M$ in a grid of three, one noisy pair
+#   $(\tilde C, \tilde u)$ is released from the fitting part, the $2G$ Gaussian releases sharing the budget by exact
+#   Gaussian-DP composition; every $\lambda$ is post-processing. The exponential mechanism then picks a candidate by
+#   the mean squared error of its clipped predictions on the selection part (sensitivity $4T^2/n_B$) at the full
+#   $\varepsilon$. The two parts are disjoint, so the whole procedure is $(\varepsilon, \delta)$-DP by parallel
+#   composition (for RP the norm events of the $G$ projection dimensions take $\delta/4$).
+#
+# Every private fit is exactly Algorithm 1 or 3 as `DPRandomProjectionKRR` and `DPRandomFeatureKRR` compute it
+# (same release, same $\delta$ split, same spectral floor); the GP paths are drawn exactly from the joint law at all
+# inputs of a repetition. The calibrations are derived in the chapter on calibrating the private kernel learners.
 
 # %% tags=["parameters"]
-seed: int = 0  # master seed; every repetition derives its own stream from it
-n_train: int = 1000  # training records per repetition (paper-scale: unknown; we suggest 5000)
-n_test: int = 500  # noise-free test points for the excess risk
-dims: list = [1, 5, 10]  # input dimensions, one panel each (paper-scale: [1, 5, 10, 20])
-epsilons: list = [0.3, 1.0, 3.0, 10.0, 100.0]  # privacy levels (paper-scale: a finer grid from 0.1)
-delta: float = 1e-5  # delta of every private fit
-n_reps: int = 2  # repetitions per point (paper-scale: 100)
+seed: int = 0  # master seed; each panel and repetition derives its own stream from it
+n_train: int = 200  # training records per repetition (synthetic panels)
+n_val: int = 100  # validation records (oracle tuning only; never charged to the budget)
+n_test: int = 200  # noise-free test points for the excess risk
+dims: str = '1,5'  # input dimensions of the synthetic panels
+targets: str = 'plane_wave,rkhs'  # target families: plane_wave and/or rkhs
+real_data: bool = True  # add the panel on scikit-learn's bundled diabetes data
+epsilons: str = '0.3,3,30'  # privacy levels
+delta: float = 1e-05  # delta of every private fit
+n_reps: int = 2  # repetitions per panel
+rep_block: int = 2  # repetitions per stored cell (the unit a stopped run resumes from)
 noise_sd: float = 0.1  # response noise standard deviation
 response_bound: float = 1.0  # T: responses are clipped to [-T, T]
-c_lam: float = 1.0  # constant of the ridge-penalty rule (fastmix.kernels.theory_hyperparameters)
-c_m: float = 2.0  # constant of the projection dimension M (c_m log n) of random projection
-max_rff_features: int = 300  # cap on the RFF dimension (n eps)^(2/3), for speed
-real_data: bool = True  # add a panel on sklearn's bundled diabetes data
+m_grid: str = '4,16,64'  # projection dimensions M of the tuning grid and the equal-M sweep
+lam_grid: str = '0.0001,0.001,0.01,0.1,1'  # ridge penalties lambda of the tuning grid
+sel_m_grid: str = '4,16,64'  # projection dimensions among which the private selection chooses
+sel_fraction: float = 0.25  # share of the training records the private selection scores on
+sweep_epsilons: str = '3'  # epsilons of the stored equal-M sweep (plus the non-private one)
+c_m: float = 1.0  # constant of the theory's projection dimension of random projection
+c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
+krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
+blas_threads: int = 1  # BLAS threads (0 = leave as is)
 
-# %%
+# %% tags=["remove-input"]
 import math
 import time
 
-_t0 = time.time()
-
 import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.datasets import load_diabetes
-from sklearn.kernel_ridge import KernelRidge
+import pandas as pd
+from IPython.display import Markdown, display
 
-from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR, theory_hyperparameters
-
-seeds = np.random.SeedSequence(seed)
-
-# %% [markdown]
-# ## Protocol
-#
-# Inputs are uniform on $[-1, 1]^d$ and the target is the smooth single-index function
-# $f^*(x) = 0.8 \sin\big(\sum_j x_j / \sqrt{d/3}\big)$, whose argument has unit variance for every d.
-# Responses are $y = f^* + N(0, 0.1^2)$, clipped to $[-T, T]$ with $T = 1$.
-# The Gaussian kernel has bandwidth $s = \sqrt{d}$, the typical distance between inputs.
-# The test error is the excess risk $\frac1m\sum (\hat f(x) - f^*(x))^2$ on fresh noise-free test points.
-#
-# The projection dimension M and the penalty $\lambda$ come from the paper's rates with $\gamma = 0$
-# (Gaussian kernel), by `theory_hyperparameters`: $M = c_m \log n$ paths for random projection,
-# $M = (n\varepsilon)^{2/3}$ features for RFF, and $\lambda$ raised to the positive-definiteness condition
-# $(n\lambda\varepsilon)^2 \gtrsim M\log(1/\delta)$ of the proofs.
-# These choices depend only on $(n, \varepsilon, \delta)$, never on the data, so they leak nothing and
-# no budget is spent on tuning; the bandwidth depends only on the public input domain.
-
-# %%
-def target(X):
-    return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
-
-
-def synthetic(n, d, rng):
-    X = rng.uniform(-1.0, 1.0, (n, d))
-    y = np.clip(target(X) + noise_sd * rng.standard_normal(n), -response_bound, response_bound)
-    return X, y
-
-
-def private_errors(X, y, X_test, f_test, eps, bandwidth, rng_seed):
-    """Excess risk of DP random projection (Alg. 1) and DP RFF (Alg. 3) for one data set."""
-    n = X.shape[0]
-    M_rp, lam_rp = theory_hyperparameters(n, eps, delta, method="rp", c_lam=c_lam, c_m=c_m)
-    M_rff, lam_rff = theory_hyperparameters(n, eps, delta, method="rff", c_lam=c_lam,
-                                            max_components=max_rff_features)
-    rp = DPRandomProjectionKRR(epsilon=eps, delta=delta, bandwidth=bandwidth, n_components=M_rp, lam=lam_rp,
-                               response_bound=response_bound, random_state=rng_seed).fit(X, y)
-    rff = DPRandomFeatureKRR(epsilon=eps, delta=delta, bandwidth=bandwidth, n_components=M_rff, lam=lam_rff,
-                             response_bound=response_bound, random_state=rng_seed).fit(X, y)
-    assert rp.privacy_ledger_.total_epsilon <= eps and rp.privacy_ledger_.total_delta <= delta
-    assert rff.privacy_ledger_.total_epsilon <= eps and rff.privacy_ledger_.total_delta <= delta
-    return (np.mean((rp.predict(X_test) - f_test) ** 2), np.mean((rff.predict(X_test) - f_test) ** 2))
-
-
-def nonprivate_error(X, y, X_test, f_test, bandwidth):
-    """Exact (non-private) kernel ridge regression with lambda = 1/n (sklearn's alpha = n lambda = 1)."""
-    krr = KernelRidge(alpha=1.0, kernel="rbf", gamma=1.0 / (2.0 * bandwidth**2)).fit(X, y)
-    return np.mean((krr.predict(X_test) - f_test) ** 2)
-
-
-# %% [markdown]
-# ## Synthetic data in increasing dimension
-#
-# For every d, epsilon and repetition we draw a fresh data set and fresh randomness, fit both private
-# estimators and the exact non-private kernel ridge regression, and average the excess risks.
-
-# %%
-results = {}
-for d in dims:
-    bandwidth = math.sqrt(d)
-    errs = np.zeros((len(epsilons), n_reps, 2))
-    np_errs = np.zeros(n_reps)
-    for r, child in enumerate(seeds.spawn(n_reps)):
-        rng = np.random.default_rng(child)
-        X, y = synthetic(n_train, d, rng)
-        X_test = rng.uniform(-1.0, 1.0, (n_test, d))
-        f_test = target(X_test)
-        np_errs[r] = nonprivate_error(X, y, X_test, f_test, bandwidth)
-        for i, eps in enumerate(epsilons):
-            errs[i, r] = private_errors(X, y, X_test, f_test, eps, bandwidth, rng.spawn(1)[0])
-    results[d] = (errs, np_errs)
-
-# %% [markdown]
-# The real-data panel uses sklearn's bundled diabetes data (442 patients, 10 features).
-# We standardise each feature and the response with the full data set's mean and standard deviation, and
-# divide the response by 2 so that $T = 1$ clips only its tail.
-# This normalisation treats the data set as public preprocessing, as the papers' experiments do;
-# a deployment on private data would need public bounds instead.
-# Each repetition splits it at random into 300 training and 142 test records; the error is the test MSE
-# against the observed (scaled) responses, so it includes the irreducible noise.
-
-# %%
-if real_data:
-    Xd, yd = load_diabetes(return_X_y=True)
-    Xd = (Xd - Xd.mean(axis=0)) / Xd.std(axis=0)
-    yd = (yd - yd.mean()) / yd.std() / 2.0
-    bw_real = math.sqrt(Xd.shape[1])
-    real_errs = np.zeros((len(epsilons), n_reps, 2))
-    real_np = np.zeros(n_reps)
-    for r, child in enumerate(np.random.SeedSequence([seed, 1]).spawn(n_reps)):
-        rng = np.random.default_rng(child)
-        perm = rng.permutation(Xd.shape[0])
-        tr, te = perm[:300], perm[300:]
-        real_np[r] = nonprivate_error(Xd[tr], yd[tr], Xd[te], yd[te], bw_real)
-        for i, eps in enumerate(epsilons):
-            real_errs[i, r] = private_errors(Xd[tr], np.clip(yd[tr], -1, 1), Xd[te], yd[te], eps, bw_real,
-                                             rng.spawn(1)[0])
-
-# %% [markdown]
-# ## Test error against epsilon
-#
-# Each panel shows the mean test error (with one standard error) of the two private estimators against
-# epsilon, and the error of exact non-private kernel ridge regression as a dashed line.
-
-# %%
-panels = [(f"d = {d}", *results[d]) for d in dims]
-if real_data:
-    panels.append(("diabetes (real)", real_errs, real_np))
-fig, axes = plt.subplots(1, len(panels), figsize=(3.6 * len(panels), 3.4), sharey=False)
-axes = np.atleast_1d(axes)
-for ax, (title, errs, np_errs) in zip(axes, panels):
-    for k, (label, color) in enumerate([("random projection (Alg. 1)", "C0"), ("RFF (Alg. 3)", "C1")]):
-        mean = errs[:, :, k].mean(axis=1)
-        se = errs[:, :, k].std(axis=1, ddof=1) / math.sqrt(n_reps) if n_reps > 1 else 0 * mean
-        ax.errorbar(epsilons, mean, yerr=se, marker="o", lw=2, color=color, label=label, capsize=3)
-    ax.axhline(np_errs.mean(), ls="--", color="k", lw=1.5, label="non-private KRR")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("epsilon")
-    ax.text(0.97, 0.95, title, transform=ax.transAxes, ha="right", va="top")
-axes[0].set_ylabel("test error")
-axes[0].legend(fontsize=8, loc="lower left")
-fig.tight_layout()
-plt.show()
-
-# %% [markdown]
-# Both private errors fall towards the non-private level as epsilon grows, fastest in d = 1.
-# At these deliberately small settings we do **not** reproduce the paper's ordering: RFF is at least as good
-# as random projection in every panel, and the gap grows with d instead of shrinking.
-# The right end of each panel shows why: with only $M = c_m \log n \approx 14$ paths the random projection's
-# approximation error, not the privacy noise, dominates at large epsilon in d = 10, and its norm bound
-# $D_2 \approx 5$ (against 2 for RFF) makes its noise larger at small epsilon.
-# Larger n, a larger $c_m$ and the paper-scale repetitions are needed before drawing conclusions.
-#
-# The constant $c_m$ matters most. A run at n = 3000 with d in {5, 20}, two repetitions and $c_m = 10$
-# (about 80 paths instead of 17; this is a data-independent choice, so it costs no privacy) made
-# random projection competitive with RFF: better at the smallest epsilon and at epsilon = 100 in d = 5,
-# level with it or within the error bars elsewhere, but still not uniformly better as the paper reports.
-# With $c_m = 2$ at the same n, RFF was ahead at almost every point. Re-run it with
-#
-#     python -m fastmix.run kernel_rp_vs_rff -p n_train 3000 -p dims "[5, 20]" -p n_reps 2 -p real_data False -p c_m 10.0
-#
-# and with more repetitions before reading anything finer into the comparison.
-
-# %% [markdown]
-# ## Number of features each method uses
-#
-# The table lists the projection dimension and the penalty each rule picked at $n$ = `n_train`.
-
-# %%
-for eps in epsilons:
-    M_rp, lam_rp = theory_hyperparameters(n_train, eps, delta, method="rp", c_lam=c_lam, c_m=c_m)
-    M_rff, lam_rff = theory_hyperparameters(n_train, eps, delta, method="rff", c_lam=c_lam,
-                                            max_components=max_rff_features)
-    print(f"eps = {eps:>6g}:  RP  M = {M_rp:>4d}, lam = {lam_rp:.4f}   |   RFF  M = {M_rff:>4d}, lam = {lam_rff:.4f}")
-
-# %% [markdown]
-# Random projection reaches its rate with $M \approx c_m \log n$ paths at every epsilon, while RFF needs
-# $(n\varepsilon)^{2/3}$ features, which is why its noise (proportional to $\sqrt M$) grows with epsilon.
-
-# %%
+from fastmix.claims import Claim, claims_markdown
 from fastmix.provenance import provenance_report
+from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.studies import kernel_rp_vs_rff as study
+from fastmix.studies import run_study
 
+started_at = time.time()
+NAME = "kernel_rp_vs_rff"
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+PROTOCOLS = ("tuned", "theory", "private")
+STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
+
+
+def _panels(runs):
+    order = {"plane_wave": 0, "rkhs": 1, "diabetes": 2}
+    keys = runs[["panel", "target", "d"]].drop_duplicates()
+    keys = keys.assign(o=keys["target"].map(order)).sort_values(["o", "d"])
+    return list(keys["panel"])
+
+
+def _grid(n, ncols=4, w=3.3, h=2.8):
+    nrows = int(math.ceil(n / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False)
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    return fig, axes.flat
+
+
+def draw_errors(runs, protocol, title):
+    """Mean test error against epsilon with 95% intervals, one panel per (target, d) and the real data."""
+    s = study.summarise(runs)
+    names = _panels(runs)
+    fig, axes = _grid(len(names))
+    for ax, panel in zip(axes, names):
+        sub = s[(s["panel"] == panel) & (s["protocol"] == protocol)]
+        for method in study.METHODS:
+            color, marker, label = STYLE[method]
+            m = sub[(sub["method"] == method) & np.isfinite(sub["epsilon"])].sort_values("epsilon")
+            lo = np.clip(m["low"].to_numpy(), 1e-300, None)
+            ax.plot(m["epsilon"], m["mean"], color=color, marker=marker, ms=4, lw=1.8, label=label)
+            ax.fill_between(m["epsilon"], lo, m["high"], color=color, alpha=0.2, lw=0)
+            npv = s[(s["panel"] == panel) & (s["protocol"] == "tuned") & (s["method"] == method)
+                    & ~np.isfinite(s["epsilon"])]
+            if not npv.empty:
+                ax.axhline(npv["mean"].iloc[0], color=color, ls=":", lw=1.2)
+        krr = s[(s["panel"] == panel) & (s["method"] == "exact KRR")]
+        if not krr.empty:
+            ax.axhline(krr["mean"].iloc[0], color="k", ls="--", lw=1.2, label="exact KRR (non-private)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(panel.replace("_", " "), fontsize=9)
+        ax.set_xlabel(r"$\varepsilon$")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("test error")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+def draw_ratios(runs, title):
+    """Geometric-mean ratio RP / RFF (paired over repetitions) with 95% intervals, all three protocols."""
+    names = _panels(runs)
+    fig, axes = _grid(len(names))
+    for j, protocol in enumerate(PROTOCOLS):
+        t = study.ratio_table(runs, protocol)
+        t = t[np.isfinite(t["epsilon"])]
+        for ax, panel in zip(axes, names):
+            m = t[t["panel"] == panel].sort_values("epsilon")
+            x = m["epsilon"] * (1.0 + 0.06 * (j - 1))
+            ax.errorbar(x, m["ratio"], yerr=[m["ratio"] - m["low"], np.minimum(m["high"], 1e6) - m["ratio"]],
+                        color=f"C{j + 2}", marker="os^"[j], ms=4, lw=1.4, capsize=2, label=protocol)
+    for ax, panel in zip(axes, names):
+        ax.axhline(1.0, color="k", lw=1)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_title(panel.replace("_", " "), fontsize=9)
+        ax.set_xlabel(r"$\varepsilon$")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel("error RP / error RFF")
+    axes[0].legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+def draw_sweep(sweep, lam, title):
+    """The equal-M sweep: mean test error against M at fixed lambda, private (each sweep epsilon) and not."""
+    p = study.pooled_sweep(sweep)
+    p = p[np.isclose(p["lam"], lam)]
+    names = [n for n in _panels(sweep.assign(target=sweep["panel"].str.split(" ").str[0],
+                                             d=sweep["panel"].str.extract(r"d=(\d+)")[0].astype(int)))]
+    fig, axes = _grid(len(names))
+    epss = sorted(p["epsilon"].unique())
+    styles = dict(zip(epss, ["-", "--", ":", "-."]))
+    for ax, panel in zip(axes, names):
+        for method in study.METHODS:
+            color, marker, label = STYLE[method]
+            for eps in epss:
+                m = p[(p["panel"] == panel) & (p["method"] == method) & (p["epsilon"] == eps)].sort_values("M")
+                lab = f"{method}, " + ("non-private" if not np.isfinite(eps) else f"eps = {eps:g}")
+                ax.plot(m["M"], m["mean"], color=color, marker=marker, ms=3, lw=1.5, ls=styles[eps], label=lab)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_title(panel.replace("_", " "), fontsize=9)
+        ax.set_xlabel("M")
+        ax.grid(True, alpha=0.3)
+    axes[0].set_ylabel(f"test error at lambda = {lam:g}")
+    axes[0].legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+def noise_markdown(noise, sweep, eps, lam):
+    t = study.noise_summary(noise, sweep, eps, lam)
+    lines = [f"| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
+             f"| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |", "|" + "---|" * 9]
+    for _, r in t.iterrows():
+        lines.append(f"| {int(r['M'])} | {r['D2_RP']:.2f} | {r['D2_RFF']:.2f} | {r['sigma_C_RP']:.2e} | "
+                     f"{r['sigma_C_RFF']:.2e} | {r['sigma_u_RP']:.2e} | {r['sigma_u_RFF']:.2e} | "
+                     f"{r['floored_share_RP']:.0%} | {r['floored_share_RFF']:.0%} |")
+    return "\n".join(lines)
+
+
+def hyper_markdown(runs):
+    h = study.chosen_hyperparameters(runs)
+    h = h[np.isfinite(h["epsilon"])]
+    lines = ["| protocol | method | $\\varepsilon$ | median M | median $\\lambda$ | M at grid edge | "
+             "$\\lambda$ at grid edge | M capped | floored share |", "|" + "---|" * 9]
+    pct = lambda v: "-" if not np.isfinite(v) else f"{v:.0%}"
+    for _, r in h.iterrows():
+        lines.append(f"| {r['protocol']} | {r['method']} | {r['epsilon']:g} | {r['M_median']:g} | "
+                     f"{r['lam_median']:.2g} | {pct(r['M_edge'])} | {pct(r['lam_edge'])} | {pct(r['M_capped'])} | "
+                     f"{pct(r['floored'])} |")
+    return "\n".join(lines)
+
+
+def fmt_ratio(r, lo, hi):
+    return f"{r:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def build_claims(runs, sweep):
+    claims = []
+    for protocol in PROTOCOLS:
+        v = study.panel_verdicts(runs, protocol)
+        for _, r in v.iterrows():
+            claims.append(Claim(
+                f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
+                "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
+                f"error ratio RP/RFF pooled over epsilon {fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
+                f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
+                f"({r['reps']} repetitions)",
+                "paired one-sided t tests on log error ratios at each epsilon, Holm at 5% over the epsilons: holds if RP "
+                "is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
+                r["holds"]))
+    for protocol in ("tuned", "theory"):
+        for target in ("plane_wave", "rkhs"):
+            g = study.gap_with_d(runs, protocol, target)
+            if g is None:
+                continue
+            d0, d1, iv = g
+            claims.append(Claim(
+                f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
+                "RP's advantage over RFF grows with the input dimension",
+                f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {fmt_ratio(iv.estimate, iv.low, iv.high)}",
+                "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
+                "hold if above 1, else undecided",
+                True if iv.high < 1 else (False if iv.low > 1 else None)))
+    for M in (16, 64):
+        eq = study.equal_m_comparison(sweep, math.inf, M)
+        if eq.empty:
+            continue
+        better = int((eq["high"] < 1).sum())
+        worse = int((eq["low"] > 1).sum())
+        claims.append(Claim(
+            f"equal M = {M}, non-private: RP approximates better",
+            "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
+            f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
+            f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
+            "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
+            "if above 1 in more panels than below; else undecided",
+            True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None)))
+    return claims
+
+
+def verdict_prose(runs):
+    lines = []
+    for protocol in PROTOCOLS:
+        v = study.panel_verdicts(runs, protocol)
+        held = v[v["holds"] == True]["panel"].tolist()  # noqa: E712
+        failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
+        rp_wins = v["rp_better"].sum()
+        rff_wins = v["rff_better"].sum()
+        total = v["epsilons"].sum()
+        lines.append(
+            f"* **{protocol}**: RP is significantly better at {rp_wins} and RFF at {rff_wins} of the {total} "
+            f"(panel, epsilon) points; the paper's \"consistently better\" holds in "
+            f"{len(held)} of {len(v)} panels" + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
+            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "") + ".")
+    return "\n".join(lines)
+
+
+store = ResultsStore(NAME)
+status = entry_status(NAME)
+stored = None
+if status.state != "missing" and "runs" in store.tables():
+    stored = {t: store.table(t) for t in ("runs", "sweep", "noise") if t in store.tables()}
+
+# %% [markdown]
+# ## Paper-scale results
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+if stored is not None:
+    p = store.parameters()
+    reps = stored["runs"].groupby("panel")["rep"].nunique()
+    partial = reps.min() < p["n_reps"]
+    display(Markdown(
+        f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
+        f"repetition on the synthetic panels, $\\delta = {p['delta']:g}$, $T = {p['response_bound']:g}$, noise sd "
+        f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, $\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
+        f"tuning grid $M \\in \\{{{p['m_grid'].replace(',', ', ')}\\}}$ and $\\lambda \\in \\{{{p['lam_grid'].replace(',', ', ')}\\}}$, "
+        f"private selection over $M \\in \\{{{p['sel_m_grid'].replace(',', ', ')}\\}}$ and the same $\\lambda$ grid. "
+        f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
+        + (" - **the run is partial, so intervals are wider than they will be**." if partial else ".")))
+
+# %% [markdown]
+# ### Test error against epsilon, tuned protocol
+#
+# Dotted lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge
+# regression on the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only).
+
+# %% mystnb={"figure": {"caption": "Mean test error (excess risk on noise-free test points; test MSE for diabetes) of DP kernel ridge regression by random projection and by RFF against epsilon, each method with (M, lambda) tuned on validation, with 95% intervals, read from the results store.", "name": "krr-errors"}} tags=["remove-input"]
+if stored is not None:
+    draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
+
+# %% [markdown]
+# ### Who wins, under each protocol
+#
+# The ratio of RP's error to RFF's (geometric mean over repetitions, paired: both methods see the same data),
+# below 1 where RP is better.
+
+# %% mystnb={"figure": {"caption": "Error ratio RP / RFF against epsilon under the three protocols, with paired 95% intervals, read from the results store.", "name": "krr-ratios"}} tags=["remove-input"]
+if stored is not None:
+    draw_ratios(stored["runs"], "error ratio RP / RFF, results store")
+
+# %% [markdown]
+# ### Claims
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown(verdict_prose(stored["runs"])))
+    display(Markdown(claims_markdown(build_claims(stored["runs"], stored["sweep"]))))
+
+# %% [markdown]
+# ### The equal-M sweep
+#
+# The efficiency claim is about the projection dimension: at equal $M$ the random projection should approximate the
+# kernel better than random Fourier features. The figure shows the mean test error against $M$ at a fixed
+# $\lambda = 0.01$, without privacy and at the stored sweep epsilons.
+
+# %% mystnb={"figure": {"caption": "Equal-M sweep: mean test error against M at lambda = 0.01, with and without privacy, read from the results store.", "name": "krr-sweep"}} tags=["remove-input"]
+if stored is not None and "sweep" in stored:
+    draw_sweep(stored["sweep"], 0.01, "equal-M sweep at lambda = 0.01, results store")
+
+# %% tags=["remove-input"]
+if stored is not None and "sweep" in stored:
+    rows = []
+    for M in study.M_grid(store.parameters()):
+        eq = study.equal_m_comparison(stored["sweep"], math.inf, M)
+        if not eq.empty:
+            rows.append((M, int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum()), len(eq), eq["ratio"].median()))
+    display(Markdown("Without privacy, each method at its best $\\lambda$ for the given $M$: " + "; ".join(
+        f"M = {M}: RP lower in {b}, higher in {w} of {n} panels (median ratio {r:.2f})" for M, b, w, n, r in rows) + "."))
+
+# %% [markdown]
+# ### The noise table
+#
+# What each method pays for privacy at each $M$ (at $\varepsilon = 1$ and the synthetic $n$): the norm bound $D_2$ on
+# $\lVert z(x)\rVert^2$ (Laurent-Massart at $t = \delta/8$ for RP, 2 for RFF), the Gaussian noise standard deviations
+# on the entries of $\tilde C$ and on $\tilde u$, and the share of eigenvalues of $\tilde C + \lambda I$ that the PSD
+# floor raises (mean over the synthetic panels, $\lambda = 0.01$).
+
+# %% tags=["remove-input"]
+if stored is not None and "sweep" in stored:
+    eps_table = 1.0 if 1.0 in set(stored["sweep"]["epsilon"]) else sorted(stored["sweep"]["epsilon"])[0]
+    display(Markdown(noise_markdown(stored["noise"], stored["sweep"], eps_table, 0.01)))
+    t = study.noise_summary(stored["noise"], stored["sweep"], eps_table, 0.01)
+    small = t.iloc[0]
+    display(Markdown(
+        f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times RFF's, "
+        f"so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
+        f"$M = {int(t.iloc[-1]['M'])}$ the factor is {t.iloc[-1]['sigma_C_RP'] / t.iloc[-1]['sigma_C_RFF']:.2f}."))
+
+# %% [markdown]
+# ### Hyperparameters each protocol chose
+#
+# Medians over repetitions and panels, and how often the tuned choice sat at the edge of its grid (an interior
+# choice means the grid was wide enough) or the theory's $M$ was cut to the largest drawn dimension.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown(hyper_markdown(stored["runs"])))
+
+# %% [markdown]
+# ### What differs from the paper's setting
+#
+# The paper's $n$, $M$, $\lambda$, $\delta$, bandwidth and data are unknown; ours are stated above. Our $n$ (2000) is
+# modest because the exact Gaussian-process paths cost $O(N^3)$ in the number of points per repetition; the theory's
+# $M$ for RFF, $(n\varepsilon)^{2/3}$, exceeds the largest drawn dimension at large $\varepsilon$ and is capped there
+# (the table above shows how often). The private protocol pays twice for selection: it fits on 75% of the records and
+# shares the budget among three releases, so it is not directly comparable with the other two; it is the honest
+# price of choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP
+# features, sin/cos RFF with norm bound 1) is part of these results.
+
+# %% [markdown]
+# ## Smoke-scale run
+#
+# The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
+# evidence** (a handful of repetitions at a small $n$).
+
+# %% tags=["remove-input"]
+smoke = run_study(NAME, PARAMS, store=None, log=None)
+draw_errors(smoke["runs"], "tuned", "smoke scale (live): a code check, not evidence")
+draw_ratios(smoke["runs"], "smoke scale (live): error ratio RP / RFF")
+draw_sweep(smoke["sweep"], 0.01, "smoke scale (live): equal-M sweep")
+
+# %%
 provenance_report(
-    parameters={
-        "seed": seed, "n_train": n_train, "n_test": n_test, "dims": dims, "epsilons": epsilons, "delta": delta,
-        "n_reps": n_reps, "noise_sd": noise_sd, "response_bound": response_bound, "c_lam": c_lam, "c_m": c_m,
-        "max_rff_features": max_rff_features, "real_data": real_data,
-    },
+    parameters=PARAMS,
     seed=seed,
-    data_sources=["synthetic: x ~ U[-1,1]^d, f*(x) = 0.8 sin(sum x / sqrt(d/3)), N(0, noise_sd^2) noise",
-                  "sklearn.datasets.load_diabetes (bundled with scikit-learn)"],
-    started_at=_t0,
+    data_sources=["synthetic: x ~ U[-1,1]^d; plane wave 0.8 sin(sum x / sqrt(d/3)) or a random RKHS function; "
+                  "N(0, noise_sd^2) noise", "sklearn.datasets.load_diabetes (bundled with scikit-learn)"],
+    started_at=started_at,
 )

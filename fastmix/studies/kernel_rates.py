@@ -1,0 +1,201 @@
+"""Rates of private kernel ridge regression: excess risk against n and against epsilon.
+
+The kernel paper (arXiv:2507.17544) bounds the excess risk of DP kernel ridge regression by random
+projection (Algorithm 1) by ``O(n^(-1/(1+gamma)) + (n eps)^(-2/(2+gamma)))`` (Theorem 3, minimax
+optimal by Theorem 4) and that of the RFF version (Algorithm 3, no compatibility assumption) by
+``O(n^(-1/(1+gamma)) + (n eps)^(-2/3))`` (Theorem 6 with alpha = 1).  For the Gaussian kernel
+gamma ~ 0, so the privacy terms scale as ``(n eps)^(-1)`` for RP and ``(n eps)^(-2/3)`` for RFF.
+
+Both methods run with the theory's hyperparameters (the ``theory`` protocol of the comparison
+study: :func:`fastmix.kernels.theory_rp_hyperparameters` and
+:func:`fastmix.kernels.theory_hyperparameters`), which is what the rates are about.  Each private fit
+is paired with the non-private fit on the *same* features, M and lambda, so the *privacy cost*
+(private minus non-private excess risk) is measured separately from the total.
+
+Tables
+------
+``runs``
+    One row per sweep ("n" or "epsilon"), n, epsilon, repetition and method: M, lambda, excess
+    risk of the private fit and of its non-private twin.  A cell is one point of a sweep and one
+    block of repetitions.
+
+:func:`fit_slopes` fits the log-log slopes with bootstrap intervals over repetitions.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import CellTable
+
+__all__ = ["NOTEBOOK", "DEFAULTS", "THEORY_SLOPES", "run", "fit_slopes"]
+
+NOTEBOOK = "kernel_rates"
+
+DEFAULTS: dict[str, Any] = {
+    "seed": 0,
+    "n_values": "200,400,800",
+    "epsilon": 1.0,
+    "eps_values": "0.3,1,3",
+    "n_fixed": 400,
+    "delta": 1e-5,
+    "d": 2,
+    "target": "rkhs",
+    "n_test": 200,
+    "n_reps": 2,
+    "rep_block": 2,
+    "noise_sd": 0.1,
+    "c_m": 1.0,
+    "c_lam": 1.0,
+    "max_components": 512,
+    "blas_threads": 1,
+}
+"""Smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper-scale run."""
+
+THEORY_SLOPES = {
+    ("n", "RP", "private"): -1.0, ("n", "RFF", "private"): -2.0 / 3.0,
+    ("epsilon", "RP", "privacy cost"): -1.0, ("epsilon", "RFF", "privacy cost"): -2.0 / 3.0,
+    ("n", "RP", "privacy cost"): -1.0, ("n", "RFF", "privacy cost"): -2.0 / 3.0,
+    ("n", "RP", "non-private twin"): -1.0, ("n", "RFF", "non-private twin"): -1.0,
+}
+"""Exponents of the bounds for gamma = 0 (log factors dropped): Theorem 3 (RP) and Theorem 6 with alpha = 1 (RFF)."""
+
+
+def _split(text, kind=float):
+    if isinstance(text, (list, tuple)):
+        return tuple(kind(v) for v in text)
+    return tuple(kind(v) for v in str(text).split(",") if v.strip())
+
+
+def _one(params, sweep, n, eps, rep, kernel, spectrum):
+    from ..kernels import (ExactGaussianProcessPaths, RandomFourierFeatures, ridge_path_floored,
+                           theory_hyperparameters, theory_rp_hyperparameters)
+    from .kernel_rp_vs_rff import _plane_wave, _private_path, _rkhs_target
+
+    d, delta = int(params["d"]), float(params["delta"])
+    key = (0 if sweep == "n" else 1, int(n), int(round(1000 * eps)), rep)
+    data_ss, rp_ss, rff_ss, noise_ss = np.random.SeedSequence(int(params["seed"]), spawn_key=key).spawn(4)
+    rng = np.random.default_rng(data_ss)
+    f = _plane_wave if params["target"] == "plane_wave" else _rkhs_target(d, kernel, rng)
+    nt = int(params["n_test"])
+    X = rng.uniform(-1.0, 1.0, (n + nt, d))
+    fx = f(X)
+    y = np.clip(fx + float(params["noise_sd"]) * rng.standard_normal(n + nt), -1.0, 1.0)[:n]
+    cap = int(params["max_components"])
+    M_rp, lam_rp, info = theory_rp_hyperparameters(n, eps, delta, spectrum, c_m=float(params["c_m"]),
+                                                   c_lam=float(params["c_lam"]), max_components=cap)
+    M_full, lam_rff = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
+    M_rff = min(M_full, cap)
+    noise_rng = np.random.default_rng(noise_ss)
+    rows = []
+    for method, M, lam, ss, capped in (("RP", M_rp, lam_rp, rp_ss, info["capped"]),
+                                       ("RFF", M_rff, lam_rff, rff_ss, M_full > cap)):
+        feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
+        betas, floored, rel, D2 = _private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
+        C, u, _ = feats.stats("all", M)
+        beta0, _, _ = ridge_path_floored(C, u, np.array([lam]))
+        Zt = feats.map("te", M)
+        risk = float(np.mean((Zt @ betas[0] - fx[n:]) ** 2))
+        risk0 = float(np.mean((Zt @ beta0[0] - fx[n:]) ** 2))
+        rows.append({"sweep": sweep, "n": n, "epsilon": eps, "rep": rep, "method": method, "M": M, "lam": lam,
+                     "M_capped": bool(capped), "risk": risk, "risk_nonprivate": risk0, "privacy_cost": risk - risk0,
+                     "floored_share": floored[0] / M, "D2": D2})
+    return rows
+
+
+class _FeaturesAt:
+    """The features of one method at training and test inputs (same interface as the comparison study's)."""
+
+    def __init__(self, method, kernel, X, n, M, rng, y):
+        from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
+
+        if method == "RP":
+            sampler = ExactGaussianProcessPaths(kernel, M, random_state=rng)
+            F = sampler.fit(X).evaluate(X)
+            self.variance_bound = sampler.variance_bound
+            self.scale = lambda m: 1.0 / math.sqrt(m)
+        else:
+            rff = RandomFourierFeatures(kernel, M, random_state=rng).fit(X)
+            F = np.cos(X @ rff.frequencies_ + rff.offsets_)
+            self.variance_bound = None
+            self.scale = lambda m: math.sqrt(2.0 / m)
+        self.tr, self.te, self.y = F[:n], F[n:], y
+
+    def stats(self, rows, M):
+        s = self.scale(M)
+        Ft = self.tr[:, :M]
+        return Ft.T @ Ft / Ft.shape[0] * s * s, Ft.T @ self.y / Ft.shape[0] * s, Ft.shape[0]
+
+    def map(self, part, M):
+        return getattr(self, part)[:, :M] * self.scale(M)
+
+
+def run(params, store=None, log=print) -> dict:
+    """Compute the ``runs`` table (see the module docstring); resumable with a store."""
+    import pandas as pd
+
+    from ..kernels import GaussianKernel, operator_spectrum
+
+    if int(params.get("blas_threads", 0)) > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=int(params["blas_threads"]))
+    d = int(params["d"])
+    kernel = GaussianKernel(math.sqrt(d))
+    spectrum = operator_spectrum(kernel, np.random.default_rng(
+        np.random.SeedSequence(int(params["seed"]), spawn_key=(99,))).uniform(-1.0, 1.0, (1000, d)))
+    points = [("n", int(n), float(params["epsilon"])) for n in _split(params["n_values"], int)]
+    points += [("epsilon", int(params["n_fixed"]), float(e)) for e in _split(params["eps_values"])]
+    runs = CellTable(store, "runs", log)
+    n_reps, block = int(params["n_reps"]), max(1, int(params["rep_block"]))
+    for start in range(0, n_reps, block):
+        stop = min(n_reps, start + block)
+        for sweep, n, eps in points:
+            def compute(sweep=sweep, n=n, eps=eps, start=start, stop=stop):
+                rows = []
+                for rep in range(start, stop):
+                    rows += _one(params, sweep, n, eps, rep, kernel, spectrum)
+                return pd.DataFrame(rows)
+
+            runs.compute(f"{sweep}|n={n}|eps={eps:g}|reps={start}-{stop - 1}", compute)
+    return {"runs": runs.frame()}
+
+
+def fit_slopes(runs, *, n_boot=2000, level=0.95, seed=0):
+    """Log-log slopes of the mean risk (and of the mean privacy cost) with bootstrap intervals.
+
+    For each sweep ("n": against n at fixed epsilon; "epsilon": against epsilon at fixed n), method
+    and quantity ("private" risk, "privacy cost"), the slope is the least-squares slope of
+    ``log mean(quantity)`` on ``log x``; the interval resamples the repetitions at every point
+    (percentile bootstrap).  Points whose mean is not positive are left out (and counted).
+    """
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for (sweep, method), g in runs.groupby(["sweep", "method"], sort=False):
+        xname = "n" if sweep == "n" else "epsilon"
+        for quantity, col in (("private", "risk"), ("non-private twin", "risk_nonprivate"),
+                              ("privacy cost", "privacy_cost")):
+            groups = [(x, gg[col].to_numpy()) for x, gg in g.groupby(xname)]
+            xs = np.log([x for x, _ in groups])
+            means = np.array([v.mean() for _, v in groups])
+            ok = means > 0
+            if ok.sum() < 2:
+                continue
+            slope = np.polyfit(xs[ok], np.log(means[ok]), 1)[0]
+            boots = []
+            for _ in range(n_boot):
+                m = np.array([rng.choice(v, v.size).mean() for _, v in groups])
+                good = ok & (m > 0)
+                if good.sum() >= 2:
+                    boots.append(np.polyfit(xs[good], np.log(m[good]), 1)[0])
+            lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2]) if boots else (np.nan, np.nan)
+            out.append({"sweep": sweep, "method": method, "quantity": quantity, "slope": float(slope),
+                        "low": float(lo), "high": float(hi), "points": int(ok.sum()), "dropped": int((~ok).sum()),
+                        "reps": int(min(v.size for _, v in groups)),
+                        "theory": THEORY_SLOPES.get((sweep, method, quantity), np.nan)})
+    return pd.DataFrame(out)

@@ -1,0 +1,664 @@
+"""Private kernel ridge regression: random projection (Algorithm 1) against random Fourier features (Algorithm 3).
+
+The kernel paper (Lee, Park and Ahn 2025, arXiv:2507.17544) reports the average test error of DP
+kernel ridge regression by random projection (RP) and by random Fourier features (RFF) over 100
+repetitions, across a range of epsilon, in panels of growing input dimension.  Its text gives no
+n, M, lambda, delta or data, so this study fixes its own protocol and runs each method under
+three ways of choosing the projection dimension M and the penalty lambda:
+
+``tuned``
+    (M, lambda) chosen separately for each method on a held-out validation split, over a grid,
+    by the validation MSE of the *private* fit.  This is non-private oracle tuning: the
+    validation split is not charged to the budget.  It shows what each method can do at its
+    best.
+``theory``
+    M and lambda from the paper's rates and conditions with stated constants
+    (:func:`fastmix.kernels.theory_rp_hyperparameters` for RP: ``M = c_m (1/||L|| + N(lambda))
+    log(2n)`` with the effective dimension of a public sample; :func:`fastmix.kernels.theory_hyperparameters`
+    for RFF: ``M = (n eps)^(2/3)``); both ``lambda`` raised to the positive-definiteness condition.
+    Data-independent, so free of privacy cost.
+``private``
+    (M, lambda) chosen with privacy spent and accounted: the training records are split into a
+    fitting part A and a selection part B.  For each M of a small grid one pair (C~, u~) is
+    released from A; the 2G Gaussian releases share the budget (epsilon, delta_Gauss) by exact
+    Gaussian-DP composition (each standard deviation is sqrt(2G) times that of one Gaussian
+    mechanism at the full budget), and every lambda is post-processing.  The candidate is picked by
+    the exponential mechanism on B with score minus the mean squared error of predictions clipped to
+    [-T, T] (sensitivity 4 T^2 / n_B) at the full epsilon.  A and B are disjoint, so by parallel
+    composition the whole procedure is (epsilon, delta)-DP; for RP the Laurent-Massart events of the
+    G projection dimensions take delta/4 (t = delta / (8 G) per record).  The chosen model is the
+    one fitted on A, and it predicts ``clip(f, -T, T)``, the function the selection scored
+    (post-processing; the other two protocols report the paper's unclipped ``f``).
+
+Every private fit is exactly Algorithm 1 or 3 (:func:`fastmix.kernels.release_from_statistics`,
+the release :class:`fastmix.kernels.DPRandomProjectionKRR` and :class:`fastmix.kernels.DPRandomFeatureKRR`
+make, then :func:`fastmix.kernels.ridge_path_floored`).  Within one repetition the M_max GP
+paths (drawn exactly, from the joint law at the training, validation and test inputs) and the
+M_max random Fourier features are drawn once; the map of dimension M uses the first M of them
+(iid, so each is a valid draw of that map), and the statistics of dimension M are sub-blocks of
+those of dimension M_max.  Every (method, M, epsilon) gets its own noise draw, shared by all
+lambdas (each estimator still has exactly its law).
+
+Panels: inputs uniform on [-1, 1]^d with d in ``dims`` and two targets, ``plane_wave``
+``f(x) = 0.8 sin(sum_j x_j / sqrt(d/3))`` and ``rkhs`` (a fresh function of the RKHS per
+repetition: 20 kernel sections at random centres with N(0, 1) weights, scaled to root mean
+square 0.5 on the input law), responses ``f + N(0, noise_sd^2)`` clipped to [-T, T]; error
+= excess risk on noise-free test points.  And scikit-learn's bundled diabetes data (442 x 10),
+standardised, response scaled to standard deviation 1/2, split at random per repetition 60/15/25
+into training/validation/test; error = test MSE on the observed responses.
+
+Tables
+------
+``runs``
+    One row per repetition, panel, protocol, method and epsilon (``inf`` = non-private, tuned):
+    M, lambda, test error, validation error, grid-edge flags, floored eigenvalues, noise
+    standard deviations, norm bound D2, privacy spent.  Plus rows ``method = "exact KRR"``
+    (non-private kernel ridge regression on all of the kernel, lambda tuned on validation) for
+    the first ``krr_reps`` repetitions.
+``sweep``
+    The equal-M sweep, aggregated per cell: for each method, M, lambda of the grid and epsilon in
+    ``sweep_epsilons`` and ``inf``: count, mean and standard deviation of the test error, mean
+    share of eigenvalues floored.
+``noise``
+    The calibration for each M of the grid and epsilon: both methods' norm bounds D2 and noise
+    standard deviations on the covariance and on u (data-independent, computed once).
+
+A cell is one panel and one block of ``rep_block`` repetitions (all protocols, methods and
+epsilons); blocks run in the outer loop, so a partial run has the same repetitions in every panel.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from . import CellTable
+
+__all__ = ["NOTEBOOK", "DEFAULTS", "run", "panels", "summarise", "M_grid", "paired_log_ratios", "ratio_table",
+           "panel_verdicts", "gap_with_d", "pooled_sweep", "equal_m_comparison", "noise_summary",
+           "chosen_hyperparameters"]
+
+NOTEBOOK = "kernel_rp_vs_rff"
+
+DEFAULTS: dict[str, Any] = {
+    "seed": 0,
+    "n_train": 200,
+    "n_val": 100,
+    "n_test": 200,
+    "dims": "1,5",
+    "targets": "plane_wave,rkhs",
+    "real_data": True,
+    "epsilons": "0.3,3,30",
+    "delta": 1e-5,
+    "n_reps": 2,
+    "rep_block": 2,
+    "noise_sd": 0.1,
+    "response_bound": 1.0,
+    "m_grid": "4,16,64",
+    "lam_grid": "0.0001,0.001,0.01,0.1,1",
+    "sel_m_grid": "4,16,64",
+    "sel_fraction": 0.25,
+    "sweep_epsilons": "3",
+    "c_m": 1.0,
+    "c_lam": 1.0,
+    "krr_reps": 1,
+    "blas_threads": 1,
+}
+"""Smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper-scale run."""
+
+METHODS = ("RP", "RFF")
+
+
+def _split(text, kind=float):
+    if isinstance(text, (list, tuple)):
+        return tuple(kind(v) for v in text)
+    return tuple(kind(v) for v in str(text).split(",") if v.strip())
+
+
+def M_grid(params) -> tuple[int, ...]:
+    return tuple(sorted(set(_split(params["m_grid"], int))))
+
+
+def panels(params) -> list[dict]:
+    """The panels: (dimension, target) for each synthetic pair, then the real data set."""
+    out = [{"panel": f"{t} d={d}", "kind": "synthetic", "target": t, "d": d}
+           for t in _split(params["targets"], str) for d in _split(params["dims"], int)]
+    if params["real_data"]:
+        out.append({"panel": "diabetes d=10", "kind": "diabetes", "target": "diabetes", "d": 10})
+    return out
+
+
+# ------------------------------------------------------------------------------------------ data
+
+
+def _plane_wave(X):
+    return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
+
+
+def _rkhs_target(d, kernel, rng, n_centres=20, sd=0.5):
+    centres = rng.uniform(-1.0, 1.0, (n_centres, d))
+    a = rng.standard_normal(n_centres)
+    probe = rng.uniform(-1.0, 1.0, (2000, d))
+    scale = sd / max(float(np.sqrt(np.mean((kernel(probe, centres) @ a) ** 2))), 1e-12)  # RMS sd on the input law
+
+    def f(X):
+        return scale * (kernel(X, centres) @ a)
+
+    return f
+
+
+def _diabetes():
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True)
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    y = (y - y.mean()) / y.std() / 2.0
+    return X, y
+
+
+def _draw_data(panel, params, rng, kernel, cache):
+    """(X_tr, y_tr, X_val, y_val, X_te, target_te): target_te is f* (synthetic) or y (real)."""
+    T = float(params["response_bound"])
+    if panel["kind"] == "diabetes":
+        if "diabetes" not in cache:
+            cache["diabetes"] = _diabetes()
+        X, y = cache["diabetes"]
+        perm = rng.permutation(X.shape[0])
+        n_tr, n_va = int(0.60 * X.shape[0]), int(0.15 * X.shape[0])
+        tr, va, te = perm[:n_tr], perm[n_tr:n_tr + n_va], perm[n_tr + n_va:]
+        return X[tr], np.clip(y[tr], -T, T), X[va], np.clip(y[va], -T, T), X[te], y[te]
+    d = panel["d"]
+    f = _plane_wave if panel["target"] == "plane_wave" else _rkhs_target(d, kernel, rng)
+    n, nv, nt = int(params["n_train"]), int(params["n_val"]), int(params["n_test"])
+    X = rng.uniform(-1.0, 1.0, (n + nv + nt, d))
+    fx = f(X)
+    y = np.clip(fx + float(params["noise_sd"]) * rng.standard_normal(fx.size), -T, T)
+    return X[:n], y[:n], X[n:n + nv], y[n:n + nv], X[n + nv:], fx[n + nv:]
+
+
+def _public_spectrum(panel, kernel, seed):
+    """Spectrum of the integral operator under the *public* input law (no private data used)."""
+    from ..kernels import operator_spectrum
+
+    rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(99,)))
+    if panel["kind"] == "diabetes":  # standardised inputs, modelled as N(0, I_d) (a public assumption)
+        sample = rng.standard_normal((1000, panel["d"]))
+    else:
+        sample = rng.uniform(-1.0, 1.0, (1000, panel["d"]))
+    return operator_spectrum(kernel, sample)
+
+
+# ------------------------------------------------------------------------------------------ features
+
+
+class _Features:
+    """The M_max-dimensional map of one method, evaluated once at every input of a repetition.
+
+    ``stats(rows, M)`` gives the ``(C, u)`` of the map of dimension M on a subset of the training
+    rows; ``map(part, M)`` the features of dimension M at the validation or test inputs.
+    """
+
+    def __init__(self, method, kernel, X_tr, y_tr, X_val, X_te, M_max, rng):
+        from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
+
+        X_all = np.vstack([X_tr, X_val, X_te])
+        if method == "RP":
+            sampler = ExactGaussianProcessPaths(kernel, M_max, random_state=rng)
+            F = sampler.fit(X_all).evaluate(X_all)
+            self.variance_bound = sampler.variance_bound
+            self.scale = lambda M: 1.0 / math.sqrt(M)
+        else:
+            rff = RandomFourierFeatures(kernel, M_max, random_state=rng).fit(X_all)
+            F = np.cos(X_all @ rff.frequencies_ + rff.offsets_)
+            self.variance_bound = None
+            self.scale = lambda M: math.sqrt(2.0 / M)
+        n, nv = X_tr.shape[0], X_val.shape[0]
+        self.tr, self.val, self.te = F[:n], F[n:n + nv], F[n + nv:]
+        self.y = y_tr
+        self._gram = {}
+
+    def stats(self, rows, M):
+        key = rows if isinstance(rows, str) else id(rows)
+        if key not in self._gram:
+            idx = slice(None) if isinstance(rows, str) else rows
+            Ft, yt = self.tr[idx], self.y[idx]
+            self._gram[key] = (Ft.T @ Ft / Ft.shape[0], Ft.T @ yt / Ft.shape[0], Ft.shape[0])
+        G, g, n = self._gram[key]
+        s = self.scale(M)
+        return G[:M, :M] * s * s, g[:M] * s, n
+
+    def map(self, part, M):
+        return getattr(self, part)[:, :M] * self.scale(M)
+
+
+def _norm_bound(method, feats, M, t):
+    from ..kernels import RandomFourierFeatures, laurent_massart_bound
+
+    if method == "RFF":
+        return RandomFourierFeatures.norm_bound_sq
+    return laurent_massart_bound(feats.variance_bound, M, t)
+
+
+def _private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0,
+                  delta_gauss=None):
+    """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
+    from ..kernels import release_from_statistics, ridge_path_floored
+
+    C, u, n = feats.stats(rows, M)
+    if multiplier == 1.0:  # the paper's algorithm, with the estimators' delta split
+        if method == "RP":
+            D2 = _norm_bound(method, feats, M, delta / 8.0)
+            d_cov, d_vec = delta / 4.0, delta / 2.0
+        else:
+            D2 = _norm_bound(method, feats, M, None)
+            d_cov, d_vec = delta / 2.0, delta / 2.0
+        rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
+                                      feature_norm_sq=D2, response_bound=T, rng=rng)
+    else:  # one of 2G releases composed in Gaussian DP at (eps, delta_gauss)
+        D2 = _norm_bound(method, feats, M, t)
+        rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=delta_gauss, delta_vector=delta_gauss,
+                                      feature_norm_sq=D2, response_bound=T, rng=rng, noise_multiplier=multiplier,
+                                      split_epsilon=False)
+    betas, floored, _ = ridge_path_floored(rel.covariance, rel.vector, lams)
+    return betas, floored, rel, D2
+
+
+def _mse(pred, target):
+    return np.mean((pred - target[None, :]) ** 2, axis=1) if pred.ndim == 2 else float(np.mean((pred - target) ** 2))
+
+
+# ------------------------------------------------------------------------------------------ one repetition
+
+
+def _one_rep(panel, params, rep, kernel, spectrum, cache):
+    from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
+
+    seed = int(params["seed"])
+    ss = np.random.SeedSequence(seed, spawn_key=(panel["index"], rep))
+    data_ss, rp_ss, rff_ss, noise_ss, sel_ss = ss.spawn(5)
+    rng = np.random.default_rng(data_ss)
+    X_tr, y_tr, X_val, y_val, X_te, target_te = _draw_data(panel, params, rng, kernel, cache)
+    n = X_tr.shape[0]
+    eps_grid = _split(params["epsilons"])
+    sweep_eps = set(_split(params["sweep_epsilons"]))
+    delta, T = float(params["delta"]), float(params["response_bound"])
+    Ms = M_grid(params)
+    lams = np.array(_split(params["lam_grid"]))
+    sel_Ms = tuple(sorted(set(_split(params["sel_m_grid"], int))))
+    M_max = max(Ms + sel_Ms)
+    feats = {"RP": _Features("RP", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rp_ss)),
+             "RFF": _Features("RFF", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rff_ss))}
+    noise_rng = np.random.default_rng(noise_ss)
+    sel_rng = np.random.default_rng(sel_ss)
+    # selection split of the training rows (private protocol)
+    perm = np.random.default_rng(sel_ss.spawn(1)[0]).permutation(n)
+    n_B = max(1, int(round(float(params["sel_fraction"]) * n)))
+    rows_B, rows_A = np.sort(perm[:n_B]), np.sort(perm[n_B:])
+    base = {"panel": panel["panel"], "target": panel["target"], "d": panel["d"], "rep": rep, "n": n}
+    runs, sweep = [], []
+
+    def row(protocol, method, eps, M, lam, test, val=np.nan, **extra):
+        return {**base, "protocol": protocol, "method": method, "epsilon": eps, "M": int(M), "lam": float(lam),
+                "test_error": float(test), "val_error": float(val), **extra}
+
+    for method in METHODS:
+        fm = feats[method]
+        # ---- non-private: every (M, lambda), tuned on validation; and the equal-M sweep at eps = inf
+        best = None
+        for M in Ms:
+            C, u, _ = fm.stats("all", M)
+            betas, floored, _ = ridge_path_floored(C, u, lams)
+            ve = _mse(betas @ fm.map("val", M).T, y_val)
+            te = _mse(betas @ fm.map("te", M).T, target_te)
+            for k, lam in enumerate(lams):
+                sweep.append({"method": method, "epsilon": math.inf, "M": M, "lam": lam, "test_error": te[k],
+                              "floored_share": floored[k] / M})
+            k = int(np.argmin(ve))
+            if best is None or ve[k] < best[0]:
+                best = (ve[k], te[k], M, lams[k])
+        runs.append(row("tuned", method, math.inf, best[2], best[3], best[1], best[0],
+                        M_at_edge=best[2] in (Ms[0], Ms[-1]), lam_at_edge=best[3] in (lams[0], lams[-1])))
+        for eps in eps_grid:
+            # ---- tuned (oracle validation) and the equal-M sweep
+            best = None
+            for M in Ms:
+                betas, floored, rel, D2 = _private_path(method, fm, M, eps, delta, lams, T, noise_rng)
+                ve = _mse(betas @ fm.map("val", M).T, y_val)
+                te = _mse(betas @ fm.map("te", M).T, target_te)
+                if eps in sweep_eps:
+                    for k, lam in enumerate(lams):
+                        sweep.append({"method": method, "epsilon": eps, "M": M, "lam": lam, "test_error": te[k],
+                                      "floored_share": floored[k] / M})
+                k = int(np.argmin(ve))
+                if best is None or ve[k] < best[0]:
+                    best = (ve[k], te[k], M, lams[k], floored[k], rel, D2)
+            ve_b, te_b, M_b, lam_b, fl_b, rel_b, D2_b = best
+            runs.append(row("tuned", method, eps, M_b, lam_b, te_b, ve_b, M_at_edge=M_b in (Ms[0], Ms[-1]),
+                            lam_at_edge=lam_b in (lams[0], lams[-1]), floored_share=fl_b / M_b,
+                            sigma_C=rel_b.sigma_covariance, sigma_u=rel_b.sigma_vector, D2=D2_b,
+                            eps_spent=eps, delta_spent=delta))
+            # ---- theory
+            if method == "RP":
+                M_t, lam_t, info = theory_rp_hyperparameters(n, eps, delta, spectrum, c_m=float(params["c_m"]),
+                                                             c_lam=float(params["c_lam"]), max_components=M_max)
+                capped = info["capped"]
+            else:
+                M_full, lam_t = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
+                M_t, capped = min(M_full, M_max), M_full > M_max
+            betas, floored, rel, D2 = _private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
+            te = _mse(betas @ fm.map("te", M_t).T, target_te)[0]
+            runs.append(row("theory", method, eps, M_t, lam_t, te, M_capped=capped, floored_share=floored[0] / M_t,
+                            sigma_C=rel.sigma_covariance, sigma_u=rel.sigma_vector, D2=D2, eps_spent=eps,
+                            delta_spent=delta))
+            # ---- private selection
+            G = len(sel_Ms)
+            if method == "RP":
+                d_gauss, t = 0.75 * delta, delta / (8.0 * G)
+            else:
+                d_gauss, t = delta, None
+            cands = []
+            for M in sel_Ms:
+                betas, floored, rel, D2 = _private_path(method, fm, M, eps, delta, lams, T, noise_rng, rows=rows_A,
+                                                        t=t, multiplier=math.sqrt(2.0 * G), delta_gauss=d_gauss)
+                pred_B = np.clip(betas @ (fm.tr[rows_B, :M] * fm.scale(M)).T, -T, T)
+                score = _mse(pred_B, y_tr[rows_B])
+                te = _mse(np.clip(betas @ fm.map("te", M).T, -T, T), target_te)
+                for k, lam in enumerate(lams):
+                    cands.append((score[k], te[k], M, lam, floored[k], rel.sigma_covariance, rel.sigma_vector, D2))
+            scores = np.array([c[0] for c in cands])
+            sens = 4.0 * T * T / n_B
+            k = int(np.argmax(-eps * scores / (2.0 * sens) + sel_rng.gumbel(size=scores.size)))
+            sc, te, M_s, lam_s, fl, sC, su, D2 = cands[k]
+            runs.append(row("private", method, eps, M_s, lam_s, te, sc, floored_share=fl / M_s, sigma_C=sC,
+                            sigma_u=su, D2=D2, eps_spent=eps, delta_spent=delta, n_fit=len(rows_A), n_select=n_B,
+                            M_at_edge=M_s in (sel_Ms[0], sel_Ms[-1]), lam_at_edge=lam_s in (lams[0], lams[-1])))
+    if rep < int(params["krr_reps"]):
+        runs.append(_exact_krr(base, kernel, X_tr, y_tr, X_val, y_val, X_te, target_te, lams))
+    return runs, sweep
+
+
+def _exact_krr(base, kernel, X_tr, y_tr, X_val, y_val, X_te, target_te, lams):
+    """Non-private kernel ridge regression with the whole kernel (the floor every method approaches)."""
+    from scipy import linalg
+
+    n = X_tr.shape[0]
+    K = kernel(X_tr)
+    w, V = linalg.eigh(K, overwrite_a=True, check_finite=False)
+    Kv, Kt = kernel(X_val, X_tr) @ V, kernel(X_te, X_tr) @ V
+    proj = V.T @ y_tr
+    best = None
+    for lam in lams:
+        a = proj / (np.clip(w, 0, None) + n * lam)
+        ve, te = _mse(Kv @ a, y_val), _mse(Kt @ a, target_te)
+        if best is None or ve < best[0]:
+            best = (ve, te, lam)
+    return {**base, "protocol": "tuned", "method": "exact KRR", "epsilon": math.inf, "M": n, "lam": float(best[2]),
+            "test_error": float(best[1]), "val_error": float(best[0])}
+
+
+def _aggregate_sweep(rows):
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    g = df.groupby(["method", "epsilon", "M", "lam"], sort=True)
+    out = g["test_error"].agg(count="count", mean="mean", sd="std").reset_index()
+    out["floored_share"] = g["floored_share"].mean().to_numpy()
+    return out
+
+
+def _noise_table(params, n):
+    from ..kernels import RandomFourierFeatures, analytic_gaussian_sigma, laurent_massart_bound
+
+    delta, T = float(params["delta"]), float(params["response_bound"])
+    rows = []
+    for eps in _split(params["epsilons"]):
+        for M in M_grid(params):
+            for method in METHODS:
+                if method == "RP":
+                    D2 = laurent_massart_bound(1.0, M, delta / 8.0)
+                    d_cov, d_vec = delta / 4.0, delta / 2.0
+                else:
+                    D2 = RandomFourierFeatures.norm_bound_sq
+                    d_cov = d_vec = delta / 2.0
+                rows.append({"n": n, "epsilon": eps, "M": M, "method": method, "D2": D2,
+                             "sigma_C": analytic_gaussian_sigma(eps / 2.0, d_cov, math.sqrt(2.0) * D2 / n),
+                             "sigma_u": analytic_gaussian_sigma(eps / 2.0, d_vec, 2.0 * T * math.sqrt(D2) / n)})
+    return rows
+
+
+def run(params, store=None, log=print) -> dict:
+    """Compute the tables (see the module docstring); resumable with a store."""
+    from ..kernels import GaussianKernel
+
+    if int(params.get("blas_threads", 0)) > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=int(params["blas_threads"]))
+    runs = CellTable(store, "runs", log)
+    sweep = CellTable(store, "sweep", None)
+    noise = CellTable(store, "noise", None)
+    noise.compute("calibration", lambda: _noise_table(params, int(params["n_train"])))
+    pans = panels(params)
+    for i, p in enumerate(pans):
+        p["index"] = i
+    kernels = {p["panel"]: GaussianKernel(math.sqrt(p["d"])) for p in pans}
+    spectra = {p["panel"]: _public_spectrum(p, kernels[p["panel"]], int(params["seed"])) for p in pans}
+    n_reps, block = int(params["n_reps"]), max(1, int(params["rep_block"]))
+    cache: dict = {}
+    for start in range(0, n_reps, block):
+        stop = min(n_reps, start + block)
+        for p in pans:
+            key = f"{p['panel']}|reps={start}-{stop - 1}"
+            if runs.done(key):
+                continue
+            collected = {"runs": [], "sweep": []}
+
+            def compute(p=p, start=start, stop=stop, collected=collected):
+                for rep in range(start, stop):
+                    r, s = _one_rep(p, params, rep, kernels[p["panel"]], spectra[p["panel"]], cache)
+                    collected["runs"] += r
+                    collected["sweep"] += s
+                return collected["runs"]
+
+            # the sweep is written first: a cell counts as done once its runs are stored
+            import pandas as pd
+
+            rows = compute()
+            agg = _aggregate_sweep(collected["sweep"])
+            agg.insert(0, "panel", p["panel"])
+            sweep.compute(key, lambda agg=agg: agg)
+            runs.compute(key, lambda rows=rows: pd.DataFrame(rows))
+    return {"runs": runs.frame(), "sweep": sweep.frame(), "noise": noise.frame()}
+
+
+# ------------------------------------------------------------------------------------------ summaries
+
+
+def summarise(runs, level=0.95):
+    """Mean test error with its t interval per panel, protocol, method and epsilon."""
+    import pandas as pd
+
+    from ..claims import mean_interval
+
+    out = []
+    for key, g in runs.groupby(["panel", "protocol", "method", "epsilon"], sort=False):
+        iv = mean_interval(g["test_error"].to_numpy(), level)
+        out.append({"panel": key[0], "protocol": key[1], "method": key[2], "epsilon": key[3], "reps": iv.n,
+                    "mean": iv.estimate, "low": iv.low, "high": iv.high, "M_median": float(g["M"].median()),
+                    "lam_median": float(g["lam"].median())})
+    return pd.DataFrame(out)
+
+
+# ------------------------------------------------------------------------------------------ comparisons and claims
+
+
+def paired_log_ratios(runs, protocol):
+    """Per repetition, panel and epsilon: ``log(error of RP / error of RFF)`` under one protocol.
+
+    Both methods see the same data in a repetition, so the comparison is paired.
+    """
+    sub = runs[(runs["protocol"] == protocol) & runs["method"].isin(METHODS)]
+    wide = sub.pivot_table(index=["panel", "d", "target", "epsilon", "rep"], columns="method", values="test_error")
+    wide = wide.dropna()
+    wide = wide[(wide["RP"] > 0) & (wide["RFF"] > 0)]
+    out = (np.log(wide["RP"]) - np.log(wide["RFF"])).rename("log_ratio").reset_index()
+    return out
+
+
+def ratio_table(runs, protocol, level=0.95):
+    """Geometric-mean ratio RP / RFF per panel and epsilon with the paired t interval and p-values.
+
+    ``p_rp_better`` / ``p_rff_better``: one-sided paired t tests on the log ratios.
+    """
+    import pandas as pd
+    from scipy import stats
+
+    from ..claims import mean_interval
+
+    rows = []
+    for (panel, d, target, eps), g in paired_log_ratios(runs, protocol).groupby(["panel", "d", "target", "epsilon"],
+                                                                               sort=False):
+        x = g["log_ratio"].to_numpy()
+        iv = mean_interval(x, level)
+        if x.size > 1 and x.std(ddof=1) > 0:
+            t = x.mean() / (x.std(ddof=1) / math.sqrt(x.size))
+            p_less, p_more = float(stats.t.cdf(t, x.size - 1)), float(stats.t.sf(t, x.size - 1))
+        else:
+            p_less = p_more = 1.0
+        rows.append({"panel": panel, "d": d, "target": target, "epsilon": eps, "reps": x.size,
+                     "ratio": math.exp(iv.estimate), "low": math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
+                     "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf,
+                     "p_rp_better": p_less, "p_rff_better": p_more})
+    return pd.DataFrame(rows)
+
+
+def panel_verdicts(runs, protocol, alpha=0.05):
+    """Per panel: at how many epsilons RP or RFF is significantly better (Holm over the epsilons).
+
+    ``holds`` is True when RP is significantly better at every epsilon of the panel ("consistently
+    better"), False when RFF is significantly better at one epsilon or more, None otherwise.
+    """
+    import pandas as pd
+
+    from ..claims import holm, mean_interval
+
+    table = ratio_table(runs, protocol)
+    table = table[np.isfinite(table["epsilon"])]  # the private fits only
+    lr = paired_log_ratios(runs, protocol)
+    lr = lr[np.isfinite(lr["epsilon"])]
+    rows = []
+    for panel, g in table.groupby("panel", sort=False):
+        rp = holm(g["p_rp_better"].tolist(), alpha)
+        rff = holm(g["p_rff_better"].tolist(), alpha)
+        pooled = lr[lr["panel"] == panel].groupby("rep")["log_ratio"].mean().to_numpy()
+        iv = mean_interval(pooled) if pooled.size else None
+        n_rp, n_rff, m = int(sum(rp)), int(sum(rff)), len(rp)
+        holds = True if n_rp == m else (False if n_rff > 0 else None)
+        rows.append({"panel": panel, "d": int(g["d"].iloc[0]), "target": g["target"].iloc[0], "epsilons": m,
+                     "reps": int(g["reps"].min()), "rp_better": n_rp, "rff_better": n_rff,
+                     "pooled_ratio": math.exp(iv.estimate) if iv else np.nan,
+                     "pooled_low": math.exp(iv.low) if iv and np.isfinite(iv.low) else np.nan,
+                     "pooled_high": math.exp(iv.high) if iv and np.isfinite(iv.high) else np.nan, "holds": holds})
+    return pd.DataFrame(rows)
+
+
+def gap_with_d(runs, protocol, target, level=0.95):
+    """Change of the pooled log ratio RP / RFF from the smallest to the largest d (Welch interval).
+
+    Negative means RP's advantage grows with d. Returns (d_low, d_high, Interval of the ratio of ratios).
+    """
+    from ..claims import Interval, _t_quantile, _welch
+
+    lr = paired_log_ratios(runs, protocol)
+    lr = lr[(lr["target"] == target) & np.isfinite(lr["epsilon"])]
+    if lr.empty:
+        return None
+    ds = sorted(lr["d"].unique())
+    if len(ds) < 2:
+        return None
+    a = lr[lr["d"] == ds[-1]].groupby("rep")["log_ratio"].mean().to_numpy()
+    b = lr[lr["d"] == ds[0]].groupby("rep")["log_ratio"].mean().to_numpy()
+    if a.size < 2 or b.size < 2:
+        return None
+    diff, se, df = _welch(a, b)
+    half = _t_quantile(level, df) * se
+    return ds[0], ds[-1], Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level,
+                                   int(min(a.size, b.size)))
+
+
+def pooled_sweep(sweep):
+    """The stored equal-M sweep pooled over cells: mean error with a 95% interval per panel, method, epsilon, M, lambda."""
+    from scipy import stats
+
+    s = sweep.copy()
+    s["sum"] = s["mean"] * s["count"]
+    s["sumsq"] = (s["sd"].fillna(0.0) ** 2) * (s["count"] - 1) + s["count"] * s["mean"] ** 2
+    s["fsum"] = s["floored_share"] * s["count"]
+    g = s.groupby(["panel", "method", "epsilon", "M", "lam"], sort=True)[["count", "sum", "sumsq", "fsum"]].sum()
+    g = g.reset_index()
+    g["mean"] = g["sum"] / g["count"]
+    var = (g["sumsq"] - g["count"] * g["mean"] ** 2) / (g["count"] - 1).clip(lower=1)
+    half = stats.t.ppf(0.975, (g["count"] - 1).clip(lower=1)) * np.sqrt(var.clip(lower=0) / g["count"])
+    g["low"], g["high"] = g["mean"] - half, g["mean"] + half
+    g["se_log"] = np.sqrt(var.clip(lower=0) / g["count"]) / g["mean"]
+    g["floored_share"] = g["fsum"] / g["count"]
+    return g.drop(columns=["sum", "sumsq", "fsum"])
+
+
+def equal_m_comparison(sweep, epsilon, M, lam=None):
+    """Per panel at one epsilon and M: ratio of mean errors RP / RFF with an approximate 95% interval.
+
+    ``lam=None`` takes each method's best lambda of the grid at that M (by mean test error; a
+    description of the sweep, not a tuning protocol).
+    """
+    import pandas as pd
+
+    p = pooled_sweep(sweep)
+    p = p[(p["epsilon"] == epsilon) & (p["M"] == M)]
+    rows = []
+    for panel, g in p.groupby("panel", sort=False):
+        pick = {}
+        for method in METHODS:
+            gm = g[g["method"] == method]
+            if gm.empty:
+                break
+            gm = gm.loc[[gm["mean"].idxmin()]] if lam is None else gm[np.isclose(gm["lam"], lam)]
+            if gm.empty:
+                break
+            pick[method] = gm.iloc[0]
+        if len(pick) < 2:
+            continue
+        r = math.log(pick["RP"]["mean"] / pick["RFF"]["mean"])
+        se = math.hypot(pick["RP"]["se_log"], pick["RFF"]["se_log"])
+        rows.append({"panel": panel, "epsilon": epsilon, "M": M, "lam_RP": pick["RP"]["lam"],
+                     "lam_RFF": pick["RFF"]["lam"], "ratio": math.exp(r), "low": math.exp(r - 1.96 * se),
+                     "high": math.exp(r + 1.96 * se), "reps": int(min(pick["RP"]["count"], pick["RFF"]["count"]))})
+    return pd.DataFrame(rows)
+
+
+def noise_summary(noise, sweep, epsilon, lam):
+    """The noise table at one epsilon: D2, noise standard deviations and the floored share per M and method."""
+    p = pooled_sweep(sweep)
+    p = p[(p["epsilon"] == epsilon) & np.isclose(p["lam"], lam) & ~p["panel"].str.startswith("diabetes")]
+    share = p.groupby(["method", "M"])["floored_share"].mean()
+    nz = noise[noise["epsilon"] == epsilon].copy()
+    nz["floored_share"] = [share.get((m, M), np.nan) for m, M in zip(nz["method"], nz["M"])]
+    wide = nz.pivot_table(index="M", columns="method", values=["D2", "sigma_C", "sigma_u", "floored_share"])
+    wide.columns = [f"{a}_{b}" for a, b in wide.columns]
+    return wide.reset_index()
+
+
+def chosen_hyperparameters(runs):
+    """Median M and lambda chosen per protocol, method and epsilon, and the share of choices at a grid edge."""
+    sub = runs[runs["method"].isin(METHODS)].copy()
+    for col in ("M_at_edge", "lam_at_edge", "M_capped"):
+        if col not in sub:
+            sub[col] = np.nan
+        sub[col] = sub[col].map(lambda v: float(v in (True, "True", 1.0)) if v == v else np.nan)
+    g = sub.groupby(["protocol", "method", "epsilon"], sort=False)
+    out = g.agg(M_median=("M", "median"), lam_median=("lam", "median"), M_edge=("M_at_edge", "mean"),
+                lam_edge=("lam_at_edge", "mean"), M_capped=("M_capped", "mean"),
+                floored=("floored_share", "mean")).reset_index()
+    return out
