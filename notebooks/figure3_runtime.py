@@ -62,7 +62,7 @@ started_at = time.time()
 NAME = "figure3_runtime"
 PARAMS = {"shapes": shapes, "k2_ratios": k2_ratios, "epsilons": epsilons, "trials": trials, "T": T,
           "use_real_data": use_real_data, "blas_threads": blas_threads, "seed": seed}
-TABLES = ("datasets", "runs", "timing")
+TABLES = ("datasets", "runs")  # and "timing", written when every cell is done
 ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
 
@@ -108,6 +108,8 @@ status = entry_status(NAME)
 stored = None
 if status.state != "missing" and all(t in store.tables() for t in TABLES):
     stored = {t: store.table(t) for t in TABLES}
+    if "timing" in store.tables():
+        stored["timing"] = store.table("timing")
 
 # %% [markdown]
 # ## Figure 3 at the paper's shapes
@@ -129,15 +131,19 @@ if stored is not None:
 # %% [markdown]
 # **Timing conditions.** Every BLAS and OpenMP pool, including the one of the `fht-cpu` Walsh-Hadamard
 # backend, is limited to the stated number of threads while timing. The table gives, per shape, the
-# thread pools seen, the machine's 1-minute load average when the shape started and ended, and the
-# range of the load over its cells (each cell is one method and $\varepsilon$ with all its trials). On
-# two cores, a load near 1 means this run had its core to itself; above 2, it shared one.
+# thread pools seen, and the smallest, largest and mean 1-minute load average of the machine over its
+# cells (each cell is one method and $\varepsilon$ with all its trials, timed back to back with the
+# other methods at that $\varepsilon$). On two cores, a load near 1 means this run had its core to
+# itself; above 2, it shared one.
 
 # %% tags=["remove-input"]
-if stored is not None:
+if stored is not None and "timing" in stored:
     tm = stored["timing"].drop(columns=["cell"]).set_index("shape")
-    load = stored["runs"].groupby("dataset").agg(cell_load_min=("load1_before", "min"), cell_load_max=("load1_after", "max"))
-    display(tm.join(load).style.format(precision=2).set_caption("Threads and machine load during timing"))
+    display(tm.style.format(precision=2).set_caption("Threads and machine load during timing"))
+elif stored is not None:  # a run in progress: the load of each cell is in the runs table
+    load = stored["runs"].drop_duplicates("cell").groupby("dataset").agg(
+        load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
+    display(load.style.format(precision=2).set_caption("Machine load during timing (run in progress)"))
 
 # %% [markdown]
 # The measured table has one row per shape. Each entry is the ratio of the geometric mean runtime of

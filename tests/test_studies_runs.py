@@ -50,7 +50,7 @@ COLUMNS = {
     "figure3_runtime": {
         "datasets": {"shape", "paper_dataset", "data_used", "why", "n", "d", "k2_ratios", "k1", "k2s"},
         "runs": {"cell", "dataset", "series", "method", "epsilon", "trial", "runtime_s", "load1_before", "load1_after"},
-        "timing": {"shape", "pools", "blas_threads", "load1_before", "load1_after", "seconds"},
+        "timing": {"shape", "pools", "blas_threads", "load1_min", "load1_max", "load1_mean", "seconds"},
     },
 }
 

@@ -10,10 +10,11 @@ the solver call only (calibration never touches the data and is done first).
 
 Timing conditions: every BLAS and OpenMP pool (which includes the ``fht-cpu`` Walsh-Hadamard
 backend's) is limited to ``blas_threads`` threads with :mod:`threadpoolctl`; the ``timing``
-table records the pools seen and the 1-minute load average before and after each shape, and
-every runs row has the load when its cell started and ended. Cells are ordered so that, per
-shape and epsilon, dense IHM, Gram IHM and the three FastIHM sizes are timed one after the
-other: every ratio is measured against a baseline of the same run and moment.
+table records the pools seen and the 1-minute load over each shape's cells, and every runs
+row has the load when its cell started and ended. Cells run epsilon by epsilon over all shapes
+(a stopped run has every shape at the epsilons done), and per shape and epsilon dense IHM, Gram
+IHM and the three FastIHM sizes are timed one after the other: every ratio is measured against
+a baseline of the same run and moment.
 
 Data: the paper's dataset of each shape when its file is already in the data cache
 (``use_real_data``; nothing is downloaded), otherwise the synthetic correlated design of
@@ -24,7 +25,8 @@ Tables
 ------
 ``datasets``  one row per shape: label, the paper's dataset, what was used and why, n, d, ratios, k1, k2s.
 ``runs``      one row per timed solve (columns of run_grid) with ``series`` and the cell's load.
-``timing``    one row per shape: thread pools, load before and after, wall time of the shape.
+``timing``    one row per shape: thread pools, the range and mean of the 1-minute load over its cells,
+              its computing time.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ def run(params, store=None, log=print) -> dict:
     info = CellTable(store, "datasets", log)
     runs = CellTable(store, "runs", log)
     timing = CellTable(store, "timing", log)
+    shapes = []
     for i, (log2_n, d_req) in enumerate(_shapes(params["shapes"])):
         label = f"2^{log2_n} x {d_req}"
         ds, paper, why = _data(log2_n, d_req, i, params)
@@ -154,39 +157,52 @@ def run(params, store=None, log=print) -> dict:
                                       "n": n, "d": d, "n_over_d": n / d,
                                       "k2_ratios": ",".join(f"{r:g}" for r in ratios), "k1": k1,
                                       "k2s": ",".join(map(str, k2s))}])
-        shape_started, load_before = time.time(), _load1()
-        cells = [("FastIHS", None, None, "dense")]
-        for eps in epsilons:
-            cells += [("IHM", eps, None, "dense"), ("IHM", eps, None, "gram")]
-            cells += [("FastIHM", eps, r, "dense") for r in ratios]
-        for j, (method, eps, ratio, sketch) in enumerate(cells):
-            key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
+        shapes.append((label, X, y, ratios))
 
-            def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
-                before = _load1()
-                df = run_grid({label: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
-                              k2_ratios=(ratio,) if ratio is not None else (4.0,), n_trials=trials, root_seed=seed,
-                              T=T, ihm_sketch=sketch, progress=False)
-                df["ihm_sketch"] = sketch if method == "IHM" else None
-                df = df[[c for c in _KEEP if c in df.columns]].copy()
-                if method == "FastIHM":
-                    df["series"] = f"FastIHM r{ratios.index(ratio) + 1}"
-                elif method == "IHM":
-                    df["series"] = "IHM-gram" if sketch == "gram" else "IHM"
-                else:
-                    df["series"] = method
-                df["load1_before"], df["load1_after"] = before, _load1()
-                return df
+    def cell(label, X, y, ratios, method, eps, ratio, sketch):
+        key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
 
-            runs.compute(key, compute)
+        def compute():
+            before, started = _load1(), time.time()
+            df = run_grid({label: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
+                          k2_ratios=(ratio,) if ratio is not None else (4.0,), n_trials=trials, root_seed=seed,
+                          T=T, ihm_sketch=sketch, progress=False)
+            df["ihm_sketch"] = sketch if method == "IHM" else None
+            df = df[[c for c in _KEEP if c in df.columns]].copy()
+            if method == "FastIHM":
+                df["series"] = f"FastIHM r{ratios.index(ratio) + 1}"
+            elif method == "IHM":
+                df["series"] = "IHM-gram" if sketch == "gram" else "IHM"
+            else:
+                df["series"] = method
+            df["load1_before"], df["load1_after"] = before, _load1()
+            df["cell_seconds"] = round(time.time() - started, 2)
+            return df
 
-        def timing_row():
+        runs.compute(key, compute)
+
+    # epsilon by epsilon over all shapes, so that a stopped run has every shape at the epsilons done;
+    # within a shape and epsilon the baselines and the three FastIHM sizes are timed back to back
+    for label, X, y, ratios in shapes:
+        cell(label, X, y, ratios, "FastIHS", None, None, "dense")
+    for eps in epsilons:
+        for label, X, y, ratios in shapes:
+            for method, ratio, sketch in [("IHM", None, "dense"), ("IHM", None, "gram")] + \
+                    [("FastIHM", r, "dense") for r in ratios]:
+                cell(label, X, y, ratios, method, eps, ratio, sketch)
+
+    done = runs.frame()
+    for label, *_ in shapes:
+        def timing_row(label=label):
             th = thread_settings()
             pools = "; ".join(f"{p.get('internal_api')}={p.get('num_threads')}" for p in th["pools"])
-            return [{"shape": label, "pools": pools, "environment": ", ".join(f"{k}={v}" for k, v in
-                                                                              th["environment"].items()),
-                     "blas_threads": int(params["blas_threads"]), "load1_before": load_before, "load1_after": _load1(),
-                     "seconds": round(time.time() - shape_started, 1)}]
+            sub = done[done["dataset"] == label] if not done.empty else done
+            return [{"shape": label, "pools": pools,
+                     "environment": ", ".join(f"{k}={v}" for k, v in th["environment"].items()),
+                     "blas_threads": int(params["blas_threads"]),
+                     "load1_min": float(sub["load1_before"].min()), "load1_max": float(sub["load1_after"].max()),
+                     "load1_mean": float(sub.drop_duplicates("cell")["load1_before"].mean()),
+                     "seconds": float(sub.drop_duplicates("cell")["cell_seconds"].sum())}]
 
         timing.compute(label, timing_row)
     return {"datasets": info.frame(), "runs": runs.frame(), "timing": timing.frame()}
