@@ -113,6 +113,9 @@ if status.state != "missing" and all(t in store.tables() for t in TABLES):
 
 # %% [markdown]
 # ## Figure 3 at the paper's shapes
+#
+# The stored run is computed, or resumed where it stopped, by
+# `python -m fastmix.run --paper-scale figure3_runtime` (its parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))

@@ -160,6 +160,9 @@ if status.state != "missing" and all(t in store.tables() for t in TABLES):
 # %% [markdown]
 # ## The audit at the larger setting
 #
+# The stored audit is computed, or resumed where it stopped, by
+# `python -m fastmix.run --paper-scale privacy_audit` (its parameters are in `notebooks/paper_scale.json`).
+#
 # We draw one SRHT with $k_2$ rows and a family of hand-built designs with rows of norm at most one
 # ({func}`fastmix.audit.adversarial_designs`): rows uniform on the sphere, a row along the weakest
 # eigenvector of $X^\top X$, one large row among tiny ones, a nearly rank-deficient design,
