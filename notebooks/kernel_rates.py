@@ -47,7 +47,7 @@ noise_sd: float = 0.1  # response noise standard deviation
 c_m: float = 1.0  # constant of the theory's projection dimension of random projection
 c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
 max_components: int = 512  # cap on M for both methods
-blas_threads: int = 1  # BLAS threads (0 = leave as is)
+blas_threads: int = 1  # BLAS threads (0: library default)
 
 # %% tags=["remove-input"]
 import math
@@ -65,7 +65,12 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "kernel_rates"
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+PARAMS = {
+    "seed": seed, "n_values": n_values, "epsilon": epsilon, "eps_values": eps_values, "n_fixed": n_fixed,
+    "delta": delta, "d": d, "target": target, "n_test": n_test, "n_reps": n_reps, "rep_block": rep_block,
+    "noise_sd": noise_sd, "c_m": c_m, "c_lam": c_lam, "max_components": max_components,
+    "blas_threads": blas_threads,
+}
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
@@ -153,6 +158,9 @@ stored = store.table("runs") if status.state != "missing" and "runs" in store.ta
 
 # %% [markdown]
 # ## Paper-scale results
+#
+# The stored results below are computed by `python -m fastmix.run --paper-scale kernel_rates` (resumable; the
+# parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))
@@ -198,7 +206,12 @@ draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={
+        "seed": seed, "n_values": n_values, "epsilon": epsilon, "eps_values": eps_values, "n_fixed": n_fixed,
+        "delta": delta, "d": d, "target": target, "n_test": n_test, "n_reps": n_reps, "rep_block": rep_block,
+        "noise_sd": noise_sd, "c_m": c_m, "c_lam": c_lam, "max_components": max_components,
+        "blas_threads": blas_threads,
+    },
     seed=seed,
     data_sources=["synthetic: x ~ U[-1,1]^d, a random RKHS function (or plane wave) plus N(0, noise_sd^2) noise"],
     started_at=started_at,

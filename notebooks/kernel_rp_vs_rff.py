@@ -63,7 +63,7 @@ sweep_epsilons: str = '3'  # epsilons of the stored equal-M sweep (plus the non-
 c_m: float = 1.0  # constant of the theory's projection dimension of random projection
 c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
 krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
-blas_threads: int = 1  # BLAS threads (0 = leave as is)
+blas_threads: int = 1  # BLAS threads (0: library default)
 
 # %% tags=["remove-input"]
 import math
@@ -82,7 +82,13 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "kernel_rp_vs_rff"
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+PARAMS = {
+    "seed": seed, "n_train": n_train, "n_val": n_val, "n_test": n_test, "dims": dims, "targets": targets,
+    "real_data": real_data, "epsilons": epsilons, "delta": delta, "n_reps": n_reps, "rep_block": rep_block,
+    "noise_sd": noise_sd, "response_bound": response_bound, "m_grid": m_grid, "lam_grid": lam_grid,
+    "sel_m_grid": sel_m_grid, "sel_fraction": sel_fraction, "sweep_epsilons": sweep_epsilons, "c_m": c_m,
+    "c_lam": c_lam, "krr_reps": krr_reps, "blas_threads": blas_threads,
+}
 PROTOCOLS = ("tuned", "theory", "private")
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
@@ -285,6 +291,9 @@ if status.state != "missing" and "runs" in store.tables():
 
 # %% [markdown]
 # ## Paper-scale results
+#
+# The stored results below are computed by `python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the
+# parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))
@@ -404,7 +413,13 @@ draw_sweep(smoke["sweep"], 0.01, "smoke scale (live): equal-M sweep")
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={
+        "seed": seed, "n_train": n_train, "n_val": n_val, "n_test": n_test, "dims": dims, "targets": targets,
+        "real_data": real_data, "epsilons": epsilons, "delta": delta, "n_reps": n_reps, "rep_block": rep_block,
+        "noise_sd": noise_sd, "response_bound": response_bound, "m_grid": m_grid, "lam_grid": lam_grid,
+        "sel_m_grid": sel_m_grid, "sel_fraction": sel_fraction, "sweep_epsilons": sweep_epsilons, "c_m": c_m,
+        "c_lam": c_lam, "krr_reps": krr_reps, "blas_threads": blas_threads,
+    },
     seed=seed,
     data_sources=["synthetic: x ~ U[-1,1]^d; plane wave 0.8 sin(sum x / sqrt(d/3)) or a random RKHS function; "
                   "N(0, noise_sd^2) noise", "sklearn.datasets.load_diabetes (bundled with scikit-learn)"],
