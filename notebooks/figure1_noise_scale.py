@@ -214,7 +214,7 @@ if stored is not None:
     curves = stored["curves"]
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} do not ({'; '.join(failed)})"
+    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})"
                                                            if failed else "") + "."]
     free = study.variance_ratios(curves, "upadhyay_free")
     worst = free.loc[free["median"].idxmin()]

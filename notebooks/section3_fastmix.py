@@ -192,7 +192,7 @@ if stored is not None:
     n_big = int(sw["n"].iloc[0])
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} do not ({'; '.join(failed)})"
+    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})"
                                                            if failed else "") + "."]
     grid = sw[sw["k2_ratio"].isna()].groupby(["design", "k2"])["c2"].mean()
     for design in COLORS:

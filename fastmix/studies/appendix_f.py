@@ -34,8 +34,8 @@ __all__ = ["NOTEBOOK", "DEFAULTS", "AUTHORS_REFERENCE", "run", "k_grid", "log2_n
 NOTEBOOK = "appendix_f_coherence"
 
 DEFAULTS: dict[str, Any] = {
-    "log2_ns": "12,16,20",
-    "n_draws": 20,
+    "log2_ns": "10,12",
+    "n_draws": 5,
     "k_per_octave": 2,
     "rho": 0.05,
     "upper_constant": 1.0,
