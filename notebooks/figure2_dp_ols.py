@@ -194,6 +194,14 @@ if stored is not None:
             f"On **{name}**, FastIHM with $r = {r3:g}$ has {format_interval(lo)} times IHM's excess risk at "
             f"$\\varepsilon = {e_lo:g}$ and {format_interval(hi)} times at $\\varepsilon = {e_hi:g}$, where the "
             f"difference in gradient budget alone accounts for a factor of {study.budget_factor(calib, name, e_hi):.2f}.")
+        for rev in study.reversals(runs, name):
+            lines.append(
+                f"At $\\varepsilon = {rev['epsilon']:g}$ on {name} the larger sketch ($r = {rev['larger']:g}$) is "
+                f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). There the "
+                f"smaller sketch still adds Hessian noise ($\\eta > 0$ in {rev['smaller_eta_positive']:.0%} of trials) "
+                f"while the larger adds none ($\\eta > 0$ in {rev['larger_eta_positive']:.0%}): the implicit "
+                "regularisation by Hessian noise that Section 4.1 describes, which also makes FastIHM's curve "
+                "non-monotone in $\\varepsilon$.")
     display(Markdown("\n\n".join(lines)))
 
 # %% [markdown]

@@ -115,3 +115,12 @@ def test_unavailable_real_data_is_skipped_with_the_reason_and_never_downloaded(m
                                           "dense_check_epsilon": 0.0}, log=None)
     assert list(tables["skipped"]["dataset"]) == ["black_friday"]
     assert "not cached" in tables["skipped"]["reason"].iloc[0]
+
+
+def test_reversals_name_the_cells_where_a_larger_sketch_is_worse_and_their_noise():
+    assert F.reversals(_tables(fast_level=paper_like)["runs"], "synthetic_sphere") == []
+    worse = _tables(fast_level=lambda e, r: 1.0 if (e == 10.0 and r == 4.0) else 10.0 / (r * e),
+                    eta_zero=lambda e, r: r > 4)
+    rev = F.reversals(worse["runs"], "synthetic_sphere")
+    assert [(x["epsilon"], x["smaller"], x["larger"]) for x in rev] == [(10.0, 4.0, 400.0)]
+    assert rev[0]["ratio"].low > 1 and rev[0]["smaller_eta_positive"] == 1.0 and rev[0]["larger_eta_positive"] == 0.0

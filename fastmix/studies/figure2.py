@@ -241,6 +241,39 @@ def fastihm_over_ihm(runs, dataset, eps, ratio):
     return log_ratio_interval(fast, ihm)
 
 
+def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
+    """The (epsilon, ratio pair) cells where a larger k2 is significantly worse than the next smaller.
+
+    Same test and family as the "accuracy loss shrinks" claim; each entry also gives the share of
+    trials with Hessian noise (``eta > 0``) at both sizes, which is what explains a reversal.
+    """
+    from ..claims import holm, log_ratio_interval, one_sided_less
+
+    fast = runs[(runs["dataset"] == dataset) & (runs["method"] == "FastIHM")]
+    ratios = sorted(fast["k2_ratio"].dropna().unique())
+    cells, pvals = [], []
+    for eps in sorted(fast["epsilon"].dropna().unique()):
+        for lo, hi in zip(ratios[:-1], ratios[1:]):
+            a, b = _risk(runs, dataset, "FastIHM", eps, lo), _risk(runs, dataset, "FastIHM", eps, hi)
+            if a.size < 2 or b.size < 2:
+                continue
+            cells.append((eps, lo, hi, a, b))
+            pvals.append(one_sided_less(a, b))
+    out = []
+    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else []):
+        if not rejected:
+            continue
+
+        def eta_positive(r):
+            eta = fast.loc[np.isclose(fast["epsilon"], eps) & np.isclose(fast["k2_ratio"], r), "eta"]
+            return float((eta > 0).mean())
+
+        out.append({"epsilon": float(eps), "smaller": float(lo), "larger": float(hi),
+                    "ratio": log_ratio_interval(b, a), "smaller_eta_positive": eta_positive(lo),
+                    "larger_eta_positive": eta_positive(hi)})
+    return out
+
+
 def budget_factor(calibration, dataset, eps) -> float:
     """FastIHM's gradient-noise variance over IHM's at ``eps``: ``(sigma_g^Fast / sigma_g^IHM)^2``.
 
