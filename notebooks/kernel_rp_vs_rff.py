@@ -105,7 +105,7 @@ def _grid(n, ncols=4, w=3.3, h=2.8):
     fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
-    return fig, axes.flat
+    return fig, list(axes.flat)
 
 
 def draw_errors(runs, protocol, title):
@@ -115,12 +115,13 @@ def draw_errors(runs, protocol, title):
     fig, axes = _grid(len(names))
     for ax, panel in zip(axes, names):
         sub = s[(s["panel"] == panel) & (s["protocol"] == protocol)]
+        means = []
         for method in study.METHODS:
             color, marker, label = STYLE[method]
             m = sub[(sub["method"] == method) & np.isfinite(sub["epsilon"])].sort_values("epsilon")
-            lo = np.clip(m["low"].to_numpy(), 1e-300, None)
             ax.plot(m["epsilon"], m["mean"], color=color, marker=marker, ms=4, lw=1.8, label=label)
-            ax.fill_between(m["epsilon"], lo, m["high"], color=color, alpha=0.2, lw=0)
+            ax.fill_between(m["epsilon"], m["low"].clip(lower=1e-12), m["high"], color=color, alpha=0.2, lw=0)
+            means.extend(m["mean"].tolist())
             npv = s[(s["panel"] == panel) & (s["protocol"] == "tuned") & (s["method"] == method)
                     & ~np.isfinite(s["epsilon"])]
             if not npv.empty:
@@ -128,8 +129,11 @@ def draw_errors(runs, protocol, title):
         krr = s[(s["panel"] == panel) & (s["method"] == "exact KRR")]
         if not krr.empty:
             ax.axhline(krr["mean"].iloc[0], color="k", ls="--", lw=1.2, label="exact KRR (non-private)")
+            means.append(krr["mean"].iloc[0])
         ax.set_xscale("log")
         ax.set_yscale("log")
+        if means:  # an interval reaching below zero runs off the bottom of the log axis
+            ax.set_ylim(0.5 * min(means), 3.0 * max(means))
         ax.set_title(panel.replace("_", " "), fontsize=9)
         ax.set_xlabel(r"$\varepsilon$")
         ax.grid(True, alpha=0.3)
@@ -316,7 +320,7 @@ if stored is not None:
 # Dotted lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge
 # regression on the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only).
 
-# %% mystnb={"figure": {"caption": "Mean test error (excess risk on noise-free test points; test MSE for diabetes) of DP kernel ridge regression by random projection and by RFF against epsilon, each method with (M, lambda) tuned on validation, with 95% intervals, read from the results store.", "name": "krr-errors"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "Mean test error (excess risk on noise-free test points; test MSE for diabetes) of DP kernel ridge regression by random projection and by RFF against epsilon, each method with (M, lambda) tuned on validation, with 95% t intervals (bands reaching below zero run off the log axis), read from the results store.", "name": "krr-errors"}} tags=["remove-input"]
 if stored is not None:
     draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
 
