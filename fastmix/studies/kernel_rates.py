@@ -87,8 +87,9 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     cap = int(params["max_components"])
     M_rp, lam_rp, info = theory_rp_hyperparameters(n, eps, delta, spectrum, c_m=float(params["c_m"]),
                                                    c_lam=float(params["c_lam"]), max_components=cap)
-    M_full, lam_rff = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-    M_rff = min(M_full, cap)
+    M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
+    M_rff, lam_rff = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]),
+                                            max_components=cap)  # lambda for the capped M
     noise_rng = np.random.default_rng(noise_ss)
     rows = []
     for method, M, lam, ss, capped in (("RP", M_rp, lam_rp, rp_ss, info["capped"]),

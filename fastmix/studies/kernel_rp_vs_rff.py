@@ -345,8 +345,10 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                                                              c_lam=float(params["c_lam"]), max_components=M_max)
                 capped = info["capped"]
             else:
-                M_full, lam_t = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-                M_t, capped = min(M_full, M_max), M_full > M_max
+                M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
+                M_t, lam_t = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]),
+                                                    max_components=M_max)  # lambda for the capped M
+                capped = M_full > M_max
             betas, floored, rel, D2 = _private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
             te = _mse(betas @ fm.map("te", M_t).T, target_te)[0]
             runs.append(row("theory", method, eps, M_t, lam_t, te, M_capped=capped, floored_share=floored[0] / M_t,
