@@ -219,7 +219,8 @@ draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smok
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={"log2_ns": log2_ns, "n_draws": n_draws, "k_per_octave": k_per_octave, "rho": rho,
+                "upper_constant": upper_constant, "seed": seed},
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

@@ -260,7 +260,8 @@ draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={"log2_n": log2_n, "d": d, "power_of_two": power_of_two, "spread_log2_n": spread_log2_n,
+                "n_seeds": n_seeds, "seed": seed},
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

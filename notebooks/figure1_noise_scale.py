@@ -308,7 +308,8 @@ draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={"d": d, "k": k, "delta_exponent": delta_exponent, "c2": c2, "c2_source": c2_source, "c2_designs": c2_designs,
+                "c2_k2_ratio": c2_k2_ratio, "eps_min": eps_min, "eps_max": eps_max, "n_eps": n_eps, "seed": seed},
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

@@ -299,7 +299,9 @@ draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters=PARAMS,
+    parameters={"log2_n": log2_n, "d": d, "n_draws": n_draws, "log2_k2_min": log2_k2_min, "log2_k2_max": log2_k2_max,
+                "paper_ratios": paper_ratios, "tiny_log2_n": tiny_log2_n, "tiny_d": tiny_d, "tiny_k2": tiny_k2, "k1": k1,
+                "delta": delta, "omega": omega, "n_gamma": n_gamma, "seed": seed},
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,
