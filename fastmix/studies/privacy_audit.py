@@ -226,7 +226,7 @@ def claims(tables):
         worst = float(vals.max())
         out.append(Claim(
             claim=f"Lemma 1's bound {SHORT[b]} holds",
-            paper=f"the Renyi divergence of one released row is at most {label} (Lemma 1)",
+            paper=f"Lemma 1: the Renyi divergence of one released row is at most {label}",
             measured=(f"largest exact divergence / bound: {worst:.3g} over {int(des['pairs'].sum())} neighbour pairs "
                       f"of {des['design'].nunique()} designs and {len(opt)} optimised rows (exact, no sampling error)"),
             rule="holds if the largest ratio over the alpha grid is at most 1",
