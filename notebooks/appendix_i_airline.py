@@ -230,7 +230,7 @@ if CLAIMS:
         return log_ratio_interval(sel(a), sel(b))
 
     lo, hi = eps_grid[0], eps_grid[-1]
-    lines = [f"Of the {len(CLAIMS)} checks, {len(held)} hold" + (f" and {len(failed)} do not: {'; '.join(failed)}"
+    lines = [f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}" + (f" and {len(failed)} do not: {'; '.join(failed)}"
                                                                   if failed else "") + "."]
     lines.append(
         f"FastIHM with the largest SRHT has {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', lo))} times "

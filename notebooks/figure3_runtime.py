@@ -188,6 +188,39 @@ if CLAIMS:
 elif stored is None:
     display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
 
+# %% tags=["remove-input"]
+if CLAIMS:
+    held = [c.claim for c in CLAIMS if c.holds is True]
+    failed = [c.claim for c in CLAIMS if c.holds is False]
+    lines = [f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}" + (f" and {len(failed)} do not: {'; '.join(failed)}"
+                                                                  if failed else "") + "."]
+    rt = study.ratio_table(stored, baseline="IHM")
+    info = stored["datasets"].set_index("shape")
+    for shape in dict.fromkeys(stored["runs"]["dataset"]):
+        key = info.loc[shape, "paper_dataset"]
+        if key not in study.PAPER_TABLE:
+            continue
+        name, _, _, paper_vals = study.PAPER_TABLE[key]
+        above, below, within = [], [], []
+        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals):
+            r = rt[(rt["shape"] == shape) & (rt["series"] == series)]
+            if r.empty:
+                continue
+            text = f"{series} {r['estimate'].iloc[0]:.3g} (paper {pv:g})"
+            (above if r["low"].iloc[0] > pv else below if r["high"].iloc[0] < pv else within).append(text)
+        parts = []
+        if above:
+            parts.append("larger than the paper's: " + ", ".join(above))
+        if below:
+            parts.append("smaller: " + ", ".join(below))
+        if within:
+            parts.append("compatible with it: " + ", ".join(within))
+        lines.append(f"${tex(shape)}$ (the paper's {name}): speedups over dense IHM " + "; ".join(parts) + ".")
+    lines.append("Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
+                 "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
+                 "section sets FastIHM beside an IHM that draws no $k \\times n$ matrix at all.")
+    display(Markdown("\n\n".join(lines)))
+
 # %% [markdown]
 # ## What sets the ratios: $d$, $T$ and the Gram route
 #
