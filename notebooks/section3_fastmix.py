@@ -209,7 +209,10 @@ if stored is not None:
             f"On the **{design.replace('synthetic_', '')}** design, the paper's largest SRHT ($k_2 = {int(top.k2)}$, "
             f"$r = {top.k2_ratio:g}$) gives $C^2_{{S_f X}} = {top.c2_mean:.3g}$, {top.c2_mean / 2:.3g} times the "
             f"$C^2 = 2$ that Figure 1 draws; {reach}. The same draws keep "
-            f"{top.lambda_ratio_mean:.3f} of $\\lambda_{{\\min}}(X)$ (Figure 1 assumes {5 / 6:.3f}).")
+            f"{top.lambda_ratio_mean:.3f} of $\\lambda_{{\\min}}(X)$ (Figure 1 assumes {5 / 6:.3f})"
+            + ("" if len(s) < 2 else
+               f"; the paper's smallest SRHT ($k_2 = {int(s.iloc[0].k2)}$, $r = {s.iloc[0].k2_ratio:g}$) keeps "
+               f"{s.iloc[0].lambda_ratio_mean:.3f} of it and has $C^2 = {s.iloc[0].c2_mean:.3g}$") + ".")
     slopes = [c for c in CLAIMS if c.claim.startswith("m_hat falls")]
     if slopes and all(c.holds for c in slopes):
         text.append(

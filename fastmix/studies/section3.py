@@ -274,7 +274,7 @@ def claims(tables, *, slope_band: tuple[float, float] = (-0.6, -0.4), lambda_sha
             text = "; ".join(f"k2 = {int(r.k2)} (r = {r.k2_ratio:g}): {r.lambda_ratio_mean:.3g} "
                              f"[{r.lambda_ratio_low:.3g}, {r.lambda_ratio_high:.3g}]" for r in big.itertuples())
             out.append(Claim(
-                claim=f"lambda_min(S_f X) keeps 5/6 of lambda_min(X) ({design})",
+                claim=f"lambda_min(S_f X) keeps 5/6 of lambda_min(X) at r = 400 and 800 ({design})",
                 paper="Section 3: the SRHT changes lambda_min only by a constant factor; Figure 1 takes "
                       "lambda_min(S_f X) = 5/6 lambda_min(X)",
                 measured=f"mean lambda_min(Z)/lambda_min(X) over {int(big['n_draws'].min())} draws: {text}",
