@@ -272,8 +272,8 @@ if stored is not None:
 #   files are in the data cache, we time the synthetic correlated design of Appendix H at the same $n$
 #   and $d$ (the table above says which was used). Runtime depends on the shape, not on the values, so
 #   this costs nothing for the ratios. The $2^{19} \times 32$ row is the paper's own synthetic design.
-# * **Trials.** 10 timed trials per method and $\varepsilon$ (60 per method and shape) instead of 30;
-#   the intervals in the tables show what that leaves uncertain.
+# * **Trials.** Fewer timed trials per method and $\varepsilon$ than the paper's 30 (the setting line at
+#   the top gives the number); the intervals in the tables show what that leaves uncertain.
 # * **Threads and machine.** One BLAS/OpenMP thread, the Walsh-Hadamard transform included (the paper
 #   did not pin threads), on a shared two-core virtual machine (the load table above), not the
 #   paper's i7-1255U. Our dense IHM draws its Gaussian sketch with NumPy's generator in blocks, which
