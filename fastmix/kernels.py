@@ -310,6 +310,17 @@ def _unique_rows(X: np.ndarray):
     return Xc[np.sort(first)], rank[inverse.ravel()]
 
 
+def _lower_times(L: np.ndarray, Z: np.ndarray) -> np.ndarray:
+    """``L @ Z`` for a lower-triangular ``L`` by BLAS ``trmm`` (half the work of a dense product, no copy of ``L``)."""
+    from scipy.linalg import blas
+
+    Zf = np.asfortranarray(Z, dtype=np.float64)
+    if L.flags.f_contiguous:
+        return blas.dtrmm(1.0, L, Zf, lower=1)
+    # a C-ordered L is the transpose of a Fortran-ordered upper-triangular matrix U = L^T: L Z = U^T Z
+    return blas.dtrmm(1.0, L.T, Zf, lower=0, trans_a=1)
+
+
 def _zero_strict_upper(L: np.ndarray) -> None:
     """Set the strict upper triangle of the square array ``L`` to zero, in place (row by row)."""
     for i in range(L.shape[0] - 1):
@@ -445,7 +456,7 @@ class ExactGaussianProcessPaths:
         K = self.kernel(U)
         self._L = self._chol(K)
         self._Z = self._rng.standard_normal((U.shape[0], self.n_paths))
-        self._F = self._L @ self._Z
+        self._F = _lower_times(self._L, self._Z)
         self._points = U
         self._keys = {row.tobytes(): i for i, row in enumerate(U)}
         return self
