@@ -30,7 +30,7 @@
 #   raised to the positive-definiteness condition $(n\lambda\varepsilon)^2 \ge c_\lambda^2 D_2^2 M\log(1/\delta)$
 #   (`fastmix.kernels.theory_rp_hyperparameters`, `theory_hyperparameters`). No data are used, so no budget is spent.
 # * **private** - $(M, \lambda)$ chosen with privacy spent and accounted. The training records are split into a
-#   fitting part (75%) and a selection part (25%). For each $M$ in a grid of three, one noisy pair
+#   fitting part and a selection part (`sel_fraction`). For each $M$ of a small grid (`sel_m_grid`), one noisy pair
 #   $(\tilde C, \tilde u)$ is released from the fitting part, the $2G$ Gaussian releases sharing the budget by exact
 #   Gaussian-DP composition; every $\lambda$ is post-processing. The exponential mechanism then picks a candidate by
 #   the mean squared error of its clipped predictions on the selection part (sensitivity $4T^2/n_B$) at the full
@@ -415,14 +415,24 @@ if stored is not None:
 
 # %% [markdown]
 # ### What differs from the paper's setting
-#
-# The paper's $n$, $M$, $\lambda$, $\delta$, bandwidth and data are unknown; ours are stated above. Our $n$ (2000) is
-# modest because the exact Gaussian-process paths cost $O(N^3)$ in the number of points per repetition; the theory's
-# $M$ for RFF, $(n\varepsilon)^{2/3}$, exceeds the largest drawn dimension at large $\varepsilon$ and is capped there
-# (the table above shows how often). The private protocol pays twice for selection: it fits on 75% of the records and
-# shares the budget among three releases, so it is not directly comparable with the other two; it is the honest
-# price of choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP
-# features, sin/cos RFF with norm bound 1) is part of these results.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    p = store.parameters()
+    capped = stored["runs"][(stored["runs"]["protocol"] == "theory") & (stored["runs"]["method"] == "RFF")]
+    capped_eps = sorted(capped.loc[capped["M_capped"].astype(str) == "True", "epsilon"].unique())
+    display(Markdown(
+        f"The paper's $n$, $M$, $\\lambda$, $\\delta$, bandwidth and data are unknown; ours are stated above. Our "
+        f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ in the number $N$ of "
+        f"points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, exceeds the largest drawn "
+        f"dimension $M = {study.M_grid(p)[-1]}$ at "
+        + (f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in capped_eps)}\\}}$" if capped_eps else "no epsilon")
+        + " and is capped there. The private protocol pays twice for selection: it fits on "
+        f"{1 - p['sel_fraction']:.0%} of the records and shares the budget among the releases of "
+        f"{len(p['sel_m_grid'].split(','))} projection dimensions, "
+        "so its errors are not directly comparable with the other two protocols; they are the price of "
+        "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP "
+        "features, sin/cos RFF with norm bound 1) is part of these results."))
 
 # %% [markdown]
 # ## Smoke-scale run
