@@ -29,7 +29,7 @@ SMOKE_PARAMETERS: dict[str, dict] = {
     "appendix_j_statistics": {"log2_n": 12, "d": 8, "spread_log2_n": 10, "n_seeds": 2},
     "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 12, "n_starts": 0, "n_releases": 2000},
     "figure2_dp_ols": {"datasets": "synthetic_sphere", "log2_n": 10, "d": 4, "k2_ratios": "4,16",
-                       "epsilons": "1.259,10.0", "trials": 2, "cache_dir": ""},
+                       "epsilons": "1.259,10.0", "trials": 2},
     "figure3_runtime": {"shapes": "10x4", "k2_ratios": "4,8,16", "epsilons": "1.259", "trials": 2},
     "appendix_i_airline": {"dataset": "nycflights", "log2_n": 11, "epsilons": "1.0,10.0", "n_trials": 2,
                            "k2_ratios": "4,8,16"},
@@ -95,6 +95,10 @@ def test_provenance_records_every_parameter(path):
              if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "provenance_report"]
     assert len(calls) == 1, f"{path.name}: the last cell should call provenance_report once"
     given = next((kw.value for kw in calls[0].keywords if kw.arg == "parameters"), calls[0].args[0] if calls[0].args else None)
+    if isinstance(given, ast.Name):  # a name bound once to a dict literal in the notebook
+        bound = [node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == given.id for t in node.targets)]
+        given = bound[0] if len(bound) == 1 else given
     assert isinstance(given, ast.Dict), f"{path.name}: pass the parameters to provenance_report as a dict literal"
     recorded = {key.value for key in given.keys if isinstance(key, ast.Constant)}
     missing = set(inspect_parameters(path)) - recorded
