@@ -201,6 +201,17 @@ class ResultsStore:
             )
         return pd.read_csv(p)
 
+    def load(self, *required: str) -> dict | None:
+        """Every stored table by name, or ``None`` while the entry or one of ``required`` is missing.
+
+        A page calls this once for its paper-scale section and draws nothing when it gets ``None``
+        (the note from :func:`entry_markdown` then says what to run).
+        """
+        names = self.tables()
+        if not self.exists() or any(t not in names for t in required):
+            return None
+        return {t: self.table(t) for t in names}
+
     def cells_done(self, table: str) -> set[str]:
         """Keys of the cells of ``table`` already stored."""
         if table not in self._done:

@@ -95,9 +95,7 @@ def draw_coherence(coh, *, rho, constant, title):
 
 store = ResultsStore(NAME)
 status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "coherence" in store.tables():
-    stored = {t: store.table(t) for t in store.tables()}
+stored = store.load("coherence")
 
 # %% [markdown]
 # ## The coherence at the paper's scale

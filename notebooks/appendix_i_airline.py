@@ -61,7 +61,7 @@ from fastmix.claims import claims_markdown, format_interval, log_ratio_interval
 from fastmix.datasets import PAPER_STATISTICS
 from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_heuristic
-from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import appendix_i as study
 from fastmix.studies import run_study
 
@@ -165,10 +165,7 @@ def draw_noise(tables, *, title):
 
 
 store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = None
-if status.state != "missing" and all(t in store.tables() for t in TABLES):
-    stored = {t: store.table(t) for t in TABLES}
+stored = store.load(*TABLES)
 
 # %% [markdown]
 # ## Figure 4 at the paper's ratios

@@ -135,9 +135,7 @@ def draw_theta0(spread, *, title):
 
 store = ResultsStore(NAME)
 status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "spread" in store.tables():
-    stored = {t: store.table(t) for t in store.tables()}
+stored = store.load("spread")
 
 # %% [markdown]
 # ## The table at the paper's scale

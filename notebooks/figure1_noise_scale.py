@@ -152,9 +152,7 @@ def draw_figure(curves, *, title):
 
 store = ResultsStore(NAME)
 status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "curves" in store.tables():
-    stored = {t: store.table(t) for t in ("curves", "c2_used")}
+stored = store.load("curves", "c2_used")
 
 # %% [markdown]
 # ## Figure 1 at the paper's setting, with the measured $C^2$

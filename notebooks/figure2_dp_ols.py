@@ -125,9 +125,8 @@ def draw_figure(tables, *, title):
 
 store = ResultsStore(NAME)
 status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "runs" in store.tables():
-    stored = {t: store.table(t) for t in ("runs", "datasets", "calibration")}
+stored = store.load("runs", "datasets", "calibration")
+if stored is not None:
     stored["datasets"] = stored["datasets"][stored["datasets"]["dataset"].isin(stored["runs"]["dataset"])]
 
 # %% [markdown]

@@ -54,7 +54,7 @@ from IPython.display import Markdown, display
 
 from fastmix.claims import Interval, claims_markdown, format_interval
 from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import figure3 as study
 from fastmix.studies import run_study
 
@@ -104,12 +104,7 @@ def tex(shape):
 
 
 store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = None
-if status.state != "missing" and all(t in store.tables() for t in TABLES):
-    stored = {t: store.table(t) for t in TABLES}
-    if "timing" in store.tables():
-        stored["timing"] = store.table("timing")
+stored = store.load(*TABLES)
 
 # %% [markdown]
 # ## Figure 3 at the paper's shapes

@@ -59,7 +59,7 @@ from IPython.display import Markdown, display
 
 from fastmix.claims import Claim, claims_markdown
 from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import kernel_rates as study
 from fastmix.studies import run_study
 
@@ -153,8 +153,7 @@ def slope_prose(slopes):
 
 
 store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.table("runs") if status.state != "missing" and "runs" in store.tables() else None
+stored = (store.load("runs") or {}).get("runs")
 
 # %% [markdown]
 # ## Paper-scale results

@@ -76,7 +76,7 @@ from IPython.display import Markdown, display
 
 from fastmix.claims import Claim, claims_markdown
 from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import kernel_rp_vs_rff as study
 from fastmix.studies import run_study
 
@@ -288,10 +288,7 @@ def verdict_prose(runs):
 
 
 store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "runs" in store.tables():
-    stored = {t: store.table(t) for t in ("runs", "sweep", "noise") if t in store.tables()}
+stored = store.load("runs")
 
 # %% [markdown]
 # ## Paper-scale results

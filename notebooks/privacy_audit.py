@@ -60,7 +60,7 @@ from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown
 from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
+from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import privacy_audit as study
 from fastmix.studies import run_study
 
@@ -152,10 +152,7 @@ def epsilon_summary(tables):
 
 
 store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = None
-if status.state != "missing" and all(t in store.tables() for t in TABLES):
-    stored = {t: store.table(t) for t in TABLES}
+stored = store.load(*TABLES)
 
 # %% [markdown]
 # ## The audit at the larger setting

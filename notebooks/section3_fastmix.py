@@ -133,9 +133,7 @@ def draw_accounting(acc, *, title):
 
 store = ResultsStore(NAME)
 status = entry_status(NAME)
-stored = None
-if status.state != "missing" and "sweep" in store.tables():
-    stored = {t: store.table(t) for t in store.tables()}
+stored = store.load("sweep")
 
 # %% [markdown]
 # ## The per-draw quantities at the paper's scale

@@ -219,3 +219,14 @@ def test_run_study_in_memory_matches_the_store(tmp_path):
     cols = ["cell", "method", "epsilon", "k2_ratio", "trial", "excess_risk"]
     pd.testing.assert_frame_equal(memory[cols].reset_index(drop=True), stored[cols].reset_index(drop=True),
                                   check_dtype=False, rtol=1e-8)
+
+
+def test_load_returns_every_table_or_none_until_the_required_ones_exist(tmp_path):
+    st = _store(tmp_path)
+    assert st.load() is None
+    with st.sitting({}):
+        st.add_cell("runs", "a", [{"x": 1}])
+    assert st.load("runs", "datasets") is None
+    st.put_table("datasets", pd.DataFrame({"name": ["s"]}))
+    loaded = st.load("runs")
+    assert sorted(loaded) == ["datasets", "runs"] and list(loaded["runs"]["x"]) == [1]
