@@ -335,8 +335,9 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
     for _, ds in info.iterrows():
         name = ds["dataset"]
         ratios, eps_grid = complete_grid(name)
-        if expected is not None and (len(ratios) < 2 or not np.allclose(eps_grid, expected) if
-                                     len(eps_grid) == len(expected) else True):
+        complete = (expected is None or (len(ratios) >= 2 and len(eps_grid) == len(expected)
+                                         and np.allclose(eps_grid, expected)))
+        if not complete:
             incomplete.add(name)
             out.append(Claim(claim=f"{name}: all checks", paper="(the claims of Section 4.1 for this panel)",
                              measured=f"the stored run covers {len(eps_grid)} of {len(expected)} eps so far",
