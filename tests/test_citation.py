@@ -1,7 +1,8 @@
 """Release metadata: CITATION.cff is valid and the files generated from it are in sync.
 
-``tools/citation.py`` generates ``.zenodo.json`` and the README's "Cite this" BibTeX from
-``CITATION.cff``; these tests call its functions directly (and its command line once) and
+``tools/citation.py`` generates ``.zenodo.json``, the README's "Cite this" BibTeX, the same
+BibTeX in the book's "How to cite it" section and the companion's fields in
+``fastmix/provenance.py`` from ``CITATION.cff``; these tests call its functions directly (and its command line once) and
 check the results independently where that is cheap: the CFF schema through check-jsonschema,
 the addresses against ``pyproject.toml`` parsed here, the version against the imported package.
 """
@@ -60,8 +61,10 @@ def tmp_repo(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / "fastmix").mkdir()
     shutil.copy(ROOT / "fastmix" / "__init__.py", tmp_path / "fastmix" / "__init__.py")
+    shutil.copy(ROOT / "fastmix" / "provenance.py", tmp_path / "fastmix" / "provenance.py")
     (tmp_path / "book").mkdir()
     shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
+    shutil.copy(ROOT / "book" / "intro.md", tmp_path / "book" / "intro.md")
     return tmp_path
 
 
@@ -258,6 +261,34 @@ def test_readme_bibtex_formats_with_pybtex(readme_bibtex):
     assert any(s.startswith("The fastmix companion authors. fastmix:") for s in texts)
 
 
+def _book_bibtex() -> str:
+    text = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    block = text.split(citation.BOOK_START, 1)[1].split(citation.BOOK_END, 1)[0]
+    match = re.fullmatch(r"\n\n```bibtex\n(.*)```\n\n", block, flags=re.S)
+    assert match, "the cite-this block of book/intro.md should hold one ```bibtex fence"
+    return match.group(1)
+
+
+def test_book_cites_with_the_readme_entries(readme_bibtex):
+    book = _book_bibtex()
+    assert book == readme_bibtex
+    intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    section = intro.split("\n## How to cite it\n", 1)[1].split("\n## ", 1)[0]
+    assert citation.BOOK_START in section and citation.BOOK_END in section
+
+
+def test_provenance_module_carries_the_companion_fields(cff, readme_bibtex):
+    from fastmix import provenance
+
+    fields = provenance.COMPANION_CITATION
+    software = _parse_bibtex(readme_bibtex)[-1]
+    assert software[1] == fields["key"] == "fastmix_companion"
+    for name in ("author", "title", "year", "url", "license"):
+        assert fields[name] == software[2][name], name
+    assert fields["documentation"] == cff["url"]
+    assert "version" not in fields  # the run's own version is added at run time
+
+
 def test_readme_section_is_renamed():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "\n## Cite this\n" in text and "\n## Citing\n" not in text
@@ -326,11 +357,14 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
     before = _snapshot(tmp_repo)
 
     stale = citation.stale_outputs(citation.load_sources(tmp_repo))
-    assert set(stale) == {".zenodo.json", "README.md"}
+    assert set(stale) == {".zenodo.json", "README.md", "book/intro.md", "fastmix/provenance.py"}
     assert '+  "version": "0.2.0",' in stale[".zenodo.json"]
+    assert "+  version = {0.2.0}," in stale["book/intro.md"]
+    assert '+    "year": "2027",' in stale["fastmix/provenance.py"]
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 1
     err = capsys.readouterr().err
     assert ".zenodo.json is stale" in err and "README.md is stale" in err
+    assert "book/intro.md is stale" in err and "fastmix/provenance.py is stale" in err
     assert "python tools/citation.py" in err
     assert _snapshot(tmp_repo) == before  # --check writes nothing
 
@@ -346,6 +380,11 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
     original = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.split(citation.README_START)[0] == original.split(citation.README_START)[0]
     assert readme.split(citation.README_END)[1] == original.split(citation.README_END)[1]
+    book = (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8")
+    assert "version = {0.2.0}" in book
+    original = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    assert book.split(citation.BOOK_START)[0] == original.split(citation.BOOK_START)[0]
+    assert book.split(citation.BOOK_END)[1] == original.split(citation.BOOK_END)[1]
 
 
 def test_changelog_date_must_match_release_date(tmp_repo):
@@ -362,10 +401,24 @@ def test_address_mismatch_with_pyproject_is_reported(tmp_repo):
     assert any("repository-code" in p and "single source" in p for p in problems)
 
 
-def test_missing_readme_markers_are_reported(tmp_repo):
-    _edit(tmp_repo / "README.md", citation.README_END, "")
+@pytest.mark.parametrize(("name", "marker"), [
+    ("README.md", citation.README_END),
+    ("book/intro.md", citation.BOOK_START),
+    ("fastmix/provenance.py", citation.PROVENANCE_END),
+])
+def test_missing_markers_are_reported(tmp_repo, name, marker):
+    _edit(tmp_repo / name, marker, "")
     problems = citation.validate(citation.load_sources(tmp_repo))
-    assert any("marker" in p for p in problems)
+    assert any(p.startswith(f"{name}: needs exactly one pair of marker lines") for p in problems)
+    assert citation.main(["--root", str(tmp_repo)]) == 2
+
+
+def test_hand_edit_inside_the_book_block_is_stale_and_regenerated(tmp_repo):
+    _edit(tmp_repo / "book" / "intro.md", "version = {0.1.0}", "version = {0.0.9}")
+    assert set(citation.stale_outputs(citation.load_sources(tmp_repo))) == {"book/intro.md"}
+    assert citation.main(["--root", str(tmp_repo)]) == 0
+    assert (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8") == (
+        ROOT / "book" / "intro.md").read_text(encoding="utf-8")
 
 
 def test_pyproject_regex_fallback_matches_tomllib():
