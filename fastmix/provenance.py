@@ -10,6 +10,10 @@ a notebook and as aligned text in a terminal.
 :func:`collect_provenance` returns the same information as a plain, JSON-serialisable
 ``dict``; :mod:`fastmix.run` writes that dictionary next to every executed notebook.
 
+Below the table, the report offers a BibTeX entry for the companion at the exact code
+of the run (:func:`companion_bibtex`): its version, its commit, whether that commit is
+a tagged release, and a warning when the work tree had uncommitted changes.
+
 Nothing in this module ever raises because some piece of information is missing:
 an absent package is reported as ``None`` and an unavailable git commit as
 ``"unknown"``.
@@ -32,7 +36,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-__all__ = ["collect_provenance", "provenance_report", "ProvenanceReport", "git_info"]
+__all__ = [
+    "collect_provenance", "provenance_report", "ProvenanceReport", "git_info", "release_info",
+    "companion_bibtex",
+]
 
 #: Libraries whose versions are recorded when they can be imported.
 RECORDED_PACKAGES = ("numpy", "scipy", "pandas", "matplotlib", "sklearn", "fht_cpu")
@@ -62,6 +69,23 @@ def _package_root() -> Path:
     return Path(__file__).resolve().parent.parent
 
 
+def _run_git(where: Path, *args: str) -> str | None:
+    """Output of a read-only git command in ``where``, or ``None`` if it fails."""
+    try:
+        done = subprocess.run(
+            ["git", "--no-optional-locks", "-C", str(where), *args],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if done.returncode != 0:
+        return None
+    return done.stdout.strip()
+
+
 def git_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
     """Commit of the git checkout that contains ``path`` (default: the fastmix package).
 
@@ -78,30 +102,119 @@ def git_info(path: str | os.PathLike | None = None) -> dict[str, Any]:
     """
     where = Path(path) if path is not None else _package_root()
     info: dict[str, Any] = {"commit": _UNKNOWN, "dirty": None, "root": None}
-
-    def _git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "--no-optional-locks", "-C", str(where), *args],
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        if done.returncode != 0:
-            return None
-        return done.stdout.strip()
-
-    commit = _git("rev-parse", "HEAD")
+    commit = _run_git(where, "rev-parse", "HEAD")
     if not commit:
         return info
     info["commit"] = commit
-    info["root"] = _git("rev-parse", "--show-toplevel")
-    status = _git("status", "--porcelain", "--untracked-files=normal")
+    info["root"] = _run_git(where, "rev-parse", "--show-toplevel")
+    status = _run_git(where, "status", "--porcelain", "--untracked-files=normal")
     info["dirty"] = None if status is None else bool(status)
     return info
+
+
+#: Release tags are named ``v<version>`` (``v0.1.0``); ``tools/release.py`` creates them.
+TAG_PREFIX = "v"
+
+
+def release_info(path: str | os.PathLike | None = None) -> dict[str, Any] | None:
+    """Where the checked-out commit stands relative to the release tags. Never raises.
+
+    Runs ``git describe --tags --match 'v[0-9]*' --long`` and reads the commit's date.
+
+    Returns
+    -------
+    dict or None
+        ``{"tag": str | None, "commits_since": int | None, "commit_date": str | None}``:
+        the nearest release tag reachable from the commit (``None`` when there is none) and
+        how many commits the commit is past it (0 when the commit is the release itself),
+        and the commit date as ``YYYY-MM-DD``. ``None`` outside a git checkout.
+    """
+    where = Path(path) if path is not None else _package_root()
+    date = _run_git(where, "log", "-1", "--format=%cd", "--date=short")
+    if date is None:
+        return None
+    info: dict[str, Any] = {"tag": None, "commits_since": None, "commit_date": date or None}
+    described = _run_git(where, "describe", "--tags", "--match", f"{TAG_PREFIX}[0-9]*", "--long")
+    if described:
+        tag, count, _ = described.rsplit("-", 2)
+        info["tag"], info["commits_since"] = tag, int(count)
+    return info
+
+
+def companion_bibtex(
+    version: str,
+    commit: str | None,
+    dirty: bool | None = None,
+    *,
+    release: Mapping[str, Any] | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> str:
+    """A BibTeX ``@software`` entry for the companion at the exact code of one run.
+
+    Parameters
+    ----------
+    version : str
+        The fastmix version of the run (``fastmix.__version__``).
+    commit : str or None
+        The full git commit; ``None`` or ``"unknown"`` when the run was not made from a
+        git checkout (the entry then points at the repository and says so).
+    dirty : bool or None, default=None
+        True when the work tree had uncommitted changes: the note then warns that the
+        commit alone does not reproduce the run.
+    release : mapping, optional
+        :func:`release_info` of the checkout: whether the commit is the release tag of
+        ``version``, some commits past a release, or untagged; its ``commit_date`` gives
+        the year. Without it, the entry states the commit only and takes the year of
+        the release in ``CITATION.cff``.
+    fields : mapping, optional
+        The companion's fixed fields (default :data:`COMPANION_CITATION`, generated from
+        ``CITATION.cff`` by ``tools/citation.py``).
+
+    Returns
+    -------
+    str
+        One entry, fields aligned, ending in a newline. Its key is the companion's key
+        followed by the short commit, so entries for two runs can sit in one document.
+    """
+    base = dict(COMPANION_CITATION if fields is None else fields)
+    known = bool(commit) and commit != _UNKNOWN
+    release = dict(release or {})
+    key = f"{base['key']}_{commit[:7]}" if known else base["key"]
+    year = str(release.get("commit_date") or "")[:4] or base["year"]
+    tag = release.get("tag")
+    if not known:
+        note = "Commit unknown (not run from a git checkout)"
+    elif tag is not None and release.get("commits_since") == 0 and tag == f"{TAG_PREFIX}{version}":
+        note = f"Release {tag}, commit {commit}"
+    elif tag is not None and release.get("commits_since"):
+        count = release["commits_since"]
+        note = (f"Commit {commit}, {count} commit{'s' if count != 1 else ''} after release {tag}; "
+                f"not itself a release")
+    elif tag is not None:
+        note = f"Commit {commit}, tagged {tag}"
+    elif release:
+        note = f"Commit {commit}, not a tagged release"
+    else:
+        note = f"Commit {commit}"
+    if known and dirty:
+        note += "; run with uncommitted changes, so this commit alone does not reproduce it"
+    note += f"; documentation: {base['documentation']}"
+    entries = [
+        ("author", base["author"]),
+        ("title", base["title"]),
+        ("year", year),
+        ("version", str(version)),
+    ]
+    if base.get("doi"):
+        entries.append(("doi", base["doi"]))
+    entries += [
+        ("url", f"{base['url']}/tree/{commit}" if known else base["url"]),
+        ("note", note),
+        ("license", base["license"]),
+    ]
+    width = max(len(name) for name, _ in entries)
+    body = ",\n".join(f"  {name.ljust(width)} = {{{value}}}" for name, value in entries)
+    return f"@software{{{key},\n{body}\n}}\n"
 
 
 #: Distribution names of recorded modules whose import name differs.
@@ -330,15 +443,28 @@ class ProvenanceReport:
 
     Build it with :func:`provenance_report`. ``report.data`` is the dictionary from
     :func:`collect_provenance`; ``str(report)`` is a plain-text table and the HTML
-    representation is used by Jupyter and by the book.
+    representation is used by Jupyter and by the book. Both end with :meth:`bibtex`, a
+    ready BibTeX entry for the companion at the run's version and commit.
+
+    ``release`` is the checkout's :func:`release_info` at the time of the run (``None`` when
+    unknown, for example for a report rebuilt from a saved record).
     """
 
-    def __init__(self, data: Mapping[str, Any]):
+    def __init__(self, data: Mapping[str, Any], release: Mapping[str, Any] | None = None):
         self.data = dict(data)
+        self.release = None if release is None else dict(release)
 
     def rows(self) -> list[tuple[str, str]]:
         """The displayed (field, value) rows."""
         return _flatten(self.data)
+
+    def bibtex(self) -> str:
+        """BibTeX entry for the companion at this run's version and commit (:func:`companion_bibtex`)."""
+        git = self.data.get("git") or {}
+        return companion_bibtex(
+            str(self.data.get("fastmix_version", _UNKNOWN)), git.get("commit"), git.get("dirty"),
+            release=self.release,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """A copy of the underlying JSON-serialisable dictionary."""
@@ -367,6 +493,7 @@ class ProvenanceReport:
         rows = self.rows()
         width = max(len(k) for k, _ in rows)
         lines = ["Provenance"] + [f"  {k.ljust(width)}  {v}" for k, v in rows]
+        lines += ["", "Cite this run (BibTeX):", self.bibtex().rstrip("\n")]
         return "\n".join(lines)
 
     def __repr__(self) -> str:
@@ -378,10 +505,16 @@ class ProvenanceReport:
             f"<td style='text-align:left'><code>{html.escape(v)}</code></td></tr>"
             for k, v in self.rows()
         )
+        commit = str((self.data.get("git") or {}).get("commit") or _UNKNOWN)
+        summary = (f"Cite this run: BibTeX for fastmix {self.data.get('fastmix_version', _UNKNOWN)}"
+                   f" at commit {commit[:12]}")
         return (
             "<table class='fastmix-provenance'>"
             "<caption style='text-align:left'>Provenance</caption>"
             f"<tbody>{body}</tbody></table>"
+            "<details class='fastmix-cite-run'>"
+            f"<summary>{html.escape(summary)}</summary>"
+            f"<pre>{html.escape(self.bibtex())}</pre></details>"
         )
 
 
@@ -395,7 +528,8 @@ def provenance_report(
     """Provenance of a notebook run, for display as the notebook's last cell.
 
     Takes the same arguments as :func:`collect_provenance` and wraps its dictionary in a
-    :class:`ProvenanceReport`, which Jupyter (and the book) renders as a table.
+    :class:`ProvenanceReport`, which Jupyter (and the book) renders as a table followed by a
+    BibTeX entry for the companion at the run's version and commit.
 
     Examples
     --------
@@ -405,10 +539,12 @@ def provenance_report(
     >>> report = provenance_report({"n": 1024}, seed=0, started_at=started_at)
     >>> report.data["parameters"]
     {'n': 1024}
+    >>> report.bibtex().startswith("@software{fastmix_companion")
+    True
     """
-    return ProvenanceReport(
-        collect_provenance(parameters, seed=seed, data_sources=data_sources, started_at=started_at)
-    )
+    data = collect_provenance(parameters, seed=seed, data_sources=data_sources, started_at=started_at)
+    release = release_info() if data["git"]["commit"] != _UNKNOWN else None
+    return ProvenanceReport(data, release=release)
 
 
 def _main() -> None:  # pragma: no cover - convenience: python -m fastmix.provenance

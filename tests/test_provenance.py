@@ -148,3 +148,134 @@ def test_report_displays_as_text_html_and_frame(tmp_path):
     assert isinstance(frame, pd.DataFrame)
     assert frame.loc["seed", "value"] == "7"
     assert "ProvenanceReport(" in repr(report)
+
+
+# --------------------------------------------------------------------------- citing a run
+
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def _fields(bibtex):
+    """``{field: value}`` of one generated entry (one field per line)."""
+    import re
+
+    return dict(re.findall(r"^  (\w+)\s*= \{(.*)\},?$", bibtex, flags=re.M))
+
+
+def test_entry_for_a_release_names_its_tag_version_and_commit():
+    entry = provenance.companion_bibtex(
+        "1.2.0", COMMIT, False, release={"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-03-04"})
+    assert entry.startswith("@software{fastmix_companion_0123456,\n") and entry.endswith("}\n")
+    fields = _fields(entry)
+    assert fields["version"] == "1.2.0"
+    assert fields["year"] == "2027"
+    assert fields["url"] == f"{provenance.COMPANION_CITATION['url']}/tree/{COMMIT}"
+    assert fields["note"].startswith(f"Release v1.2.0, commit {COMMIT}; documentation: ")
+    assert "uncommitted" not in entry
+    for name in ("author", "title", "license"):
+        assert fields[name] == provenance.COMPANION_CITATION[name]
+
+
+@pytest.mark.parametrize(
+    ("release", "dirty", "expected"),
+    [
+        ({"tag": "v1.2.0", "commits_since": 3, "commit_date": "2027-05-01"}, False,
+         f"Commit {COMMIT}, 3 commits after release v1.2.0; not itself a release"),
+        ({"tag": "v1.2.0", "commits_since": 1, "commit_date": "2027-05-01"}, False,
+         f"Commit {COMMIT}, 1 commit after release v1.2.0; not itself a release"),
+        ({"tag": None, "commits_since": None, "commit_date": "2027-05-01"}, False,
+         f"Commit {COMMIT}, not a tagged release"),
+        (None, False, f"Commit {COMMIT}"),
+        ({"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-05-01"}, True,
+         f"Release v1.2.0, commit {COMMIT}; run with uncommitted changes, so this commit alone does not "
+         "reproduce it"),
+        # the tag of another version at this commit is not a release of the version that ran
+        ({"tag": "v1.1.0", "commits_since": 0, "commit_date": "2027-05-01"}, False,
+         f"Commit {COMMIT}, tagged v1.1.0"),
+    ],
+)
+def test_entry_note_says_where_the_commit_stands(release, dirty, expected):
+    fields = _fields(provenance.companion_bibtex("1.2.0", COMMIT, dirty, release=release))
+    assert fields["note"] == f"{expected}; documentation: {provenance.COMPANION_CITATION['documentation']}"
+    # without the commit's date the year is the release year of CITATION.cff
+    assert fields["year"] == ("2027" if release else provenance.COMPANION_CITATION["year"])
+
+
+@pytest.mark.parametrize("commit", [None, "unknown"])
+def test_entry_without_a_commit_points_at_the_repository(commit):
+    entry = provenance.companion_bibtex("1.2.0", commit, None)
+    assert entry.startswith("@software{fastmix_companion,\n")
+    fields = _fields(entry)
+    assert fields["url"] == provenance.COMPANION_CITATION["url"]
+    assert fields["note"].startswith("Commit unknown")
+
+
+def test_entry_parses_as_bibtex():
+    pybtex_database = pytest.importorskip("pybtex.database")
+    entry = provenance.companion_bibtex(
+        fastmix.__version__, COMMIT, True, release={"tag": "v0.1.0", "commits_since": 2, "commit_date": "2026-12-01"})
+    data = pybtex_database.parse_string(entry, "bibtex")
+    (key, parsed), = data.entries.items()
+    assert key == "fastmix_companion_0123456" and parsed.type == "software"
+    assert parsed.fields["version"] == fastmix.__version__
+    assert COMMIT in parsed.fields["url"] and COMMIT in parsed.fields["note"]
+
+
+def _git(repo, *args):
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), "-c", "user.name=Test", "-c", "user.email=test@example.org",
+                    "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", *args],
+                   check=True, capture_output=True, text=True)
+
+
+def test_release_info_follows_the_tags_of_a_repository(tmp_path):
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    assert provenance.release_info(tmp_path) is None  # not a checkout
+    _git(tmp_path, "init", "-q")
+    (tmp_path / "a.txt").write_text("a\n")
+    _git(tmp_path, "add", "a.txt")
+    _git(tmp_path, "commit", "-q", "-m", "first")
+    info = provenance.release_info(tmp_path)
+    assert info["tag"] is None and info["commits_since"] is None
+    assert dt.date.fromisoformat(info["commit_date"])
+    _git(tmp_path, "tag", "-a", "v1.0.0", "-m", "fastmix 1.0.0")
+    _git(tmp_path, "tag", "not-a-release")  # ignored: only v<digit>... tags are releases
+    assert provenance.release_info(tmp_path)["tag"] == "v1.0.0"
+    assert provenance.release_info(tmp_path)["commits_since"] == 0
+    (tmp_path / "a.txt").write_text("b\n")
+    _git(tmp_path, "commit", "-q", "-am", "second")
+    info = provenance.release_info(tmp_path)
+    assert (info["tag"], info["commits_since"]) == ("v1.0.0", 1)
+
+
+def test_report_ends_with_the_entry_for_its_run():
+    data = collect_provenance({"n": 4}, seed=1)
+    data["git"] = {"commit": COMMIT, "dirty": True, "root": "/x"}
+    report = ProvenanceReport(data, release={"tag": None, "commits_since": None, "commit_date": "2027-01-02"})
+    entry = report.bibtex()
+    assert f"version = {{{fastmix.__version__}}}" in entry and COMMIT in entry and "uncommitted" in entry
+    assert str(report).endswith("Cite this run (BibTeX):\n" + entry.rstrip("\n"))
+    page = report._repr_html_()
+    assert page.startswith("<table class='fastmix-provenance'>")
+    details = page.split("<details class='fastmix-cite-run'>", 1)[1]
+    assert f"at commit {COMMIT[:12]}" in details
+    import html as _html
+
+    pre = details.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    assert _html.unescape(pre) == entry
+
+
+def test_report_of_this_checkout_cites_its_commit():
+    report = provenance_report({"n": 1}, seed=0)
+    git = git_info()
+    if git["commit"] == "unknown":
+        assert report.release is None
+        assert "Commit unknown" in report.bibtex()
+    else:
+        assert report.release == provenance.release_info()
+        assert f"/tree/{git['commit']}" in report.bibtex()
+        assert ("uncommitted changes" in report.bibtex()) == bool(git["dirty"])
