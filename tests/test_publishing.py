@@ -185,3 +185,127 @@ def test_release_refuses_a_store_that_is_unfinished_stale_or_missing(tmp_path):
     assert all(reasons[other] == "missing" for other in STUDIES if other != name)
     store.mark_complete()
     assert name not in dict(release.stale_store_entries(results=results))
+
+
+# --------------------------------------------------------------------------- release: CHANGELOG and tag
+
+_HEAD = "# Changelog\n\nIntro text.\n\n"
+_RELEASED = "## [1.0.0] - 2027-01-15\n\n### Added\n\n- A feature.\n"
+_LINKS = "\n[Unreleased]: https://github.com/o/r/compare/v1.0.0...HEAD\n[1.0.0]: https://github.com/o/r/releases/tag/v1.0.0\n"
+
+
+@pytest.mark.parametrize(
+    ("changelog", "fragment"),
+    [
+        (_HEAD + "## [Unreleased]\n\n" + _RELEASED + _LINKS, None),
+        (_HEAD + "## [Unreleased]\n\n### Added\n\n" + _RELEASED + _LINKS, None),  # empty headings only
+        (_HEAD + "## [Unreleased]\n\n### Added\n\n- Not yet released.\n\n" + _RELEASED + _LINKS,
+         "changes are listed under `## [Unreleased]`"),
+        (_HEAD + "## [Unreleased]\n\n### Added\n\n- A feature.\n" + _LINKS, "no section for version 1.0.0"),
+        (_HEAD + "## [1.0.0] - Unreleased\n\n### Added\n\n- A feature.\n", "not dated (still 'Unreleased')"),
+        (_HEAD + "## [1.0.0]\n\n- A feature.\n", "not dated (no YYYY-MM-DD)"),
+        (_HEAD + "## [1.0.0] - 2027-01-15\n\n### Added\n" + _LINKS, "lists no changes"),
+    ],
+    ids=["released", "empty-unreleased", "unreleased-entries", "missing", "still-unreleased", "undated", "empty"],
+)
+def test_release_reads_the_changelog(changelog, fragment):
+    problems = release.changelog_problems(changelog, "1.0.0")
+    if fragment is None:
+        assert problems == []
+    else:
+        assert len(problems) == 1 and fragment in problems[0], problems
+
+
+def test_changelog_sections_stop_at_the_link_definitions():
+    sections = release.changelog_sections(_HEAD + "## [Unreleased]\n\n" + _RELEASED + _LINKS)
+    assert list(sections) == ["Unreleased", "1.0.0"]
+    assert sections["1.0.0"] == ("- 2027-01-15", "### Added\n\n- A feature.")
+    assert sections["Unreleased"][1] == ""
+
+
+@pytest.fixture
+def git_repo(tmp_path, monkeypatch):
+    """A temporary repository with one commit holding a released CHANGELOG and the version."""
+    import shutil
+    import subprocess
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    config = tmp_path / "gitconfig"
+    config.write_text("")
+    for name, value in {"GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1",
+                        "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.org",
+                        "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.org"}.items():
+        monkeypatch.setenv(name, value)
+    repo = tmp_path / "repo"
+    (repo / "fastmix").mkdir(parents=True)
+    (repo / "fastmix" / "__init__.py").write_text('__version__ = "1.0.0"\n')
+    (repo / "CHANGELOG.md").write_text(_HEAD + "## [Unreleased]\n\n" + _RELEASED + _LINKS)
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    git("init", "-q")
+    git("add", ".")
+    git("commit", "-q", "-m", "Release 1.0.0")
+    return repo, git
+
+
+def test_tag_dry_run_tags_nothing(git_repo):
+    repo, git = git_repo
+    command = release.create_tag(repo, "1.0.0", dry_run=True)
+    assert command[-1] == "v1.0.0" and "--annotate" in command
+    assert git("tag", "--list") == ""
+
+
+def test_tag_is_annotated_at_head_with_the_changelog_section(git_repo):
+    repo, git = git_repo
+    release.create_tag(repo, "1.0.0")
+    assert git("cat-file", "-t", "v1.0.0").strip() == "tag"  # annotated, not lightweight
+    assert git("rev-parse", "v1.0.0^{commit}") == git("rev-parse", "HEAD")
+    message = git("tag", "--list", "--format=%(contents)", "v1.0.0")
+    assert message.startswith("fastmix 1.0.0\n\n### Added\n\n- A feature.")  # '###' lines are kept
+    with pytest.raises(release.ReleaseError, match="already exists"):
+        release.create_tag(repo, "1.0.0")
+    assert git("tag", "--list").split() == ["v1.0.0"]
+
+
+def test_tag_refuses_a_dirty_tree_but_not_untracked_files(git_repo):
+    repo, git = git_repo
+    (repo / "notes.txt").write_text("untracked\n")
+    assert release.tag_problems(repo, "1.0.0") == []
+    (repo / "fastmix" / "__init__.py").write_text('__version__ = "1.0.0"\n# edited\n')
+    with pytest.raises(release.ReleaseError, match=r"uncommitted changes \(fastmix/__init__.py\)"):
+        release.create_tag(repo, "1.0.0")
+    assert git("tag", "--list") == ""
+
+
+def test_tag_refuses_unreleased_changes(git_repo):
+    repo, git = git_repo
+    (repo / "CHANGELOG.md").write_text(_HEAD + "## [Unreleased]\n\n- Later work.\n\n" + _RELEASED + _LINKS)
+    git("commit", "-q", "-am", "Later work")
+    with pytest.raises(release.ReleaseError) as caught:
+        release.create_tag(repo, "1.0.0")
+    assert len(caught.value.problems) == 1 and "Unreleased" in caught.value.problems[0]
+    assert git("tag", "--list") == ""
+
+
+def test_release_command_stops_at_the_preflight(git_repo, capsys):
+    repo, git = git_repo
+    (repo / "CHANGELOG.md").write_text(_HEAD + "## [1.0.0] - Unreleased\n\n- A feature.\n")
+    git("commit", "-q", "-am", "Not released yet")
+    assert release.main(["--root", str(repo), "--preflight"]) == 1
+    err = capsys.readouterr().err
+    assert "still 'Unreleased'" in err and "nothing was built or tagged" in err
+    assert release.main(["--root", str(repo)]) == 1
+    assert git("tag", "--list") == "" and not (repo / "dist").exists()
+
+
+def test_release_command_passes_the_preflight_of_a_releasable_tree(git_repo, capsys):
+    """The tag checks pass; the next step (the results store, absent here) stops it, untagged."""
+    repo, git = git_repo
+    assert release.main(["--root", str(repo), "--preflight"]) == 1
+    captured = capsys.readouterr()
+    assert "v1.0.0 is free and the tree is clean" in captured.out
+    assert "results store is not up to date" in captured.err
+    assert git("tag", "--list") == ""
