@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "AUTHORS_REFERENCE", "run", "k_grid", "log2_ns"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "AUTHORS_REFERENCE", "run", "k_grid", "log2_ns"]
 
 NOTEBOOK = "appendix_f_coherence"
 
@@ -42,6 +43,17 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "log2_ns": IntegerList(5, MAX_LOG2_N),  # k runs from 16 to n/2, so n >= 32
+    "n_draws": Integer(1),
+    "k_per_octave": Integer(1),
+    "rho": Real(0, 1, low_open=True, high_open=True),
+    "upper_constant": Real(0, low_open=True),
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 AUTHORS_REFERENCE = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
 """Typical coherences the authors' experiments report at ``n = 2^17`` (reference-code notes)."""

@@ -43,8 +43,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import Choice, Integer, RealList
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PAPER_SPEEDUPS", "run", "claims", "choose_dataset", "summary_table",
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_SPEEDUPS", "run", "claims", "choose_dataset", "summary_table",
            "noise_summary"]
 
 NOTEBOOK = "appendix_i_airline"
@@ -61,6 +62,20 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "dataset": Choice("auto", "airline", "nycflights"),
+    "log2_n": Integer(0, 23),  # 0: all rows; the airline set has about 2^23.25 rows
+    "n_policy": Choice("subsample", "pad"),
+    "epsilons": RealList(0, low_open=True),
+    "k2_ratios": RealList(0, low_open=True),
+    "n_trials": Integer(1),
+    "T": Integer(1),
+    "blas_threads": Integer(0),  # 0: library default
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 PAPER_SPEEDUPS = {"FastIHS": 41.95, "FastIHM r1": 16.71, "FastIHM r2": 15.26, "FastIHM r3": 14.18}
 """Figure 4's table: runtime of IHM divided by each method's (Airline, n = 2^22, d = 4)."""

@@ -28,8 +28,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import MAX_LOG2_N, Choice, Integer
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "DESIGNS", "STATISTICS", "run"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "STATISTICS", "run"]
 
 NOTEBOOK = "appendix_j_statistics"
 
@@ -42,6 +43,17 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "log2_n": Integer(1, MAX_LOG2_N),
+    "d": Integer(1, "2**log2_n"),
+    "power_of_two": Choice("subsample", "pad"),
+    "spread_log2_n": Integer(1, MAX_LOG2_N),
+    "n_seeds": Integer(1),
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 DESIGNS = ("synthetic_sphere", "synthetic_correlated")
 STATISTICS = ("lambda_min", "lambda_max", "ols_mse", "y_sq_mean")

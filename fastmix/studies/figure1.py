@@ -37,8 +37,10 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import Choice, ChoiceList, Integer, Real
+from .section3 import DESIGNS as _SECTION3_DESIGNS
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "NS", "run", "measured_c2"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "NS", "run", "measured_c2"]
 
 NOTEBOOK = "figure1_noise_scale"
 
@@ -56,6 +58,22 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "d": Integer(1),
+    "k": Integer(1),
+    "delta_exponent": Real(0, low_open=True),  # delta = n^(-x) < 1
+    "c2": Real(1),  # C^2 = 1 + 2 m_hat >= 1 (Lemma 1)
+    "c2_source": Choice("section3_fastmix", ""),  # the only store entry that measures C^2
+    "c2_designs": ChoiceList(_SECTION3_DESIGNS, min_items=0),
+    "c2_k2_ratio": Real(0, low_open=True),
+    "eps_min": Real(0, low_open=True),
+    "eps_max": Real("eps_min", low_open=True),
+    "n_eps": Integer(1),
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 NS = (10_000, 100_000)
 """The two panels of Figure 1."""

@@ -32,8 +32,10 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..datasets import DATASETS as _DATASETS
+from ..parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PAPER_RATIOS", "run", "dataset_ratios"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
 
 NOTEBOOK = "figure2_dp_ols"
 
@@ -53,6 +55,24 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "datasets": ChoiceList(tuple(_DATASETS)),
+    "log2_n": Integer(1, MAX_LOG2_N),
+    "d": Integer(1, "2**log2_n"),
+    "k2_ratios": RealList(0, low_open=True),
+    "use_paper_ratios": Flag(),
+    "epsilons": RealList(0, low_open=True),
+    "trials": Integer(1),
+    "T": Integer(1),
+    "ihm_sketch": Choice("gram", "dense"),
+    "dense_check_epsilon": Real(0),  # 0: never
+    "nycflights_rows": Integer(0),  # 0: all rows
+    "blas_threads": Integer(0),  # 0: library default
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 PAPER_RATIOS = {
     "synthetic_sphere": (4, 400, 800), "synthetic_correlated": (4, 400, 800), "rossmann": (4, 400, 800),

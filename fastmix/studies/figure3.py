@@ -38,8 +38,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PAPER_TABLE", "SHAPE_DATASETS", "run", "paper_ratios", "ratio_table", "claims"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_TABLE", "SHAPE_DATASETS", "run", "paper_ratios", "ratio_table", "claims"]
 
 NOTEBOOK = "figure3_runtime"
 
@@ -54,6 +55,19 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "shapes": ShapeList(Integer(1, MAX_LOG2_N), Integer(1)),
+    "k2_ratios": RealList(0, low_open=True, special=("auto",)),
+    "epsilons": RealList(0, low_open=True),
+    "trials": Integer(1),
+    "T": Integer(1),
+    "use_real_data": Flag(),
+    "blas_threads": Integer(0),  # 0: library default
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 SHAPE_DATASETS = {(19, 32): "synthetic_correlated", (19, 28): "rossmann", (17, 81): "black_friday",
                   (17, 90): "year_msd"}

@@ -30,8 +30,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import Choice, Integer, IntegerList, Real, RealList
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "THEORY_SLOPES", "run", "fit_slopes"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes"]
 
 NOTEBOOK = "kernel_rates"
 
@@ -54,6 +55,27 @@ DEFAULTS: dict[str, Any] = {
     "blas_threads": 1,
 }
 """Smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper-scale run."""
+
+PARAMETERS = {
+    "seed": Integer(0),
+    "n_values": IntegerList(2),
+    "epsilon": Real(0, low_open=True),
+    "eps_values": RealList(0, low_open=True),
+    "n_fixed": Integer(2),
+    "delta": Real(0, 1, low_open=True, high_open=True),
+    "d": Integer(1),
+    "target": Choice("rkhs", "plane_wave"),
+    "n_test": Integer(1),
+    "n_reps": Integer(1),
+    "rep_block": Integer(1),
+    "noise_sd": Real(0),
+    "c_m": Real(0, low_open=True),
+    "c_lam": Real(0, low_open=True),
+    "max_components": Integer(1),
+    "blas_threads": Integer(0),  # 0: library default
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 THEORY_SLOPES = {
     ("n", "RP", "private"): -1.0, ("n", "RFF", "private"): -2.0 / 3.0,

@@ -75,6 +75,7 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "run", "panels", "summarise", "M_grid", "paired_log_ratios", "ratio_table",
            "panel_verdicts", "gap_with_d", "pooled_sweep", "equal_m_comparison", "noise_summary",
@@ -107,6 +108,33 @@ DEFAULTS: dict[str, Any] = {
     "blas_threads": 1,
 }
 """Smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper-scale run."""
+
+PARAMETERS = {
+    "seed": Integer(0),
+    "n_train": Integer(2),
+    "n_val": Integer(1),
+    "n_test": Integer(1),
+    "dims": IntegerList(1),
+    "targets": ChoiceList(("plane_wave", "rkhs"), min_items=0),
+    "real_data": Flag(),
+    "epsilons": RealList(0, low_open=True),
+    "delta": Real(0, 1, low_open=True, high_open=True),
+    "n_reps": Integer(1),
+    "rep_block": Integer(1),
+    "noise_sd": Real(0),
+    "response_bound": Real(0, low_open=True),
+    "m_grid": IntegerList(1),
+    "lam_grid": RealList(0, low_open=True),
+    "sel_m_grid": IntegerList(1),
+    "sel_fraction": Real(0, 1, low_open=True, high_open=True),
+    "sweep_epsilons": RealList(0, low_open=True, min_items=0),
+    "c_m": Real(0, low_open=True),
+    "c_lam": Real(0, low_open=True),
+    "krr_reps": Integer(0),
+    "blas_threads": Integer(0),  # 0: library default
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 METHODS = ("RP", "RFF")
 

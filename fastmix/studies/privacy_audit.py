@@ -44,8 +44,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import Integer, Real
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "BOUNDS", "run", "claims"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "BOUNDS", "run", "claims"]
 
 NOTEBOOK = "privacy_audit"
 
@@ -63,6 +64,22 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the larger run."""
+
+PARAMETERS = {
+    "n": Integer(2, power_of_two=True),  # the SRHT needs a power of two
+    "d": Integer(1, "n"),
+    "k2": Integer(1, "n"),
+    "k1": Integer(1),
+    "gamma": Real(1.28),  # the Renyi grid runs from alpha = 1.01 to 0.792 gamma (phi_bar of eq. 57)
+    "delta": Real(0, 1, low_open=True, high_open=True),
+    "n_alphas": Integer(1),
+    "n_starts": Integer(0),
+    "n_releases": Integer(1),
+    "confidence": Real(0, 1, low_open=True, high_open=True),
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 BOUNDS = {"exact": "phi (eq. 50-52)", "bar": "phi_bar (eq. 57, used by Theorem 1)", "simple": "25 alpha / (32 gamma^2) (eq. 8)"}
 """The three per-row bounds of Lemma 1 the package accounts with (key: their name in :mod:`fastmix.audit`)."""

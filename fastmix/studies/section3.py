@@ -41,8 +41,9 @@ from typing import Any
 import numpy as np
 
 from . import CellTable
+from ..parameters import MAX_LOG2_N, Integer, Real, RealList, check_parameters
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "DESIGNS", "run", "k2_values", "paper_k2"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "run", "k2_values", "paper_k2"]
 
 NOTEBOOK = "section3_fastmix"
 
@@ -63,6 +64,25 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
 }
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the paper's."""
+
+PARAMETERS = {
+    "log2_n": Integer(1, MAX_LOG2_N),
+    "d": Integer(1, "2**log2_n"),
+    "n_draws": Integer(1),
+    "log2_k2_min": Integer(0, "log2_k2_max"),
+    "log2_k2_max": Integer("log2_k2_min", "log2_n"),  # an SRHT has at most n rows
+    "paper_ratios": RealList(0, low_open=True, min_items=0),
+    "tiny_log2_n": Integer(1, 12),  # the exact divergence visits every neighbour: keep it tiny
+    "tiny_d": Integer(1, "2**tiny_log2_n"),
+    "tiny_k2": Integer(1, "2**tiny_log2_n"),
+    "k1": Integer(1),
+    "delta": Real(0, 1, low_open=True, high_open=True),
+    "omega": Real(0, low_open=True),
+    "n_gamma": Integer(1),
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
 
 DESIGNS = ("synthetic_sphere", "synthetic_correlated")
 """The two synthetic designs of Appendix H, in the order their seeds are spawned."""
@@ -87,9 +107,12 @@ def k2_values(params) -> list[tuple[int, float | None, str, tuple[int, ...]]]:
 
     The powers of two of the grid (``ratio`` None), then the paper's sizes that fit in ``n``;
     a paper size equal to a grid value gets its own key and draws (see the module docstring).
+    Raises :class:`fastmix.parameters.ParameterError` when ``log2_k2_max`` exceeds ``log2_n``
+    (or ``log2_k2_min`` exceeds ``log2_k2_max``).
     """
     n, d = 2 ** int(params["log2_n"]), int(params["d"])
-    top = min(int(params["log2_k2_max"]), int(params["log2_n"]))
+    check_parameters(params, PARAMETERS, only=("log2_k2_min", "log2_k2_max"))  # an SRHT has at most n rows
+    top = int(params["log2_k2_max"])
     grid = [2**j for j in range(int(params["log2_k2_min"]), top + 1)]
     out: list[tuple[int, float | None, str, tuple[int, ...]]] = [(k2, None, f"k2={k2}", ()) for k2 in grid]
     for r in _ratios(params["paper_ratios"]):
