@@ -1,6 +1,6 @@
 """Sphinx extension for the fastmix book: offline maths, re-run boxes and launch links.
 
-Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does three things:
+Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
 
 1. **MathJax without a network.** The book serves its own copy of MathJax 3 (from the
    ``django-static-mathjax`` package, import name ``mathjax``; it needs no Django) instead
@@ -9,14 +9,18 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does three things:
    component named by ``mathjax_path`` is copied into ``_static/mathjax/`` together with the
    folders MathJax loads lazily from its menu (accessibility, speech, UI). The SVG output is
    used because it needs no web fonts, which browsers refuse to load from ``file://`` pages.
-2. **A "Re-run this figure" box** at the top of every notebook page, with the exact
-   ``jupytext | papermill`` command (every parameter explicit, at its default) and the
-   ``python -m fastmix.run`` equivalents, including the paper-scale setting when the
-   notebook has one (see :func:`fastmix.run.papermill_command`).
+2. **A "Re-run this figure" box** at the top of every notebook page: the
+   ``.venv/bin/python -m fastmix.run`` command (and the paper-scale one when the notebook has
+   a setting in ``notebooks/paper_scale.json``), then the plain ``jupytext | papermill``
+   command with every parameter written out. All of them call the executables of the
+   ``.venv/`` that the README's set-up command creates, so they run as printed from the
+   repository root without an activated environment, one option per line.
 3. **Launch links that open a notebook.** Binder and Colab open ``.ipynb`` files, while the
    notebooks here are jupytext ``.py`` files. The deploy workflow publishes converted
    notebooks (with an install cell) on the branch ``fastmix_launch_branch``; this
    extension points the theme's Binder and Colab buttons there.
+4. **Figure labels as in the papers.** Sphinx's book-wide figure numbers are dropped
+   (``fastmix_number_figures = False``); each caption carries its label written out.
 """
 
 from __future__ import annotations
@@ -103,6 +107,62 @@ def _notebook_path(app: Sphinx, docname: str) -> Path | None:
     return path if path.suffix == ".py" else None
 
 
+#: Where the README's set-up command puts the virtual environment, relative to the repository root.
+VENV_BIN = ".venv/bin"
+
+
+def _continued(parts: list[str], indent: str = "    ") -> str:
+    """``parts`` as one shell command, one part per line joined by backslash continuations."""
+    return (" \\\n" + indent).join(parts)
+
+
+def launcher_command(path: Path, parameters: dict | None = None, *, paper_scale: bool = False,
+                     output_dir: str | None = None) -> str:
+    """The ``fastmix.run`` command of the re-run box, through the virtual environment's own Python.
+
+    It runs as printed from the repository root right after the README's set-up command, which
+    creates ``.venv/`` and never activates it; one option per line, so it never needs a
+    sideways scroll. ``parameters`` and ``output_dir`` are written out as ``-p NAME VALUE`` and
+    ``--output-dir DIR``.
+
+    """
+    import shlex
+
+    from fastmix import run
+
+    base = run.fastmix_run_command(path, paper_scale=paper_scale)
+    parts = [f"{VENV_BIN}/{base}"]
+    for name, value in (parameters or {}).items():
+        one = run.fastmix_run_command(path, {name: value}, paper_scale=paper_scale)
+        parts.append(one[len(base):].strip())  # "-p NAME VALUE", quoted by fastmix.run
+    if output_dir is not None:
+        parts.append(f"--output-dir {shlex.quote(str(output_dir))}")
+    return _continued(parts)
+
+
+def papermill_box_command(path: Path) -> str:
+    """The plain ``jupytext | papermill`` command of the box, with the virtual environment's programs.
+
+    :func:`fastmix.run.papermill_command` writes the programs' bare names (for an activated
+    environment); here they are the executables in ``.venv/bin/``, so the command runs from the
+    repository root without activating anything.
+    """
+    from fastmix import run
+
+    lines = run.papermill_command(path).splitlines()
+    out = []
+    for line in lines:
+        line = re.sub(r"^jupytext ", f"{VENV_BIN}/jupytext ", line)
+        head = re.match(r"^(\s*)\| papermill (- \S+) (--cwd .*)$", line)
+        if head:  # the papermill call, its output, then its options on the next line
+            indent, target, options = head.groups()
+            out.append(f"{indent}| {VENV_BIN}/papermill {target} \\")
+            out.append(f"{indent}    {options}")
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def rerun_box(path: Path) -> nodes.Element:
     """The admonition node shown at the top of a notebook page."""
     from fastmix import run
@@ -111,35 +171,42 @@ def rerun_box(path: Path) -> nodes.Element:
     box = nodes.admonition(classes=["fastmix-rerun", "dropdown", "tip"])
     box += nodes.title(text="Re-run this figure")
     intro = nodes.paragraph()
-    intro += nodes.Text("From the repository root, with the book dependencies installed (")
-    intro += nodes.literal(text='python -m pip install -e ".[book]"')
+    intro += nodes.Text("Run these commands from the repository root, after the README's set-up command (")
+    intro += nodes.literal(text='python3 -m venv .venv && .venv/bin/python -m pip install -e ".[book]"')
+    intro += nodes.Text("). They call the programs inside ")
+    intro += nodes.literal(text=".venv/")
     intro += nodes.Text(
-        "), this re-executes the notebook through papermill. Every parameter is written out at its "
-        "default value: edit any of them. The executed notebook, with its figures, goes to "
+        " directly, so no environment needs activating. The companion's launcher re-executes the notebook "
+        "and saves the executed notebook, its parameters, its provenance record and every figure as a file under "
     )
-    intro += nodes.literal(text=f"results/{name}.ipynb")
-    intro += nodes.Text(".")
+    intro += nodes.literal(text=f"results/{name}/")
+    intro += nodes.Text("; name only the parameters you change (one ")
+    intro += nodes.literal(text="-p NAME VALUE")
+    intro += nodes.Text(" per line):")
     box += intro
-    command = run.papermill_command(path)
+    command = launcher_command(path, {"seed": 1})
     box += nodes.literal_block(command, command, language="bash", classes=["fastmix-rerun-command"])
-    short = nodes.paragraph()
-    short += nodes.Text("The same run through the companion's launcher, which also saves the parameters, "
-                        "the provenance record and every figure as a file (under ")
-    short += nodes.literal(text=f"results/{name}/")
-    short += nodes.Text("); name only the parameters you change:")
-    box += short
-    lines = [run.fastmix_run_command(path, {"seed": 1})]
     try:
         entry = run.load_paper_scale(path.parent).get(name)
     except FileNotFoundError:
         entry = None
     if entry is not None:
-        lines.append(run.fastmix_run_command(path, paper_scale=True))
-    text = "\n".join(lines)
-    box += nodes.literal_block(text, text, language="bash")
-    if entry is not None and entry.get("note"):
+        para = nodes.paragraph()
         changes = ", ".join(f"{k}={v}" for k, v in entry.get("parameters", {}).items()) or "the defaults"
-        box += nodes.paragraph(text=f"The second line runs the paper's setting ({changes}): {entry['note']}")
+        para += nodes.Text(f"The paper's setting ({changes}):")
+        if entry.get("note"):
+            para += nodes.Text(f" {entry['note']}")
+        box += para
+        paper = launcher_command(path, paper_scale=True)
+        box += nodes.literal_block(paper, paper, language="bash", classes=["fastmix-rerun-paper"])
+    plain = nodes.paragraph()
+    plain += nodes.Text("The same re-execution without the launcher, through jupytext and papermill, with every "
+                        "parameter written out at its default (edit any of them); the executed notebook goes to ")
+    plain += nodes.literal(text=f"results/{name}.ipynb")
+    plain += nodes.Text(":")
+    box += plain
+    text = papermill_box_command(path)
+    box += nodes.literal_block(text, text, language="bash", classes=["fastmix-rerun-papermill"])
     return box
 
 
@@ -153,6 +220,24 @@ def _insert_rerun_box(app: Sphinx, doctree: nodes.document) -> None:
         return
     title_index = next((i for i, child in enumerate(section.children) if isinstance(child, nodes.title)), -1)
     section.insert(title_index + 1, rerun_box(path))
+
+
+# --------------------------------------------------------------------------- figure labels
+
+
+def _drop_figure_numbers(app: Sphinx, env) -> list[str]:
+    """Remove Sphinx's book-wide figure numbers ("Fig. 4").
+
+    Sphinx counts figures across the whole book, so its numbers cannot match the papers'. Every
+    figure caption of the book starts with its label written out instead ("Figure 2.", "Figure
+    F.1", see the reproducibility page), and ``tests/figure_labels.py`` checks those labels
+    against the papers' numbering. Tables and code blocks keep their numbers.
+    """
+    if app.config.fastmix_number_figures:
+        return []
+    for numbers in env.toc_fignumbers.values():
+        numbers.pop("figure", None)
+    return []
 
 
 # --------------------------------------------------------------------------- launch links
@@ -191,15 +276,18 @@ def _rewrite_launch_buttons(app: Sphinx, pagename: str, templatename: str, conte
 def setup(app: Sphinx) -> dict:
     app.add_config_value("fastmix_launch_branch", "launch", "html")
     app.add_config_value("fastmix_rerun_box", True, "env")
+    app.add_config_value("fastmix_number_figures", False, "env")
     # Sphinx loads MathJax only on pages where it saw a math node, and it misses the maths that
     # autodoc pulls in from docstrings (the API page showed raw \\( ... \\)); load it everywhere.
     app.set_html_assets_policy("always")
     app.connect("config-inited", _check_mathjax_path)
     app.connect("build-finished", _copy_mathjax)
     app.connect("doctree-read", _insert_rerun_box)
+    # after Sphinx's toctree collector has assigned the figure numbers (priority 500)
+    app.connect("env-get-updated", _drop_figure_numbers, priority=900)
     # after sphinx-book-theme adds its launch buttons (priority 501)
     app.connect("html-page-context", _rewrite_launch_buttons, priority=900)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["mathjax_source_dir", "rerun_box", "launch_url", "setup"]
+__all__ = ["mathjax_source_dir", "launcher_command", "papermill_box_command", "rerun_box", "launch_url", "setup"]
