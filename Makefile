@@ -2,14 +2,17 @@
 # environment .venv/ that the README's commands create (make needs nothing else).
 PYTHON ?= .venv/bin/python
 
-.PHONY: help venv book test linkcheck citation release clean
+.PHONY: help venv book test linkcheck citation tables release release-check release-dry-run clean
 
 help:
 	@echo "make book       set up .venv and build the book (README: Build the book)"
 	@echo "make test       set up .venv and run the tests (README: Run the tests)"
 	@echo "make linkcheck  check the built book's links offline (external ones listed, not fetched)"
-	@echo "make citation   regenerate .zenodo.json and the README's BibTeX from CITATION.cff"
-	@echo "make release    check metadata, build the book from scratch, check links, zip it into dist/"
+	@echo "make citation   regenerate .zenodo.json and the BibTeX of the README, book and provenance from CITATION.cff"
+	@echo "make tables     regenerate the README's table of figures and re-run commands"
+	@echo "make release-check    the release's quick checks only (CHANGELOG, tag, clean tree, store, metadata)"
+	@echo "make release-dry-run  the whole release except the tag (prints the tag command)"
+	@echo "make release    check, build the book from scratch, check links, zip it into dist/, tag v<version>"
 	@echo "make clean      remove _build/ and dist/"
 
 venv:
@@ -26,6 +29,15 @@ linkcheck:
 
 citation:
 	$(PYTHON) tools/citation.py
+
+tables:
+	$(PYTHON) tools/paper_map.py
+
+release-check: venv
+	$(PYTHON) tools/release.py --preflight
+
+release-dry-run: venv
+	$(PYTHON) tools/release.py --dry-run
 
 release: venv
 	$(PYTHON) tools/release.py
