@@ -1,4 +1,4 @@
-"""Re-run one companion notebook with new parameters.
+"""Re-run one companion notebook with new parameters, or compute its paper-scale results.
 
 Usage (from the repository root)::
 
@@ -9,28 +9,51 @@ Usage (from the repository root)::
     python -m fastmix.run --paper-scale figure2_dp_ols -p trials 10
 
 ``NOTEBOOK`` is a notebook name (``hello_fastmix`` resolves to
-``notebooks/hello_fastmix.py``) or a path to a jupytext percent ``.py`` notebook.
-Each ``-p NAME VALUE`` overrides one entry of the notebook's ``parameters`` cell;
-values are parsed like papermill's ``-p`` (``True``/``False``, ``None``, integers,
-floats) and, beyond that, Python literals (``"[1, 2]"``, ``"(0.5, 1.0)"``); anything
-else stays a string. Unknown names are rejected with the list of valid ones.
+``notebooks/hello_fastmix.py``, ``figure2`` to the one notebook whose name starts with
+``figure2_``) or a path to a jupytext percent ``.py`` notebook. Each ``-p NAME VALUE``
+overrides one entry of the notebook's ``parameters`` cell; values are parsed like
+papermill's ``-p`` (``True``/``False``, ``None``, integers, floats) and, beyond that, Python
+literals (``"[1, 2]"``, ``"(0.5, 1.0)"``); anything else stays a string, and a parameter
+declared ``str`` takes the text as typed.
+
+Parameters are checked before anything starts (:func:`check_notebook_parameters`): unknown
+names, values of the wrong type, and values outside what each parameter admits (the rules of
+:mod:`fastmix.parameters`, declared once per notebook: a study's ``PARAMETERS``, or
+:data:`fastmix.parameters.NOTEBOOK_PARAMETERS`) end the command with a one-line message and
+exit status 2, without importing papermill or starting a kernel. ``--help-notebook`` lists
+each parameter with its default and what it admits.
 
 The notebook is executed in process through papermill (``jupytext.read`` then
-``papermill.execute_notebook``) with the notebook's folder as working directory.
-Outputs go to ``<output-dir>/<name>/<name>__<param>=<value>....ipynb`` (figures are
-embedded in the executed notebook), together with ``<stem>.parameters.json`` (the
-overrides and the effective parameters), ``<stem>.provenance.json`` (see
-:func:`fastmix.provenance.collect_provenance`) and every figure of the executed notebook
-as a file in ``<stem>.figures/``.
+``papermill.execute_notebook``) with the notebook's folder as working directory, showing
+papermill's cell progress bar and streaming what the cells print; a notebook that runs a
+study also logs each cell of its experiment grid (the kernel inherits
+``FASTMIX_CELL_PROGRESS``, see :mod:`fastmix.studies`). Outputs go to
+``<output-dir>/<name>/<name>__<param>=<value>....ipynb`` (figures are embedded in the
+executed notebook), together with ``<stem>.parameters.json`` (the overrides and the
+effective parameters), ``<stem>.provenance.json`` (see
+:func:`fastmix.provenance.collect_provenance`) and every figure of the executed notebook as a
+file in ``<stem>.figures/``; the command ends with the list of what it wrote. If a cell
+fails, the command names the cell and the first line of the error, says where the partial
+executed notebook is (it holds the traceback), and exits with status 1; ``--verbose`` also
+prints the traceback.
 
 ``--paper-scale`` starts from the paper's setting recorded for the notebook in
 ``notebooks/paper_scale.json`` (see :func:`paper_scale_parameters`); ``-p`` still overrides.
 For a notebook with a paper-scale study (:mod:`fastmix.studies`) it does not execute the
 notebook: it computes the notebook's entry in the results store, ``<output-dir>/<name>/``
 (:mod:`fastmix.store`), cell by cell, and the same command resumes a stopped run
-(``--restart`` discards the stored entry first). The book's page then reads that entry.
+(``--restart`` discards the stored entry first). Each stored cell is logged with the cells
+done out of the cells planned (the study's grid, walked once without computing) and a rough
+estimate of the time left from the rate so far. The book's page then reads that entry.
+
+Everything a run writes goes under ``--output-dir``. No study downloads data or caches
+intermediate results; real data sets are only read, from the data directory
+(:func:`fastmix.datasets.get_data_home`: ``$FASTMIX_DATA``, else ``data/cache/`` in a source
+checkout).
+
 :func:`papermill_command` writes the same run as a plain ``jupytext | papermill`` shell
-command, the form shown in the "Re-run this figure" box of each notebook page.
+command, and :func:`fastmix_run_command` as a ``python -m fastmix.run`` command: the forms
+shown in the "Re-run this figure" box of each notebook page.
 """
 
 from __future__ import annotations
@@ -59,6 +82,8 @@ __all__ = [
     "parse_value",
     "inspect_parameters",
     "validate_parameters",
+    "notebook_rules",
+    "check_notebook_parameters",
     "output_stem",
     "PAPER_SCALE_FILE",
     "load_paper_scale",
@@ -297,8 +322,10 @@ def _coerce(param: NotebookParameter, value: Any) -> Any:
         else:
             value = float(value)
     if problem:
-        raise ValueError(
-            f"Parameter {param.name!r} must be {problem} (declared `{param.describe()}`); got {value!r}."
+        from fastmix.parameters import ParameterError
+
+        raise ParameterError(
+            f"parameter {param.name} = {value!r}: must be {problem} (declared `{param.name}: {param.type}`)"
         )
     return value
 
@@ -318,13 +345,58 @@ def validate_parameters(
         For an unknown name (the message lists the valid names with types, defaults and
         help) or for a value that does not fit a declared ``int``/``float``/``bool``.
     """
+    from fastmix.parameters import ParameterError
+
     unknown = [name for name in parameters if name not in spec]
     if unknown:
-        raise ValueError(
-            f"Unknown parameter(s) {', '.join(map(repr, unknown))} for {notebook}. "
-            f"Valid parameters:\n{_parameter_table(spec)}"
-        )
+        head = f"Unknown parameter(s) {', '.join(map(repr, unknown))} for {notebook}"
+        valid = ", ".join(f"{p.name}: {p.type} = {p.default}" if p.type else f"{p.name} = {p.default}"
+                          for p in spec.values()) or "(none)"
+        raise ParameterError(f"{head}. Valid parameters:\n{_parameter_table(spec)}",
+                             summary=f"{head}; valid: {valid} (--help-notebook shows what each admits)")
     return {name: _coerce(spec[name], value) for name, value in parameters.items()}
+
+
+def notebook_rules(notebook: str | os.PathLike):
+    """What each parameter of ``notebook`` admits (:func:`fastmix.parameters.rules_for`), or None.
+
+    Rules are looked up by the notebook's name, and only for a notebook of the notebooks
+    folder (a notebook of your own elsewhere has none, even under the same name).
+    """
+    from fastmix.parameters import rules_for
+
+    path = resolve_notebook(notebook)
+    if path.parent != default_notebooks_dir().resolve():
+        return None
+    return rules_for(path.stem)
+
+
+def check_notebook_parameters(
+    notebook: str | os.PathLike,
+    parameters: Mapping[str, Any] | None = None,
+    spec: Mapping[str, NotebookParameter] | None = None,
+) -> dict[str, Any]:
+    """Validate ``parameters`` for ``notebook`` completely and return the effective values.
+
+    Names and declared types are checked as in :func:`validate_parameters`; then every value
+    of the run (defaults updated by ``parameters``) is checked against the notebook's rules
+    (:func:`notebook_rules`). Imports neither papermill nor a kernel: this is what makes a
+    bad value fail at once.
+
+    Raises
+    ------
+    fastmix.parameters.ParameterError
+        One line naming each value that is not admissible and what is allowed.
+    """
+    from fastmix.parameters import check_parameters
+
+    path = resolve_notebook(notebook)
+    spec = inspect_parameters(path) if spec is None else spec
+    overrides = validate_parameters(dict(parameters or {}), spec, notebook=path.name)
+    effective = {p.name: p.default_value for p in spec.values()}
+    effective.update(overrides)
+    check_parameters(effective, notebook_rules(path), notebook=path.stem)
+    return effective
 
 
 def output_stem(name: str, parameters: Mapping[str, Any]) -> str:
@@ -591,12 +663,14 @@ def run_notebook(
 
     Raises
     ------
+    fastmix.parameters.ParameterError
+        Before anything runs, for an unknown name or a value outside the notebook's rules
+        (:func:`check_notebook_parameters`).
     papermill.PapermillExecutionError
-        If a cell raises; the executed notebook (with the traceback) is still written.
+        If a cell raises; the executed notebook (with the traceback) is still written, and
+        its path is the exception's ``output_notebook`` attribute.
     """
-    import papermill
-
-    from fastmix.provenance import collect_provenance
+    from fastmix.parameters import check_parameters
 
     path = resolve_notebook(notebook)
     nb = _read_notebook(path)
@@ -606,6 +680,13 @@ def run_notebook(
     if params and source is None:
         raise ValueError(f"{path.name} has no cell tagged 'parameters', so it takes no parameters.")
     params = validate_parameters(params, spec, notebook=path.name)
+    effective = {p.name: p.default_value for p in spec.values()}
+    effective.update(params)
+    check_parameters(effective, notebook_rules(path), notebook=path.stem)
+
+    import papermill
+
+    from fastmix.provenance import collect_provenance
 
     name = path.stem
     stem = output_stem(name, params)
@@ -618,18 +699,20 @@ def run_notebook(
     papermill_kwargs.setdefault("log_output", False)
     papermill_kwargs.setdefault("language", "python")
     started = time.time()
-    papermill.execute_notebook(
-        nb,
-        str(out),
-        parameters=params,
-        kernel_name=kernel,
-        cwd=str(path.parent),
-        **papermill_kwargs,
-    )
+    try:
+        papermill.execute_notebook(
+            nb,
+            str(out),
+            parameters=params,
+            kernel_name=kernel,
+            cwd=str(path.parent),
+            **papermill_kwargs,
+        )
+    except papermill.PapermillExecutionError as exc:
+        exc.output_notebook = out
+        raise
     seconds = time.time() - started
 
-    effective = {p.name: p.default_value for p in spec.values()}
-    effective.update(params)
     params_json = out.parent / f"{stem}.parameters.json"
     prov_json = out.parent / f"{stem}.provenance.json"
     if write_metadata:
@@ -653,11 +736,43 @@ def run_notebook(
 # --------------------------------------------------------------------------- command line
 
 
+_EPILOG = """\
+examples:
+  python -m fastmix.run --list
+  python -m fastmix.run figure1 --help-notebook
+  python -m fastmix.run hello_fastmix -p n 4096 -p seed 1
+  python -m fastmix.run --paper-scale section3_fastmix
+
+parameters:
+  Every value is checked before anything starts: a name the notebook does not declare, or a
+  value outside what the parameter admits (--help-notebook lists both), ends the command at
+  once with a one-line message and exit status 2.
+
+progress and failures:
+  A notebook run shows papermill's cell progress bar, streams what the cells print and, for
+  notebooks computed through a study, each finished cell of the experiment grid. A
+  --paper-scale run logs every cell it stores with the cells done out of the cells planned
+  and a rough estimate of the time left (from the rate so far). If a cell of a notebook
+  fails, the command names the cell and the error, says where the partial executed notebook
+  is, and exits with status 1 (--verbose adds the kernel's traceback).
+
+files:
+  Everything a run writes goes under --output-dir: <output-dir>/<name>/ holds the executed
+  notebook, its .parameters.json and .provenance.json and a .figures/ folder, or, with
+  --paper-scale, the results store entry. No study downloads data or keeps a cache of
+  intermediate results: real data sets are only read, from the data directory
+  ($FASTMIX_DATA, else data/cache/ in a source checkout; see data/README.md), and a data
+  set that is not there is replaced by its stated stand-in.
+"""
+
+
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m fastmix.run",
-        description="Execute a companion notebook (notebooks/<name>.py) with new parameters via papermill.",
-        epilog="Example: python -m fastmix.run hello_fastmix -p n 4096 -p seed 1",
+        description="Execute a companion notebook (notebooks/<name>.py) with new parameters via papermill, "
+                    "or compute its paper-scale results store entry (--paper-scale).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("notebook", nargs="?", help="notebook name (e.g. figure2) or path to a .py notebook")
     parser.add_argument(
@@ -666,7 +781,8 @@ def _build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-dir", default="results",
-        help="root folder for outputs (default: results); with --paper-scale, the results store's folder",
+        help="root folder for everything the run writes (default: results); with --paper-scale, "
+             "the results store's folder",
     )
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     parser.add_argument("--list", action="store_true", help="list the available notebooks and exit")
@@ -679,13 +795,88 @@ def _build_parser() -> argparse.ArgumentParser:
         help="with --paper-scale: discard the stored results of the notebook and compute them afresh",
     )
     parser.add_argument(
-        "--help-notebook", action="store_true", help="show the notebook's parameters with defaults and exit"
+        "--help-notebook", action="store_true",
+        help="show the notebook's parameters with their defaults and what each admits, and exit",
     )
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar, no streamed cell output")
+    parser.add_argument("-v", "--verbose", action="store_true", help="on failure, also print the traceback")
     return parser
 
 
+def _notebook_help(path: Path) -> str:
+    spec = inspect_parameters(path)
+    rules = notebook_rules(path) or {}
+    lines = [f"{path.stem}: {_notebook_title(path)}", "Parameters (name: type = default  # help; what it admits):"]
+    for p in spec.values():
+        lines.append(f"  {p.describe()}")
+        rule = rules.get(p.name)
+        lines.append(f"      admits: {rule.describe() if rule is not None else 'any value of the declared type'}")
+    if not spec:
+        lines.append("  (none)")
+    return "\n".join(lines)
+
+
+def _first_line(text: Any) -> str:
+    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
+    return lines[0] if lines else ""
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+class _AboveProgressBar:
+    """A text stream that writes above tqdm's progress bars (clears and redraws them)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            from tqdm.auto import tqdm
+        except ImportError:  # pragma: no cover - papermill depends on tqdm
+            self.stream.write(text)
+        else:
+            with tqdm.external_write_mode(file=self.stream):
+                self.stream.write(text)
+        self.stream.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+
+def _report_cell_failure(exc, path: Path, args) -> None:
+    """What failed, where, and where the partial executed notebook is (no traceback unless --verbose)."""
+    where = getattr(exc, "output_notebook", None)
+    index = getattr(exc, "cell_index", None)
+    count = getattr(exc, "exec_count", None)
+    cell = f"cell {index + 1} of the executed notebook" if index is not None else "a cell"
+    if count is not None:
+        cell += f" (In [{count}])"
+    error = f"{getattr(exc, 'ename', type(exc).__name__)}: {_first_line(getattr(exc, 'evalue', exc))}"
+    print(f"error: {path.stem} failed in {cell}: {error}", file=sys.stderr)
+    source = _first_line(getattr(exc, "source", ""))
+    if source:
+        print(f"  the cell begins: {source}", file=sys.stderr)
+    if where is not None:
+        print(f"  partial executed notebook (cells up to the failure, with the traceback): {where}",
+              file=sys.stderr)
+    if args.verbose:
+        trace = getattr(exc, "traceback", None)
+        if trace:
+            print(_ANSI.sub("", "\n".join(trace)), file=sys.stderr)
+    else:
+        print("  (--verbose prints the traceback)", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry point; returns the process exit status."""
+    """Command-line entry point; returns the process exit status.
+
+    0 on success, 2 for a usage error (unknown notebook or parameter, inadmissible value;
+    reported in one line before anything starts), 1 when the notebook or study fails.
+    """
+    from fastmix.parameters import ParameterError
+
     parser = _build_parser()
     args = parser.parse_args(argv)
     if args.list:
@@ -699,7 +890,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         path = resolve_notebook(args.notebook)
         if args.help_notebook:
-            print(f"{path.stem}: {_notebook_title(path)}\nParameters:\n{_parameter_table(inspect_parameters(path))}")
+            print(_notebook_help(path))
             return 0
         spec = inspect_parameters(path)
         overrides: dict[str, Any] = paper_scale_parameters(path) if args.paper_scale else {}
@@ -707,26 +898,183 @@ def main(argv: Sequence[str] | None = None) -> int:
             # a parameter declared `str` takes the text as typed ("12,16" stays "12,16")
             declared = spec[name].type.strip() if name in spec and spec[name].type else ""
             overrides[name] = value if declared == "str" else parse_value(value)
+        overrides = validate_parameters(overrides, spec, notebook=path.name)
+        effective = check_notebook_parameters(path, overrides, spec)
+    except ParameterError as exc:
+        print(f"error: {exc.summary}", file=sys.stderr)
+        return 2
+    except (FileNotFoundError, ValueError, KeyError) as exc:
+        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        print(f"error: {' '.join(str(message).split())}", file=sys.stderr)
+        return 2
+
+    try:
         if args.paper_scale:
             from fastmix.studies import has_study
 
             if has_study(path.stem):
                 return _run_paper_scale(path, spec, overrides, args)
-        result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel)
-    except (FileNotFoundError, ValueError, KeyError) as exc:
-        message = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        print(f"error: {message}", file=sys.stderr)
+        return _run_notebook_cli(path, overrides, args)
+    except ParameterError as exc:  # a rule a study checks itself
+        print(f"error: {exc.summary}", file=sys.stderr)
         return 2
-    except Exception as exc:  # papermill execution errors and the like
-        name = type(exc).__name__
-        print(f"error: {name} while running {args.notebook}:\n{exc}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # papermill execution errors, study failures and the like
+        if type(exc).__name__ == "PapermillExecutionError":
+            _report_cell_failure(exc, path, args)
+            return 1
+        print(f"error: {type(exc).__name__} while running {path.stem}: {_first_line(exc)}", file=sys.stderr)
+        if args.verbose:
+            import traceback
+
+            traceback.print_exc()
+        else:
+            print("  (--verbose prints the traceback)", file=sys.stderr)
         return 1
-    print(f"wrote {result.output_notebook} ({result.seconds:.1f} s)")
-    print(f"wrote {result.parameters_json}")
-    print(f"wrote {result.provenance_json}")
+
+
+def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
+    """Execute the notebook with progress on the terminal; print what was written where."""
+    out = Path(args.output_dir) / path.stem / f"{output_stem(path.stem, overrides)}.ipynb"
+    from fastmix.studies import ENV_CELL_PROGRESS
+
+    kwargs: dict[str, Any] = {}
+    previous = os.environ.get(ENV_CELL_PROGRESS)
+    if not args.no_progress:
+        os.environ[ENV_CELL_PROGRESS] = "1"  # the kernel inherits it: a study logs its cells to stderr
+        kwargs.update(progress_bar=True, stdout_file=_AboveProgressBar(sys.stdout),
+                      stderr_file=_AboveProgressBar(sys.stderr))
+    print(f"running {path.name} -> {out}", flush=True)
+    try:
+        result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel, **kwargs)
+    finally:
+        if previous is None:
+            os.environ.pop(ENV_CELL_PROGRESS, None)
+        else:
+            os.environ[ENV_CELL_PROGRESS] = previous
+    print(f"done in {result.seconds:.1f} s; wrote:")
+    print(f"  {result.output_notebook}  (executed notebook)")
+    print(f"  {result.parameters_json}  (overrides and effective parameters)")
+    print(f"  {result.provenance_json}  (provenance)")
     if result.figures:
-        print(f"wrote {len(result.figures)} figure(s) to {result.figures[0].parent}")
+        print(f"  {len(result.figures)} figure(s) in {result.figures[0].parent}/: "
+              + ", ".join(f.name for f in result.figures))
+    else:
+        print("  (no figures)")
     return 0
+
+
+class _PlanningStore:
+    """A stand-in results store that reports every cell as stored and records which were asked for.
+
+    Running a study against it walks the study's grid without computing a cell, which gives
+    the cells a run will compute (those the study asks about through :class:`CellTable`).
+    """
+
+    class _Everything:
+        def __init__(self, seen: set, table: str):
+            self.seen, self.table = seen, table
+
+        def __contains__(self, key) -> bool:
+            self.seen.add((self.table, str(key)))
+            return True
+
+    def __init__(self):
+        self.cells: set[tuple[str, str]] = set()
+
+    def cells_done(self, table: str):
+        return self._Everything(self.cells, table)
+
+    def tables(self) -> list[str]:
+        return []
+
+    def add_cell(self, *args, **kwargs) -> None:
+        pass
+
+    def put_table(self, *args, **kwargs) -> None:
+        pass
+
+    def add_data_sources(self, *args, **kwargs) -> None:
+        pass
+
+
+class _PlanningTimeout(Exception):
+    pass
+
+
+def _plan_cells(name: str, params: Mapping[str, Any], limit: float = 10.0) -> set[tuple[str, str]] | None:
+    """The ``(table, cell)`` pairs a study's run consists of, or None if they cannot be listed.
+
+    The study's ``run`` walks its grid against :class:`_PlanningStore`. A study whose walk
+    needs the values of earlier cells (or takes longer than ``limit`` seconds, where the
+    platform has ``SIGALRM``) gets no plan: its progress is then reported without a total.
+    """
+    import signal
+    import threading
+
+    from fastmix.studies import study_module
+
+    planner = _PlanningStore()
+    timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+    def give_up(signum, frame):
+        raise _PlanningTimeout()
+
+    previous = signal.signal(signal.SIGALRM, give_up) if timed else None
+    try:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, limit)
+        study_module(name).run(dict(params), store=planner, log=None)
+    except Exception:  # _PlanningTimeout, or a walk that needs real tables: no plan, no estimate
+        return None
+    finally:
+        if timed:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+    return planner.cells or None
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+class _CellProgress:
+    """Logs each stored cell with the count of cells done and a rough estimate of the time left."""
+
+    def __init__(self, plan: set[tuple[str, str]] | None, done_before: int):
+        self.plan, self.done = plan, done_before
+        self.computed, self.started = 0, time.time()
+        self._pending: str | None = None
+
+    def log(self, message: str) -> None:
+        self.flush()
+        self._pending = f"{time.strftime('%H:%M:%S')} {message}"
+
+    def __call__(self, table: str, key: str, rows: int, seconds: float) -> None:
+        line, self._pending = self._pending or f"{time.strftime('%H:%M:%S')} {table}: {key}", None
+        if self.plan is not None and (table, key) in self.plan:
+            self.done += 1
+            self.computed += 1
+            total = len(self.plan)
+            elapsed = time.time() - self.started
+            left = (total - self.done) * elapsed / self.computed
+            line += f"  [{self.done}/{total} cells, {100 * self.done / total:.0f}%; {_duration(elapsed)} so far"
+            line += f", about {_duration(left)} left at this rate]" if self.done < total else "]"
+        elif self.plan is None:
+            self.computed += 1
+            line += f"  [{self.computed} cells this sitting, {_duration(time.time() - self.started)}]"
+        print(line, flush=True)
+
+    def flush(self) -> None:
+        if self._pending is not None:
+            print(self._pending, flush=True)
+            self._pending = None
 
 
 def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> int:
@@ -737,20 +1085,32 @@ def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> in
     the store are skipped: the same command resumes a stopped run.
     """
     from fastmix.store import ResultsStore
-    from fastmix.studies import run_study, study_module
+    from fastmix.studies import observe_cells, run_study, study_module, study_parameters
 
     overrides = validate_parameters(dict(overrides), spec, notebook=path.name)
     defaults = {name: p.default_value for name, p in spec.items() if name in study_module(path.stem).DEFAULTS}
-    params = {**defaults, **overrides}
+    params = study_parameters(path.stem, {**defaults, **overrides})  # checks the study's rules
     store = ResultsStore(path.stem, args.output_dir)
     print(f"results store entry: {store.path}", flush=True)
-
-    def log(message: str) -> None:
-        print(time.strftime("%H:%M:%S"), message, flush=True)
-
+    plan = None if args.no_progress else _plan_cells(path.stem, params)
+    done_before = 0
+    if plan is not None and not args.restart and store.exists():
+        stored = {table: store.cells_done(table) for table in {t for t, _ in plan}}
+        done_before = sum(1 for table, key in plan if key in stored[table])
+    if plan is not None:
+        print(f"{len(plan)} cells in this run, {done_before} already stored", flush=True)
+    elif not args.no_progress:
+        print("(this study's cells cannot be listed in advance: progress counts the cells computed)", flush=True)
+    progress = _CellProgress(plan, done_before)
     started = time.time()
-    run_study(path.stem, params, store=store, log=log, restart=args.restart)
-    print(f"complete: {store.path} ({time.time() - started:.1f} s this sitting)")
+    with observe_cells(progress):
+        run_study(path.stem, params, store=store, log=progress.log, restart=args.restart)
+    progress.flush()
+    print(f"complete: {store.path} ({_duration(time.time() - started)} this sitting, "
+          f"{progress.computed} cells computed); the entry holds:")
+    for file in sorted(store.path.iterdir()):
+        if file.is_file():
+            print(f"  {file}  ({file.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 

@@ -7,15 +7,31 @@ piece of code.
 
 ``python -m fastmix.run --paper-scale NAME`` runs :func:`run_study` with the parameters
 recorded in ``notebooks/paper_scale.json`` (each study's ``DEFAULTS`` updated by them).
+Each study also declares ``PARAMETERS``, what every parameter admits
+(:mod:`fastmix.parameters`); :func:`run_study` refuses values outside it before computing.
+
+Progress: every cell a :class:`CellTable` computes is reported to its ``log`` callback and to
+the callbacks registered with :func:`observe_cells`. When ``log`` is None (the notebooks'
+smoke runs) and the environment variable ``FASTMIX_CELL_PROGRESS`` is set (as
+``python -m fastmix.run`` sets it for the kernel), the same line goes to standard error.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 from collections.abc import Callable, Mapping
+from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["STUDIES", "CellTable", "has_study", "study_module", "study_parameters", "run_study"]
+__all__ = ["STUDIES", "CellTable", "has_study", "study_module", "study_parameters", "run_study", "observe_cells",
+           "ENV_CELL_PROGRESS"]
+
+ENV_CELL_PROGRESS = "FASTMIX_CELL_PROGRESS"
+"""Set (to anything but ``""`` or ``0``) to print each computed cell to stderr when a study runs with ``log=None``."""
+
+_observers: list[Callable[[str, str, int, float], None]] = []
 
 
 def _discover() -> dict[str, str]:
@@ -51,13 +67,20 @@ def study_module(name: str):
 
 
 def study_parameters(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The study's ``DEFAULTS`` updated by ``overrides``; unknown names raise with the valid ones."""
+    """The study's ``DEFAULTS`` updated by ``overrides``.
+
+    Raises :class:`fastmix.parameters.ParameterError` (a ``ValueError``) for an unknown name
+    (with the valid ones) or a value outside the study's ``PARAMETERS``.
+    """
+    from ..parameters import ParameterError, check_parameters
+
     module = study_module(name)
     params = dict(module.DEFAULTS)
     unknown = sorted(set(overrides or {}) - set(params))
     if unknown:
-        raise ValueError(f"Unknown parameter(s) {unknown} for the {name} study; valid: {sorted(params)}.")
+        raise ParameterError(f"Unknown parameter(s) {unknown} for the {name} study; valid: {sorted(params)}.")
     params.update(overrides or {})
+    check_parameters(params, getattr(module, "PARAMETERS", None), notebook=name)
     return params
 
 
@@ -77,6 +100,20 @@ def run_study(name: str, overrides: Mapping[str, Any] | None = None, *, store=No
         tables = module.run(params, store=s, log=log)
     store.mark_complete()
     return tables
+
+
+@contextmanager
+def observe_cells(callback: Callable[[str, str, int, float], None]):
+    """Call ``callback(table, key, rows, seconds)`` for every cell computed inside the ``with`` block."""
+    _observers.append(callback)
+    try:
+        yield callback
+    finally:
+        _observers.remove(callback)
+
+
+def _progress_to_stderr() -> bool:
+    return os.environ.get(ENV_CELL_PROGRESS, "").strip() not in ("", "0")
 
 
 class CellTable:
@@ -114,8 +151,14 @@ class CellTable:
             frame.insert(0, "cell", key)
             self._rows.append(frame)
         self._keys.add(key)
+        seconds = time.time() - started
+        message = f"{self.table}: {key} ({len(frame)} rows, {seconds:.1f} s)"
         if self.log is not None:
-            self.log(f"{self.table}: {key} ({len(frame)} rows, {time.time() - started:.1f} s)")
+            self.log(message)
+        elif _progress_to_stderr():
+            print(time.strftime("%H:%M:%S"), message, file=sys.stderr, flush=True)
+        for callback in list(_observers):
+            callback(self.table, key, len(frame), seconds)
 
     def frame(self):
         import pandas as pd
