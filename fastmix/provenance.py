@@ -514,7 +514,7 @@ class ProvenanceReport:
             f"<tbody>{body}</tbody></table>"
             "<details class='fastmix-cite-run'>"
             f"<summary>{html.escape(summary)}</summary>"
-            f"<pre>{html.escape(self.bibtex())}</pre></details>"
+            f"<pre style='white-space:pre-wrap'>{html.escape(self.bibtex())}</pre></details>"
         )
 
 

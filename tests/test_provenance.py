@@ -265,7 +265,7 @@ def test_report_ends_with_the_entry_for_its_run():
     assert f"at commit {COMMIT[:12]}" in details
     import html as _html
 
-    pre = details.split("<pre>", 1)[1].split("</pre>", 1)[0]
+    pre = details.split("<pre style='white-space:pre-wrap'>", 1)[1].split("</pre>", 1)[0]
     assert _html.unescape(pre) == entry
 
 
