@@ -23,9 +23,58 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_row_norms",
+    "row_norms",
     "NormEnforcement",
+    "ROW_NORM_POLICIES",
+    "check_policy",
     "check_random_state",
+    "check_array_kind",
+    "PrivacyWarning",
 ]
+
+
+class PrivacyWarning(UserWarning):
+    """A legal choice of privacy parameters that gives a weak or surprising guarantee."""
+
+
+def _is_sparse(X) -> bool:
+    """True for SciPy sparse matrices and arrays (without importing SciPy when it is absent)."""
+    module = type(X).__module__ or ""
+    if not module.startswith("scipy.sparse"):
+        return False
+    try:
+        from scipy import sparse
+    except Exception:  # pragma: no cover - scipy is a dependency
+        return False
+    return sparse.issparse(X)
+
+
+def check_array_kind(X, name: str) -> None:
+    """Refuse the kinds of object that ``np.asarray`` would turn into something misleading.
+
+    SciPy sparse input and ``None`` raise :class:`TypeError`: ``np.asarray`` would wrap them in
+    a 0-d object array and the error would be about the number of dimensions.
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of real numbers; got None.")
+    if _is_sparse(X):
+        raise TypeError(
+            f"{name} is a SciPy sparse {type(X).__name__}; fastmix works on dense arrays only (the "
+            f"Walsh-Hadamard transform and the Gaussian sketches fill every entry anyway). Pass "
+            f"{name}.toarray() instead."
+        )
+
+
+def _check_real_dtype(arr: np.ndarray, name: str) -> None:
+    """TypeError unless ``arr`` holds real numbers (bool, integer or floating point)."""
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(
+            f"{name} must hold real numbers; got complex dtype {arr.dtype}. The privacy analysis and the "
+            f"sketches are for real data: pass {name}.real (or stack real and imaginary parts as columns)."
+        )
+    if not np.issubdtype(arr.dtype, np.number):
+        hint = f" Convert with {name}.astype(float)." if arr.dtype == np.bool_ else ""
+        raise TypeError(f"{name} must hold real numbers; got an array of dtype {arr.dtype}.{hint}")
 
 
 def check_random_state(random_state) -> np.random.Generator:
@@ -52,15 +101,25 @@ def check_random_state(random_state) -> np.random.Generator:
 
 
 def check_matrix(X, name: str = "X", *, dtype=None, min_rows: int = 1, min_cols: int = 1) -> np.ndarray:
-    """Validate a finite 2-D real array and return it as an ndarray (no copy if possible)."""
+    """Validate a finite 2-D real array and return it as an ndarray (no copy if possible).
+
+    Raises
+    ------
+    TypeError
+        For ``None``, SciPy sparse input, and complex or non-numeric dtypes.
+    ValueError
+        For the wrong number of dimensions, too few rows or columns, and NaN or inf entries.
+    """
+    check_array_kind(X, name)
+    if dtype is not None:
+        _check_real_dtype(np.asarray(X), name)
     arr = np.asarray(X, dtype=dtype)
     if arr.ndim != 2:
         raise ValueError(
             f"{name} must be a 2-D array of shape (n_samples, n_features); got an array with {arr.ndim} "
             f"dimension(s) and shape {arr.shape}. Reshape a single column with {name}.reshape(-1, 1)."
         )
-    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}.")
+    _check_real_dtype(arr, name)
     if arr.shape[0] < min_rows or arr.shape[1] < min_cols:
         raise ValueError(
             f"{name} must have at least {min_rows} row(s) and {min_cols} column(s); got shape {arr.shape}."
@@ -77,18 +136,24 @@ def check_matrix(X, name: str = "X", *, dtype=None, min_rows: int = 1, min_cols:
 
 
 def check_vector(y, name: str = "y", *, length: int | None = None) -> np.ndarray:
-    """Validate a finite 1-D real array (a column vector of shape (n, 1) is flattened)."""
+    """Validate a finite 1-D real array (a column vector of shape (n, 1) is flattened).
+
+    Errors as in :func:`check_matrix`.
+    """
+    check_array_kind(y, name)
     arr = np.asarray(y)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D of shape (n_samples,); got shape {arr.shape}.")
-    if not np.issubdtype(arr.dtype, np.number) or np.issubdtype(arr.dtype, np.complexfloating):
-        raise ValueError(f"{name} must hold real numbers; got dtype {arr.dtype}.")
+    _check_real_dtype(arr, name)
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {length} rows; they must match.")
     if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains non-finite values (NaN or inf); remove or impute them first.")
+        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(
+            f"{name} contains {bad} non-finite value(s) (NaN or inf); remove or impute them first."
+        )
     return arr
 
 
@@ -178,8 +243,58 @@ class NormEnforcement:
 
 _NORM_TOLERANCE = 1e-9
 
+#: The values of ``row_norm_policy`` accepted by every mechanism and solver.
+ROW_NORM_POLICIES = ("raise", "clip", "rescale")
 
-def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X"):
+
+def _policy_list(policies) -> str:
+    return ", ".join(repr(p) for p in policies)
+
+
+def check_policy(policy, name: str, policies) -> str:
+    """``policy`` must be one of the strings in ``policies``; the error lists them all."""
+    if not isinstance(policy, str) or policy not in policies:
+        raise ValueError(f"{name} must be one of {_policy_list(policies)}; got {policy!r}.")
+    return policy
+
+
+#: Rows whose largest entry exceeds this are measured by the overflow-safe formula.
+_LARGE_ENTRY = 2.0**500
+
+
+def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
+    """Euclidean norm of every row of a validated (finite) 2-D array, without overflow.
+
+    The plain formula ``sqrt(sum_j x_ij^2)`` overflows to ``inf`` once an entry exceeds about
+    1e154 (about 1e19 in float32). Rows where that happened (the only rows whose squared norm
+    can be non-finite, since ``X`` is finite) are measured again in float64 as
+    ``m sqrt(sum_j (x_ij / m)^2)`` with ``m = max_j |x_ij|``. Every other row keeps the plain
+    value, so ordinary input gives bit-identical norms.
+
+    Raises
+    ------
+    ValueError
+        If a row norm exceeds the largest float64 (entries near 1.8e308).
+    """
+    sq = np.einsum("ij,ij->i", X, X)
+    norms = np.sqrt(sq)
+    bad = ~np.isfinite(sq)
+    if np.any(bad):
+        rows = np.asarray(X[bad], dtype=np.float64)
+        m = np.max(np.abs(rows), axis=1)
+        safe = m * np.sqrt(np.einsum("ij,ij->i", rows / m[:, None], rows / m[:, None]))
+        if not np.all(np.isfinite(safe)):
+            raise ValueError(
+                f"{name} has a row whose Euclidean norm exceeds the largest float64 (entries up to "
+                f"{float(m.max()):.6g}). Divide {name} by a public constant first."
+            )
+        norms = np.asarray(norms, dtype=np.result_type(norms.dtype, np.float64))
+        norms[bad] = safe
+    return norms
+
+
+def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X",
+                    policy_name: str = "row_norm_policy"):
     """Enforce the papers' bounded-domain assumption ``||x_i|| <= C_X`` (FastMix paper, Section 2).
 
     Parameters
@@ -189,21 +304,30 @@ def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise",
     bound : float, default=1.0
         The row-norm bound C_X. The papers take C_X = 1 without loss of generality.
     policy : {"raise", "clip", "rescale"}, default="raise"
-        ``"raise"`` refuses rows above the bound; ``"clip"`` projects each such row onto the
-        ball of radius ``bound`` (a per-record operation, so it keeps zero-out neighbours
-        neighbours); ``"rescale"`` divides every row by ``max_i ||x_i|| / bound``. Note that
-        a data-dependent rescaling is itself a release of ``max_i ||x_i||`` and is not
-        covered by any privacy guarantee of this package: use it only for public data or
-        exploration, as the papers' experiments do.
+        ``"raise"`` checks the bound and refuses rows above it, naming the largest norm (the
+        policy for data the caller has already scaled by a public bound: nothing is changed);
+        ``"clip"`` projects each such row onto the ball of radius ``bound`` (a per-record
+        operation, so it keeps zero-out neighbours neighbours); ``"rescale"`` divides every row
+        by ``max_i ||x_i|| / bound``. Note that a data-dependent rescaling is itself a release
+        of ``max_i ||x_i||`` and is not covered by any privacy guarantee of this package: use it
+        only for public data or exploration, as the papers' experiments do. There is no policy
+        that skips the check: every guarantee of the package rests on the bound.
+    name, policy_name : str
+        Names of the data and of the policy argument, for error messages.
 
     Returns
     -------
     X_out : ndarray
         ``X`` itself when nothing had to change, otherwise a modified copy.
     record : NormEnforcement
+
+    Notes
+    -----
+    Norms are computed by :func:`row_norms`, which does not overflow for entries above 1e154.
     """
+    check_policy(policy, policy_name, ROW_NORM_POLICIES)
     bound = check_positive(bound, "bound")
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms = row_norms(X, name)
     max_norm = float(norms.max()) if norms.size else 0.0
     over = norms > bound * (1.0 + _NORM_TOLERANCE)
     n_over = int(np.count_nonzero(over))
@@ -212,7 +336,7 @@ def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise",
             raise ValueError(
                 f"{n_over} row(s) of {name} have Euclidean norm above the bound C_X = {bound:g} "
                 f"(largest {max_norm:.6g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
-                "public bound on the row norms, or pass row_norm_policy='clip' (project offending rows onto the "
+                f"public bound on the row norms, or pass {policy_name}='clip' (project offending rows onto the "
                 "ball; recorded) or 'rescale' (divide by the observed max; not private)."
             )
         return X, NormEnforcement("raise", bound, 0, max_norm)
@@ -222,9 +346,8 @@ def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise",
         out = np.array(X, dtype=np.result_type(X.dtype, np.float64), copy=True)
         out[over] *= (bound / norms[over])[:, None]
         return out, NormEnforcement("clip", bound, n_over, max_norm)
-    if policy == "rescale":
-        if max_norm <= bound or max_norm == 0.0:
-            return X, NormEnforcement("rescale", bound, 0, max_norm)
-        scale = bound / max_norm
-        return X * scale, NormEnforcement("rescale", bound, n_over, max_norm, scale)
-    raise ValueError(f"row_norm_policy must be 'raise', 'clip' or 'rescale'; got {policy!r}.")
+    # policy == "rescale"
+    if max_norm <= bound or max_norm == 0.0:
+        return X, NormEnforcement("rescale", bound, 0, max_norm)
+    scale = bound / max_norm
+    return X * scale, NormEnforcement("rescale", bound, n_over, max_norm, scale)

@@ -66,6 +66,7 @@ from ._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    row_norms,
 )
 
 __all__ = [
@@ -111,7 +112,7 @@ def _check_sketch(X: np.ndarray, S) -> np.ndarray:
 
 
 def _check_rows_bounded(X: np.ndarray) -> None:
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+    norms = row_norms(X, "X")
     if np.any(norms > 1.0 + 1e-9):
         raise ValueError(
             f"Every row of X must have norm at most 1 (Lemma 1); the largest has norm {norms.max():.6g}. "

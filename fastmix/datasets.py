@@ -58,6 +58,7 @@ from ._validation import (
     check_probability,
     check_random_state,
     check_vector,
+    row_norms,
 )
 from .hadamard import is_power_of_two, pad_rows_to_power_of_two
 
@@ -268,11 +269,23 @@ def normalize(X, y):
         ``1 / max_i ||x_i||`` (1.0 if ``X`` is all zeros), so ``X_normalized = x_scale * X``.
     y_scale : float
         ``1 / max_i |y_i|`` (1.0 if ``y`` is all zeros), so ``y_normalized = y_scale * y``.
+
+    Raises
+    ------
+    TypeError
+        For SciPy sparse input (pass ``X.toarray()``), complex or non-numeric dtypes.
+    ValueError
+        For the wrong shape, an empty X, NaN or inf, and a row norm beyond the float64 range.
+
+    Notes
+    -----
+    Row norms are computed without overflow (:func:`fastmix._validation.row_norms`), so entries
+    above 1e154 are scaled like any others instead of being turned into zeros.
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     Xf = _as_design(X)
-    norms = np.sqrt(np.einsum("ij,ij->i", Xf, Xf))
+    norms = row_norms(Xf, "X")
     max_norm = float(norms.max())
     max_y = float(np.max(np.abs(y)))
     x_scale = 1.0 / max_norm if max_norm > 0 else 1.0
