@@ -46,6 +46,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from ._validation import check_array_kind
+
 __all__ = [
     "fwht",
     "available_backends",
@@ -279,6 +281,10 @@ def _numpy_fwht_inplace(batch: np.ndarray) -> None:
 
 
 def _check_power_of_two_length(n: int) -> None:
+    if n == 0:
+        raise ValueError(
+            "The Walsh-Hadamard transform needs a length that is a power of two (1, 2, 4, ...); got length 0."
+        )
     if not is_power_of_two(n):
         raise ValueError(
             f"The Walsh-Hadamard transform needs a length that is a power of two; got {n}. "
@@ -296,7 +302,8 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
     Parameters
     ----------
     x : array-like of shape (n,) or (b, n)
-        Real input; float32 and float64 keep their precision, other dtypes become float64.
+        Real, finite input; float32 and float64 keep their precision, other real dtypes become
+        float64. An empty batch (b = 0) is returned as it is.
     normalized : bool, default=True
         Divide by sqrt(n) so that the transform is orthogonal (FastMix paper, eq. 13).
     backend : {"fht-cpu", "ffht", "numpy"}, optional
@@ -310,6 +317,16 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
     ndarray of the same shape as ``x``
         A new array, or ``x`` itself when ``inplace=True``.
 
+    Raises
+    ------
+    TypeError
+        For complex input (the transform is implemented for real vectors; a complex vector
+        is transformed as ``fwht(x.real) + 1j * fwht(x.imag)``, by linearity), non-numeric
+        dtypes, ``None`` and SciPy sparse input.
+    ValueError
+        For a shape that is not (n,) or (b, n), a length n that is not a power of two, and
+        NaN or inf entries.
+
     Examples
     --------
     >>> import numpy as np
@@ -318,6 +335,15 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
     array([0.5, 0.5, 0.5, 0.5])
     """
     name = get_backend() if backend is None else _check_backend_name(backend)
+    check_array_kind(x, "x")
+    kind = np.asarray(x).dtype if not isinstance(x, np.ndarray) else x.dtype
+    if np.issubdtype(kind, np.complexfloating):
+        raise TypeError(
+            f"fwht needs real input; got x of complex dtype {kind}. Transform the parts separately "
+            "(fwht(x.real) + 1j * fwht(x.imag)): the transform is linear and real."
+        )
+    if not np.issubdtype(kind, np.number):
+        raise TypeError(f"fwht needs an array of real numbers; got x of dtype {kind}.")
     if inplace:
         if not isinstance(x, np.ndarray) or x.dtype not in (np.float32, np.float64) or not x.flags.c_contiguous:
             raise ValueError(
@@ -338,6 +364,9 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
     _check_power_of_two_length(n)
     if arr.size == 0:
         return arr
+    if not np.isfinite(np.add.reduce(arr, axis=None)) and not np.all(np.isfinite(arr)):
+        bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
+        raise ValueError(f"x contains {bad} non-finite value(s) (NaN or inf); the transform needs finite input.")
     batch = arr.reshape(-1, n)
     scale = 1.0 / np.sqrt(n) if normalized else None
     _transform_rows_inplace(batch, name, scale)
@@ -348,6 +377,20 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
 # right after its transform while it is still in the last-level cache: the rescaling then
 # costs almost nothing, where a separate pass over a 128 MiB batch costs half a transform.
 _CHUNK_BYTES = 8 << 20
+
+
+def _fwht_rows_inplace(batch: np.ndarray, *, normalized: bool, backend: str | None) -> None:
+    """:func:`fwht` with ``inplace=True`` on a validated C-contiguous float (b, n) buffer.
+
+    For the package's own work buffers, whose contents are already checked: the same
+    transform as :func:`fwht` without the input checks.
+    """
+    name = get_backend() if backend is None else _check_backend_name(backend)
+    n = batch.shape[-1]
+    if batch.size == 0:
+        return
+    scale = 1.0 / np.sqrt(n) if normalized else None
+    _transform_rows_inplace(batch.reshape(-1, n), name, scale)
 
 
 def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -> None:

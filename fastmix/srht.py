@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_matrix, check_positive_int, check_random_state
-from .hadamard import _CHUNK_BYTES, _check_power_of_two_length, fwht, is_power_of_two
+from ._validation import _check_real_dtype, check_array_kind, check_matrix, check_positive_int, check_random_state
+from .hadamard import _CHUNK_BYTES, _check_power_of_two_length, _fwht_rows_inplace, is_power_of_two
 
 __all__ = [
     "SRHT",
@@ -134,25 +134,39 @@ class SRHT:
         Parameters
         ----------
         X : array-like of shape (n,) or (n, d)
+            Real and finite. ``d = 0`` is allowed and gives an empty (k, 0) result.
 
         Returns
         -------
         ndarray of shape (k,) or (k, d)
+
+        Raises
+        ------
+        TypeError
+            For complex input (S_f is real, so ``S.apply(X.real) + 1j * S.apply(X.imag)`` is
+            the transform of a complex X), non-numeric dtypes, ``None`` and SciPy sparse input.
+        ValueError
+            For a shape other than (n,) or (n, d) and for NaN or inf entries.
         """
-        X = np.asarray(X, dtype=np.float64)
+        X = _check_operand(X, "X")
         self._check_rows(X)
+        if X.ndim == 2 and X.shape[1] == 0:
+            return np.zeros((self.k, 0))
         ZT, _ = _blocked_pass(_columns_batch(X), self, compute_m=False)
         return ZT[0] if X.ndim == 1 else np.ascontiguousarray(ZT.T)
 
     def adjoint(self, Y) -> np.ndarray:
-        """Return ``S_f^T Y`` for ``Y`` of shape (k,) or (k, d); the result has n rows."""
-        Y = np.asarray(Y, dtype=np.float64)
-        if Y.shape[0] != self.k or Y.ndim not in (1, 2):
+        """Return ``S_f^T Y`` for ``Y`` of shape (k,) or (k, d); the result has n rows.
+
+        ``Y`` is checked as ``X`` in :meth:`apply`.
+        """
+        Y = _check_operand(Y, "Y")
+        if Y.ndim not in (1, 2) or Y.shape[0] != self.k:
             raise ValueError(f"Y must have shape ({self.k},) or ({self.k}, d); got {Y.shape}.")
         d = 1 if Y.ndim == 1 else Y.shape[1]
         W = np.zeros((d, self.n))
         W[:, self.rows] = (Y.reshape(self.k, d).T) * self.row_scale
-        fwht(W, normalized=True, backend=self.backend, inplace=True)
+        _fwht_rows_inplace(W, normalized=True, backend=self.backend)
         W *= self.signs
         return W[0] if Y.ndim == 1 else W.T
 
@@ -179,6 +193,18 @@ class SRHT:
         return f"SRHT(n={self.n}, k={self.k})"
 
 
+def _check_operand(X, name: str) -> np.ndarray:
+    """A real, finite float64 array of any shape (the shape is checked by the caller)."""
+    check_array_kind(X, name)
+    X = np.asarray(X)
+    _check_real_dtype(X, name)
+    X = np.asarray(X, dtype=np.float64)
+    if not np.all(np.isfinite(X)):
+        bad = int(X.size - np.count_nonzero(np.isfinite(X)))
+        raise ValueError(f"{name} contains {bad} non-finite value(s) (NaN or inf); remove or impute them first.")
+    return X
+
+
 def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
     """Coherence of an SRHT from its sampled rows (FastMix paper, Appendix C.4.2, eq. 123).
 
@@ -193,7 +219,7 @@ def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
     k = rows.size
     z = np.zeros(n)
     z[rows] = 1.0
-    fwht(z, normalized=False, backend=backend, inplace=True)
+    _fwht_rows_inplace(z, normalized=False, backend=backend)
     if n == 1:
         return 0.0
     return float(np.max(np.abs(z[1:])) / k)
@@ -334,11 +360,11 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool):
         stop = min(start + rows, d)
         block = buf[: stop - start]
         np.multiply(XT[start:stop], forward_scale, out=block)
-        fwht(block, normalized=False, backend=srht.backend, inplace=True)  # rows of (H B X)^T
+        _fwht_rows_inplace(block, normalized=False, backend=srht.backend)  # rows of (H B X)^T
         np.multiply(block[:, srht.rows], srht.row_scale, out=ZT[start:stop])
         if compute_m:
             block *= back_scale
-            fwht(block, normalized=False, backend=srht.backend, inplace=True)  # B H [.]: B skipped
+            _fwht_rows_inplace(block, normalized=False, backend=srht.backend)  # B H [.]: B skipped
             for row in block:  # accumulate squares without allocating a temporary per block
                 np.multiply(row, row, out=row)
                 col_sq += row
