@@ -34,6 +34,7 @@ from ._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    check_policy,
     check_row_norms,
 )
 from .hadamard import PaddingRecord, is_power_of_two, pad_rows_to_power_of_two
@@ -88,6 +89,7 @@ def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_polic
         ``X`` in Fortran order (so ``X.T`` is a C-contiguous transform batch), float64.
     """
     X = check_matrix(X, "X")
+    check_policy(n_policy, "n_policy", N_POLICIES)
     X, norms = check_row_norms(X, bound=c_x, policy=row_norm_policy)
     n = X.shape[0]
     if is_power_of_two(n):
@@ -101,12 +103,22 @@ def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_polic
             f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
             "(zero rows; lossless under zero-out neighbours) or subsample the data yourself."
         )
-    else:
-        raise ValueError(f"n_policy must be 'pad' or 'raise'; got {n_policy!r}.")
     return PreparedData(X, norms, record)
 
 
+#: How :func:`prepare_data` reaches a number of rows that is a power of two.
+N_POLICIES = ("pad", "raise")
 GAUSSIAN_STEPS = ("explicit", "gram")
+
+
+def _check_calibration(calibration, expected: type, how: str, function: str):
+    """TypeError unless ``calibration`` is an instance of ``expected``; says how to get one."""
+    if not isinstance(calibration, expected):
+        raise TypeError(
+            f"{function} needs calibration to be a {expected.__name__}; got "
+            f"{type(calibration).__name__ if calibration is not None else 'None'}. Build one with {how}."
+        )
+    return calibration
 
 
 def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str = "explicit") -> np.ndarray:
@@ -119,7 +131,8 @@ def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str
     ----------
     Z : array-like of shape (m, d)
     noise_scale : float
-        sigma (eq. 4) or eta_tilde (Algorithm 1, line 5).
+        sigma (eq. 4) or eta_tilde (Algorithm 1, line 5); finite and >= 0 (0 releases the
+        noiseless ``S_G Z``, which is not private on its own).
     k1 : int
         Number of Gaussian rows.
     random_state : None, int, SeedSequence or Generator
@@ -133,8 +146,10 @@ def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str
         O(m d^2 + d^3 + k1 d^2) time and k1*d draws. The two methods consume the random stream
         differently, so they give different (equally distributed) outputs for one seed.
     """
-    Z = np.asarray(Z, dtype=np.float64)
+    Z = np.asarray(check_matrix(Z, "Z"), dtype=np.float64)
+    noise_scale = check_positive(noise_scale, "noise_scale", allow_zero=True)
     k1 = check_positive_int(k1, "k1")
+    check_policy(method, "method", GAUSSIAN_STEPS)
     rng = check_random_state(random_state)
     if method == "explicit":
         S_G = rng.standard_normal((k1, Z.shape[0]))
@@ -149,7 +164,7 @@ def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str
         w, V = np.linalg.eigh(cov)
         A = V * np.sqrt(np.clip(w, 0.0, None))  # A A^T = cov (round-off negatives clipped)
         return rng.standard_normal((k1, d)) @ A.T
-    raise ValueError(f"method must be one of {GAUSSIAN_STEPS}; got {method!r}.")
+    raise AssertionError("unreachable: method was checked above")  # pragma: no cover
 
 
 # =========================================================================== Gaussian mixing
@@ -213,6 +228,8 @@ def gaussian_mix(X, calibration: GaussianMixCalibration, *, random_state=None, l
     With ``method="explicit"`` this costs O(k n d): the slow mechanism FastMix accelerates.
     ``method="gram"`` draws the same distribution in O(n d^2 + k d^2) (see :func:`mix_sketch`).
     """
+    _check_calibration(calibration, GaussianMixCalibration, "calibrate_gaussian_mix(epsilon, delta, k=...)",
+                       "gaussian_mix")
     X = check_matrix(X, "X")
     X, _ = check_row_norms(X, bound=1.0, policy=row_norm_policy)
     if ledger is not None:
@@ -483,8 +500,8 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How line 6 is sampled; see :func:`mix_sketch` (same output law either way).
     """
-    if gaussian_step not in GAUSSIAN_STEPS:
-        raise ValueError(f"gaussian_step must be one of {GAUSSIAN_STEPS}; got {gaussian_step!r}.")
+    _check_calibration(calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=...)", "fast_mix")
+    check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
     if calibration.n_draws != 1:
         raise ValueError(
             f"This calibration covers {calibration.n_draws} draws composed together; use "
@@ -552,7 +569,9 @@ class MultipleFastMixingResult:
         Lemma 1 only needs each draw's own noise to meet eq. (7)). ``method`` as in
         :func:`mix_sketch`.
         """
-        scale = self.eta if noise_scale is None else float(noise_scale)
+        t = check_positive_int(t, "t", minimum=0, maximum=self.n_draws - 1,
+                               hint="t indexes the draws of this run, 0 <= t < n_draws.")
+        scale = self.eta if noise_scale is None else noise_scale
         return mix_sketch(self.srht_sketches[t], scale, k1, random_state, method=method)
 
 
@@ -575,6 +594,8 @@ def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state
 
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
     """
+    _check_calibration(calibration, FastMixCalibration,
+                       "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing")
     check_positive(m_floor, "m_floor", allow_zero=True)
     data = prepared if prepared is not None else prepare_data(
         X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
