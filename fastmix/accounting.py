@@ -213,9 +213,9 @@ def _check_rdp_values(rdp):
 def rdp_to_dp_epsilon(rdp, alpha, delta):
     """Convert an (alpha, r)-RDP guarantee to epsilon at a given delta (Canonne et al.).
 
-    FastMix paper, Proposition 1 (Canonne, Kamath and Steinke 2020, Prop. 12)::
+    FastMix paper, Proposition 1 (Canonne, Kamath and Steinke 2020, Prop. 12 [1]_)::
 
-        epsilon = r + log(1 - 1/alpha) - log(alpha * delta) / (alpha - 1)
+        epsilon = max(0, r + log(1 - 1/alpha) - log(alpha * delta) / (alpha - 1))
 
     Parameters
     ----------
@@ -229,12 +229,27 @@ def rdp_to_dp_epsilon(rdp, alpha, delta):
     Returns
     -------
     epsilon : float or ndarray
-        Never larger than :func:`rdp_to_dp_epsilon_classic` at the same inputs.
+        At least 0, and never larger than :func:`rdp_to_dp_epsilon_classic` at the same inputs.
+
+    Notes
+    -----
+    The formula can be negative: its conversion term ``log(1 - 1/alpha) - log(alpha delta)/(alpha - 1)``
+    is negative at least whenever ``alpha delta >= 1`` (large orders, or delta not small), so a small ``r``
+    gives ``epsilon < 0``. The bound is still valid there: Proposition 12 of [1]_ bounds the
+    hockey-stick divergence ``delta(epsilon) = E[max(0, 1 - exp(epsilon - L))]`` (L the privacy
+    loss) through an inequality in ``L - epsilon`` alone, so its proof holds for every real
+    epsilon, and (epsilon, delta)-DP with epsilon < 0 implies (0, delta)-DP. The value returned
+    is therefore ``max(0, epsilon)``, the convention of other RDP accountants as well.
+
+    References
+    ----------
+    .. [1] C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
+           Privacy", NeurIPS 2020, Proposition 12 (arXiv:2004.00010).
     """
     r, r_scalar = _check_rdp_values(rdp)
     a, a_scalar = _check_alpha(alpha, np.inf, "of any RDP conversion", "inf")
     delta = check_delta(delta)
-    return _scalar_or_array(r + _canonne_term(a, delta), r_scalar and a_scalar)
+    return _scalar_or_array(np.maximum(r + _canonne_term(a, delta), 0.0), r_scalar and a_scalar)
 
 
 def rdp_to_dp_epsilon_classic(rdp, alpha, delta):
@@ -267,7 +282,11 @@ def _evaluate_rdp(rdp_fn, alpha: np.ndarray) -> np.ndarray:
 
 
 def _epsilon_from_rdp(rdp_fn, delta: float, alpha_max: float, conversion: str = "canonne"):
-    """Unchecked core of :func:`epsilon_from_rdp`; returns (epsilon, alpha_star)."""
+    """Unchecked core of :func:`epsilon_from_rdp`; returns (max(0, epsilon), alpha_star).
+
+    The clip at 0 is valid for both conversions (see :func:`rdp_to_dp_epsilon`); Mironov's is
+    never negative anyway. ``alpha_star`` is the minimiser of the unclipped objective.
+    """
     conv = _CONVERSIONS[conversion]
     if not np.isfinite(alpha_max):
         alpha_max = ALPHA_CAP
@@ -299,7 +318,7 @@ def _epsilon_from_rdp(rdp_fn, delta: float, alpha_max: float, conversion: str = 
         )
         if np.isfinite(res.fun) and res.fun < best_val:
             best_val, best_u = float(res.fun), float(res.x)
-    return best_val, 1.0 + math.exp(best_u)
+    return max(best_val, 0.0), 1.0 + math.exp(best_u)
 
 
 def epsilon_from_rdp(rdp_fn, delta, alpha_max, *, conversion="canonne"):
@@ -309,8 +328,11 @@ def epsilon_from_rdp(rdp_fn, delta, alpha_max, *, conversion="canonne"):
 
         epsilon(delta) = min_{1 < alpha < alpha_max}  r(alpha) + conv(alpha, delta)
 
-    with ``conv`` the Canonne et al. term of Proposition 1 (``conversion="canonne"``) or
-    Mironov's ``log(1/delta)/(alpha - 1)`` (``conversion="classic"``).
+    with ``conv`` the Canonne et al. term of Proposition 1 (``conversion="canonne"``; Canonne,
+    Kamath and Steinke 2020, Proposition 12, arXiv:2004.00010) or Mironov's
+    ``log(1/delta)/(alpha - 1)`` (``conversion="classic"``; Mironov 2017, Proposition 3). A
+    negative minimum (possible with the Canonne term when ``r`` is small and ``alpha delta > 1``)
+    is reported as 0, which the conversion still guarantees (see :func:`rdp_to_dp_epsilon`).
 
     The minimum is found on a dense grid of 1200 log-spaced values of ``alpha - 1`` between
     ``1e-6 min(1, alpha_max - 1)`` and ``(1 - 1e-9)(alpha_max - 1)`` and then refined with a bounded
@@ -331,7 +353,7 @@ def epsilon_from_rdp(rdp_fn, delta, alpha_max, *, conversion="canonne"):
     Returns
     -------
     epsilon : float
-        ``inf`` if the curve is infinite on the whole range.
+        At least 0; ``inf`` if the curve is infinite on the whole range.
     alpha_star : float
         The order attaining it (``nan`` when epsilon is infinite).
     """
@@ -343,7 +365,20 @@ def epsilon_from_rdp(rdp_fn, delta, alpha_max, *, conversion="canonne"):
         raise ValueError(f"alpha_max must be > 1 (Renyi orders live in (1, alpha_max)); got {alpha_max!r}.")
     if conversion not in _CONVERSIONS:
         raise ValueError(f"conversion must be 'canonne' or 'classic'; got {conversion!r}.")
-    return _epsilon_from_rdp(rdp_fn, delta, a_max, conversion)
+
+    def checked(alpha):
+        values = rdp_fn(alpha)
+        arr = np.asarray(values, dtype=float)
+        if np.any(arr < 0):
+            at = np.asarray(alpha, dtype=float)
+            where = float(np.broadcast_to(at, arr.shape)[arr < 0].flat[0]) if at.ndim else float(at)
+            raise ValueError(
+                f"rdp_fn returned a negative value ({float(arr[arr < 0].flat[0]):.6g} at alpha = {where:.6g}); "
+                "a Renyi divergence bound is >= 0. Check the curve."
+            )
+        return values
+
+    return _epsilon_from_rdp(checked, delta, a_max, conversion)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1265,7 +1300,11 @@ class PrivacyLedger:
         return self._fits([e], [d])[0]
 
     def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None) -> LedgerEntry:
-        if not isinstance(mechanism, str) or not mechanism:
+        if not isinstance(mechanism, str):
+            raise TypeError(
+                f"mechanism must be a string naming the release; got {mechanism!r} of type {type(mechanism).__name__}."
+            )
+        if not mechanism:
             raise ValueError(f"mechanism must be a non-empty string naming the release; got {mechanism!r}.")
         e, d = _check_spend(epsilon, delta, mechanism)
         return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details))
@@ -1300,6 +1339,11 @@ class PrivacyLedger:
         arguments of :meth:`spend`. If any entry is invalid or the running totals would
         overflow at any point, nothing is recorded.
         """
+        if isinstance(entries, (str, bytes, LedgerEntry, dict)) or not hasattr(entries, "__iter__"):
+            raise TypeError(
+                "spend_all needs an iterable of entries (e.g. calibration.ledger_entries()); got "
+                f"{type(entries).__name__}. Use spend(...) for a single release."
+            )
         staged: list[LedgerEntry] = []
         for item in entries:
             if isinstance(item, LedgerEntry):
@@ -1312,8 +1356,13 @@ class PrivacyLedger:
                     item.get("source", ""),
                     item.get("details"),
                 )
-            else:
+            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 5:
                 entry = self._make_entry(*item)
+            else:
+                raise TypeError(
+                    "spend_all needs LedgerEntry objects, dicts or tuples (mechanism, epsilon, delta, source, "
+                    f"details); got {item!r} of type {type(item).__name__}."
+                )
             ok, tot_e, tot_d = self._fits(
                 [*(s.epsilon for s in staged), entry.epsilon], [*(s.delta for s in staged), entry.delta]
             )
