@@ -163,9 +163,10 @@ def companion_bibtex(
         commit alone does not reproduce the run.
     release : mapping, optional
         :func:`release_info` of the checkout: whether the commit is the release tag of
-        ``version``, some commits past a release, or untagged; its ``commit_date`` gives
-        the year. Without it, the entry states the commit only and takes the year of
-        the release in ``CITATION.cff``.
+        ``version``, some commits past a release, or has no release tag in its history (a
+        shallow clone without tags looks the same); its ``commit_date`` gives the year.
+        Without it, the entry states the commit only and takes the year of the release in
+        ``CITATION.cff``.
     fields : mapping, optional
         The companion's fixed fields (default :data:`COMPANION_CITATION`, generated from
         ``CITATION.cff`` by ``tools/citation.py``).
@@ -193,7 +194,7 @@ def companion_bibtex(
     elif tag is not None:
         note = f"Commit {commit}, tagged {tag}"
     elif release:
-        note = f"Commit {commit}, not a tagged release"
+        note = f"Commit {commit}; no release tag found in the checkout"
     else:
         note = f"Commit {commit}"
     if known and dirty:

@@ -184,7 +184,7 @@ def test_entry_for_a_release_names_its_tag_version_and_commit():
         ({"tag": "v1.2.0", "commits_since": 1, "commit_date": "2027-05-01"}, False,
          f"Commit {COMMIT}, 1 commit after release v1.2.0; not itself a release"),
         ({"tag": None, "commits_since": None, "commit_date": "2027-05-01"}, False,
-         f"Commit {COMMIT}, not a tagged release"),
+         f"Commit {COMMIT}; no release tag found in the checkout"),
         (None, False, f"Commit {COMMIT}"),
         ({"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-05-01"}, True,
          f"Release v1.2.0, commit {COMMIT}; run with uncommitted changes, so this commit alone does not "

@@ -3,8 +3,8 @@
 
 Usage (from anywhere; paths are relative to the repository root)::
 
-    python tools/citation.py            # validate the sources, then (re)write the outputs
-    python tools/citation.py --check    # validate and compare only; write nothing
+    .venv/bin/python tools/citation.py            # validate the sources, then (re)write the outputs
+    .venv/bin/python tools/citation.py --check    # validate and compare only; write nothing
 
 Sources, read and never written:
 
@@ -83,7 +83,7 @@ MARKED_FILES = (
     (PROVENANCE_FILE, PROVENANCE_START, PROVENANCE_END),
 )
 
-REGENERATE = "python tools/citation.py"
+REGENERATE = ".venv/bin/python tools/citation.py"
 
 # Release tags are named ``v<version>`` (``v0.1.0``); the Zenodo link to the archived tree and
 # the CHANGELOG's compare/tag links assume this.
