@@ -287,6 +287,9 @@ def test_provenance_module_carries_the_companion_fields(cff, readme_bibtex):
         assert fields[name] == software[2][name], name
     assert fields["documentation"] == cff["url"]
     assert "version" not in fields  # the run's own version is added at run time
+    import release  # tools/release.py: the tags it creates are the ones the provenance looks for
+
+    assert provenance.TAG_PREFIX == citation.TAG_PREFIX == release.TAG_PREFIX == "v"
 
 
 def test_readme_section_is_renamed():
