@@ -1,6 +1,7 @@
 """Tests for fastmix.run (the notebook runner)."""
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -353,3 +354,166 @@ def test_paper_scale_commands_quoted_in_notebooks_exist_in_the_registry():
             quoted.add(name)
             assert name == path.stem and name in registry, f"{path.name} quotes --paper-scale {name}"
     assert len(quoted) >= 5
+
+
+# --------------------------------------------------------------------------- validation, progress, failures
+
+ROOT = NOTEBOOKS.parent
+
+
+def _cli(*args, cwd=None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "fastmix.run", *args], capture_output=True, text=True,
+                          cwd=cwd or ROOT, check=False)
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("figure1", "-p", "eps_min", "-1"), "parameter eps_min = -1.0: must be a number > 0"),
+        (("section3", "-p", "log2_n", "10"), "parameter log2_k2_max = 12: must be an integer in "
+                                             "[log2_k2_min (= 5), log2_n (= 10)]"),
+        (("figure2", "-p", "ihm_sketch", "sparse"), "parameter ihm_sketch = 'sparse': must be one of 'gram', 'dense'"),
+        (("hello_fastmix", "-p", "n", "1000"), "parameter n = 1000: must be a power of two >= 2"),
+        (("hello_fastmix", "-p", "n", "many"), "parameter n = 'many': must be an integer"),
+        (("hello_fastmix", "-p", "m", "3"), "Unknown parameter(s) 'm' for hello_fastmix.py; valid: n: int = 1024"),
+        (("--paper-scale", "figure3", "-p", "shapes", "19x32,30x4"), "item 30x4 is not a shape <log2 n>x<d>"),
+    ],
+)
+def test_cli_refuses_a_bad_value_in_one_line(tmp_path, args, expected):
+    done = _cli(*args, "--output-dir", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert expected in lines[0]
+    assert done.stdout == ""
+    assert not (tmp_path / "out").exists()  # nothing started, nothing written
+
+
+def test_cli_refusal_does_not_start_papermill(monkeypatch, capsys, tmp_path):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "papermill", None)  # importing papermill would now fail
+    assert run.main(["figure1", "-p", "eps_min", "-1", "--output-dir", str(tmp_path)]) == 2
+    assert "eps_min" in capsys.readouterr().err
+    assert run.main(["--paper-scale", "section3", "-p", "log2_n", "10", "--output-dir", str(tmp_path)]) == 2
+    assert "log2_k2_max = 18" in capsys.readouterr().err  # the paper-scale setting's
+    assert not any(tmp_path.iterdir())
+
+
+def test_run_notebook_refuses_before_the_kernel(tmp_path):
+    from fastmix.parameters import ParameterError
+
+    with pytest.raises(ParameterError, match="eps_max = 0.001: must be a number > eps_min"):
+        run.run_notebook("figure1", {"eps_max": 0.001}, output_dir=tmp_path)
+    assert not any(tmp_path.iterdir())
+
+
+def test_help_notebook_shows_defaults_and_what_each_parameter_admits(capsys):
+    assert run.main(["section3", "--help-notebook"]) == 0
+    out = capsys.readouterr().out
+    assert "log2_n: int = 13  # the k2 sweep uses 2**log2_n rows" in out
+    assert "admits: an integer in [1, 24]" in out
+    assert "admits: an integer in [log2_k2_min, log2_n]" in out
+    assert "admits: a number in (0, 1)" in out
+    assert run.main(["hello_fastmix", "--help-notebook"]) == 0
+    assert "admits: a power of two >= 2" in capsys.readouterr().out
+
+
+def test_help_says_where_outputs_and_data_go(capsys):
+    with pytest.raises(SystemExit):
+        run.main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Everything a run writes goes under --output-dir" in out
+    assert "$FASTMIX_DATA" in out and "--verbose" in out
+
+
+SECTION3_SMALL = ["-p", "log2_n", "10", "-p", "log2_k2_max", "7", "-p", "d", "8", "-p", "n_draws", "2",
+                  "-p", "tiny_log2_n", "5", "-p", "tiny_d", "3", "-p", "tiny_k2", "16", "-p", "n_gamma", "2"]
+
+
+def test_paper_scale_run_reports_cells_done_of_planned_and_resumes(tmp_path):
+    done = _cli("--paper-scale", "section3", *SECTION3_SMALL, "--output-dir", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    entry = tmp_path / "section3_fastmix"
+    assert f"results store entry: {entry}" in out
+    planned = int(re.search(r"^(\d+) cells in this run, 0 already stored$", out, re.M).group(1))
+    marks = re.findall(r"\[(\d+)/(\d+) cells, (\d+)%", out)
+    assert [int(d) for d, _, _ in marks] == list(range(1, planned + 1))
+    assert {int(t) for _, t, _ in marks} == {planned}
+    assert "left at this rate" in out and "sweep: synthetic_sphere|k2=32" in out
+    assert f"complete: {entry}" in out and str(entry / "sweep.csv") in out
+    again = _cli("--paper-scale", "section3", *SECTION3_SMALL, "--output-dir", str(tmp_path))
+    assert again.returncode == 0, again.stderr
+    assert f"{planned} cells in this run, {planned} already stored" in again.stdout
+    assert "0 cells computed" in again.stdout
+
+
+def test_plan_of_a_study_lists_its_cells():
+    from fastmix.studies import study_parameters
+
+    params = study_parameters("appendix_f_coherence", {"log2_ns": "6"})
+    plan = run._plan_cells("appendix_f_coherence", params)
+    assert ("coherence", "n=2^6|k=16") in plan and ("coherence", "n=2^6|k=32") in plan
+    assert {t for t, _ in plan} == {"coherence", "reference"}
+
+
+FAILING = '''# %% tags=["parameters"]
+n: int = 1  # n
+
+# %%
+print("first cell ran", n)
+detail = "second " + "line"
+
+# %%
+raise RuntimeError(f"boom {n}\\n{detail}")
+'''
+
+
+@pytest.mark.notebook
+def test_cli_failure_names_the_cell_and_the_partial_notebook(tmp_path):
+    nb = tmp_path / "bad.py"
+    nb.write_text(FAILING)
+    out = tmp_path / "out"
+    done = _cli(str(nb), "-p", "n", "3", "--output-dir", str(out), cwd=tmp_path)
+    assert done.returncode == 1, done.stderr
+    partial = out / "bad" / "bad__n=3.ipynb"
+    assert partial.is_file()
+    err = done.stderr
+    assert "error: bad failed in cell 4 of the executed notebook (In [" in err
+    assert "RuntimeError: boom 3" in err and "second line" not in err
+    assert 'the cell begins: raise RuntimeError(f"boom {n}' in err
+    assert f"partial executed notebook (cells up to the failure, with the traceback): {partial}" in err
+    assert "Traceback" not in err and "Cell In[" not in err
+    assert "first cell ran 3" in done.stdout  # the cells' output was streamed
+    verbose = _cli(str(nb), "-p", "n", "3", "--output-dir", str(out), "--verbose", "--no-progress", cwd=tmp_path)
+    assert verbose.returncode == 1
+    assert "second line" in verbose.stderr and "Traceback" in verbose.stderr
+
+
+@pytest.mark.notebook
+def test_study_notebook_streams_its_cells_and_writes_only_under_output_dir(tmp_path):
+    """Figure 2's smoke run: grid cells streamed; nothing (no data or results cache) lands in the repository."""
+    watched = [ROOT / "notebooks", ROOT / "data", ROOT / "results" / "figure2_dp_ols"]
+
+    def snapshot():  # the files there (new files, not edits of existing ones: those are the sources)
+        return {p for folder in watched if folder.exists() for p in folder.rglob("*")
+                if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts}
+
+    before = snapshot()
+    out = tmp_path / "out"
+    done = _cli("figure2", "-p", "datasets", "synthetic_sphere", "-p", "log2_n", "10", "-p", "k2_ratios", "4,16",
+                "-p", "epsilons", "1.259,10.0", "-p", "trials", "2", "--output-dir", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "runs: synthetic_sphere|FastIHS" in done.stderr  # the study's cells, streamed from the kernel
+    assert "Executing" in done.stderr  # papermill's cell progress bar
+    folder = out / "figure2_dp_ols"
+    executed = sorted(folder.glob("*.ipynb"))
+    assert len(executed) == 1 and f"{executed[0]}  (executed notebook)" in done.stdout
+    assert "figure(s) in" in done.stdout
+    assert snapshot() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
