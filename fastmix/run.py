@@ -279,6 +279,39 @@ def _parse_parameters_source(source: str) -> dict[str, NotebookParameter]:
     return params
 
 
+_CELL_HEADER = re.compile(r"^# %%(.*)$")
+
+
+def _percent_parameters_source(path: Path) -> str | None:
+    """The ``parameters`` cell of a percent notebook read as plain text (None: ask jupytext).
+
+    The common header ``# %% tags=["parameters"]`` is found without importing jupytext (which
+    imports the Jupyter client), so checking parameters stays fast; anything unusual (no
+    such header, or a cell jupytext might read differently) returns None.
+    """
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for i, line in enumerate(lines):
+        m = _CELL_HEADER.match(line)
+        if not m or "[markdown]" in m.group(1) or "[raw]" in m.group(1):
+            continue
+        if not re.search(r"""tags\s*=\s*\[[^\]]*["']parameters["']""", m.group(1)):
+            continue
+        body = []
+        for later in lines[i + 1:]:
+            if _CELL_HEADER.match(later):
+                break
+            body.append(later)
+        while body and not body[-1].strip():
+            body.pop()
+        while body and not body[0].strip():
+            body.pop(0)
+        source = "\n".join(body)
+        if any(b.lstrip().startswith(("%", "!", "?")) or b.startswith("# %") for b in body):
+            return None  # magics: jupytext un-comments them
+        return source
+    return None
+
+
 def inspect_parameters(notebook: str | os.PathLike) -> dict[str, NotebookParameter]:
     """The parameters declared in the notebook's cell tagged ``parameters``, in order.
 
@@ -288,7 +321,9 @@ def inspect_parameters(notebook: str | os.PathLike) -> dict[str, NotebookParamet
         If the notebook has no code cell tagged ``parameters``.
     """
     path = resolve_notebook(notebook)
-    source = _parameters_cell_source(_read_notebook(path))
+    source = _percent_parameters_source(path) if path.suffix == _NOTEBOOK_SUFFIX else None
+    if source is None:
+        source = _parameters_cell_source(_read_notebook(path))
     if source is None:
         raise ValueError(
             f"{path.name} has no code cell tagged 'parameters'; add '# %% tags=[\"parameters\"]' "

@@ -517,3 +517,22 @@ def test_study_notebook_streams_its_cells_and_writes_only_under_output_dir(tmp_p
     assert "figure(s) in" in done.stdout
     assert snapshot() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+def test_parameters_cell_read_as_text_matches_jupytext(toy_dir):
+    for path in [*sorted(NOTEBOOKS.glob("*.py")), toy_dir / "toy.py"]:
+        fast = run._percent_parameters_source(path)
+        assert fast is not None, path.name
+        assert fast == run._parameters_cell_source(run._read_notebook(path)), path.name
+    assert run._percent_parameters_source(toy_dir / "other.py") is None
+
+
+def test_refusal_imports_no_jupyter_machinery():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
+            "heavy = [m for m in ('papermill', 'jupytext', 'jupyter_client', 'nbclient', 'matplotlib') "
+            "if m in sys.modules]\nprint(rc, heavy)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.stdout.strip() == "2 []", done.stdout + done.stderr
