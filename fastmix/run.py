@@ -374,11 +374,15 @@ def validate_parameters(
 ) -> dict[str, Any]:
     """Check that every name is declared in ``spec`` and convert values to simple declared types.
 
+    Only names and declared types are checked here; what each value admits is checked by
+    :func:`check_notebook_parameters`.
+
     Raises
     ------
-    ValueError
-        For an unknown name (the message lists the valid names with types, defaults and
-        help) or for a value that does not fit a declared ``int``/``float``/``bool``.
+    fastmix.parameters.ParameterError
+        A ``ValueError``, for an unknown name (the message lists the valid names with types,
+        defaults and help; its ``summary`` is one line) or for a value that does not fit a
+        declared ``int``/``float``/``bool``.
     """
     from fastmix.parameters import ParameterError
 
