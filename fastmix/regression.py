@@ -40,6 +40,7 @@ at most one if you need one.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -48,18 +49,23 @@ from scipy import special as sps
 
 from . import accounting as acc
 from ._validation import (
+    ROW_NORM_POLICIES,
     NormEnforcement,
+    PrivacyWarning,
+    _is_sparse,
     check_delta,
     check_epsilon,
     check_matrix,
     check_positive,
     check_positive_int,
     check_probability,
+    check_policy,
     check_random_state,
     check_row_norms,
     check_vector,
+    row_norms,
 )
-from .hadamard import PaddingRecord, fwht, is_power_of_two
+from .hadamard import PaddingRecord, _fwht_rows_inplace, is_power_of_two
 from .mechanisms import (
     FastMixCalibration,
     PreparedData,
@@ -94,6 +100,7 @@ __all__ = [
     "IHMRegressor",
     "FastIHSRegressor",
     "AdaSSPRegressor",
+    "PrivacyWarning",
 ]
 
 
@@ -143,6 +150,7 @@ class DataRecord:
         Rows the solver ran on (a power of two for the SRHT-based solvers).
     n_policy : str
         ``"pad"``, ``"subsample"``, ``"raise"`` or ``"none"`` (solver needs no power of two).
+        This is about the number of rows only; it has nothing to do with the bounds.
     rows_added : int
         Zero rows appended (``"pad"``).
     rows_dropped : int
@@ -150,7 +158,8 @@ class DataRecord:
     row_norms : NormEnforcement
         Record of the row-norm check on X (policy, rows over the bound, rescale factor).
     y_policy : str
-        ``"raise"``, ``"clip"`` or ``"rescale"``.
+        ``"raise"``, ``"clip"`` or ``"rescale"``; ``"unchecked"`` for the non-private FastIHS,
+        which needs no bound (as does ``row_norms.policy``).
     y_bound : float
         The bound C that ``|y_i|`` must respect.
     y_rows_over : int
@@ -176,7 +185,10 @@ class DataRecord:
 
     @property
     def private_preprocessing(self) -> bool:
-        """False when a data-dependent rescaling was applied (not covered by the guarantee)."""
+        """False when a data-dependent rescaling was applied (not covered by the guarantee), or
+        when the bounds were not checked at all (the non-private FastIHS)."""
+        if self.row_norms.policy == _UNCHECKED or self.y_policy == _UNCHECKED:
+            return False
         return self.row_norms.scale == 1.0 and self.y_scale == 1.0
 
     def as_dict(self) -> dict:
@@ -211,6 +223,14 @@ class PreparedRegression:
 
 _Y_TOL = 1e-9
 
+#: The values of ``y_policy`` accepted by every solver.
+Y_POLICIES = ("raise", "clip", "rescale")
+#: The values of ``n_policy`` of :func:`prepare_regression`.
+N_POLICIES = ("pad", "subsample", "raise")
+# Label recorded by the non-private FastIHS, which checks no bound. It is not a policy a caller
+# can pass: every private solver checks both bounds.
+_UNCHECKED = "unchecked"
+
 
 def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise", y_policy: str = "raise",
                        n_policy: str = "pad", random_state=None, power_of_two: bool = True) -> PreparedRegression:
@@ -223,7 +243,9 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
     clip : float, default=1.0
         The bound C on the responses (``C = C_Y`` in the paper's experiments, Appendix H).
     row_norm_policy : {"raise", "clip", "rescale"}
-        See ``fastmix._validation.check_row_norms``.
+        See ``fastmix._validation.check_row_norms``. ``"raise"`` is the policy for data already
+        divided by a public bound: it changes nothing and fails, naming the largest norm, if the
+        bound does not hold. No policy skips the check.
     y_policy : {"raise", "clip", "rescale"}
         ``"raise"`` refuses ``|y_i| > clip``; ``"clip"`` replaces y_i by ``clip_C(y_i)`` (per
         record, so private); ``"rescale"`` multiplies y by ``clip / max|y|`` (not private).
@@ -233,14 +255,32 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
         Used only by ``n_policy="subsample"``.
     power_of_two : bool, default=True
         Whether the solver needs ``n`` to be a power of two.
+
+    Raises
+    ------
+    TypeError
+        For sparse, complex or non-numeric ``X`` or ``y``.
+    ValueError
+        For bad shapes, NaN or inf, a bound that does not hold under ``"raise"``, and a policy
+        string that is not listed above (the message lists the valid ones).
     """
+    check_policy(row_norm_policy, "row_norm_policy", ROW_NORM_POLICIES)
+    check_policy(y_policy, "y_policy", Y_POLICIES)
+    if power_of_two:
+        check_policy(n_policy, "n_policy", N_POLICIES)
+    return _prepare_regression(X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
+                               n_policy=n_policy, random_state=random_state, power_of_two=power_of_two)
+
+
+def _prepare_regression(X, y, *, clip, row_norm_policy, y_policy, n_policy, random_state,
+                        power_of_two) -> PreparedRegression:
+    """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
     X = check_matrix(X, "X")
     n, d = X.shape
     y = check_vector(y, "y", length=n)
     clip = check_positive(clip, "clip")
-    if row_norm_policy == "none":  # non-private solvers only
-        norms_all = np.sqrt(np.einsum("ij,ij->i", X, X))
-        norms = NormEnforcement("none", math.inf, 0, float(norms_all.max()))
+    if row_norm_policy == _UNCHECKED:  # the non-private FastIHS only
+        norms = NormEnforcement(_UNCHECKED, math.inf, 0, float(row_norms(X).max()))
     else:
         X, norms = check_row_norms(X, bound=1.0, policy=row_norm_policy)
     y = np.asarray(y, dtype=np.float64)
@@ -259,7 +299,7 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
     elif y_policy == "clip":
         if n_over:
             y = np.clip(y, -clip, clip)
-    elif y_policy == "none":  # non-private solvers only
+    elif y_policy == _UNCHECKED:  # the non-private FastIHS only
         n_over = 0
     elif y_policy == "rescale":
         m = float(abs_y.max()) if n else 0.0
@@ -267,7 +307,7 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
             y_scale = clip / m
             y = y * y_scale
     else:
-        raise ValueError(f"y_policy must be 'raise', 'clip' or 'rescale'; got {y_policy!r}.")
+        check_policy(y_policy, "y_policy", Y_POLICIES)
 
     indices = None
     added = dropped = 0
@@ -277,8 +317,7 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
         yo = np.ascontiguousarray(y, dtype=np.float64)
     elif is_power_of_two(n):
         policy = n_policy
-        if n_policy not in ("pad", "subsample", "raise"):
-            raise ValueError(f"n_policy must be 'pad', 'subsample' or 'raise'; got {n_policy!r}.")
+        check_policy(n_policy, "n_policy", N_POLICIES)
         Xo = np.asarray(X, dtype=np.float64, order="F")
         yo = np.ascontiguousarray(y, dtype=np.float64)
     elif n_policy == "pad":
@@ -303,7 +342,7 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
             "(zero rows; lossless under zero-out neighbours) or 'subsample' (drops rows; recorded)."
         )
     else:
-        raise ValueError(f"n_policy must be 'pad', 'subsample' or 'raise'; got {n_policy!r}.")
+        check_policy(n_policy, "n_policy", N_POLICIES)
     record = DataRecord(
         n_original=n, n_used=Xo.shape[0], n_policy=policy, rows_added=added, rows_dropped=dropped,
         row_norms=norms, y_policy=y_policy, y_bound=clip, y_rows_over=n_over, y_scale=y_scale,
@@ -430,7 +469,7 @@ def _srht_sketch(X: np.ndarray, srht: SRHT, work: np.ndarray | None = None) -> n
         b = min(d, a + rows)
         chunk = work[: b - a]
         np.multiply(XT[a:b], scale, out=chunk)
-        fwht(chunk, normalized=False, backend=srht.backend, inplace=True)
+        _fwht_rows_inplace(chunk, normalized=False, backend=srht.backend)
         np.multiply(chunk[:, srht.rows], srht.row_scale, out=ZT[a:b])
     return ZT.T
 
@@ -453,6 +492,12 @@ def fast_ihs(X, y, *, k: int, T: int = 4, random_state=None, ridge: float = 1e-5
     X is converted once to Fortran order (its transpose is then the transform batch); each
     sketch streams X once through a reused cache-sized buffer (:func:`_srht_sketch`).
 
+    Entries so large that ``X^T X`` or ``X^T y`` would overflow (a row norm or a response above
+    2^200, about 1.6e60) are handled by multiplying X and y by powers of two ``a`` and ``b``
+    (exact in floating point), solving for ``(b/a) theta`` with the ridge scaled by ``a^2`` (the
+    same iteration in other units), and mapping back; ``diagnostics["scale_x"]`` and
+    ``["scale_y"]`` record ``a`` and ``b``. Other input takes the unscaled path unchanged.
+
     Returns
     -------
     theta : ndarray of shape (d,)
@@ -465,26 +510,58 @@ def fast_ihs(X, y, *, k: int, T: int = 4, random_state=None, ridge: float = 1e-5
     Xp, yp = data.X, data.y
     n, d = Xp.shape
     k = _check_srht_k(k, n, "k")
-    theta = np.zeros(d) if theta0 is None else np.array(theta0, dtype=np.float64).reshape(d)
+    theta = np.zeros(d) if theta0 is None else _check_theta0(theta0, d)
+    a, b = _power_of_two_scales(data.record.row_norms.max_norm_before, yp)
+    ridge_used = ridge
+    if a != 1.0 or b != 1.0:
+        Xp, yp = Xp * a, yp * b  # keeps Fortran order
+        ridge_used = ridge * a * a
+        theta = theta * (b / a)
     work = np.empty((min(d, max(1, _CHUNK_BYTES // (8 * n))), n))
     iterates = []
     for _ in range(T):
         srht = SRHT(n, k, random_state=rng, backend=backend)
         Z = _srht_sketch(Xp, srht, work)
         H = Z.T @ Z
-        H.flat[:: d + 1] += ridge
+        H.flat[:: d + 1] += ridge_used
         g = _clipped_gradient(Xp, yp, theta, None)
         theta = theta + _solve_spd(H, g)
         iterates.append(theta.copy())
-    result = RegressionResult(theta, "FastIHS", data.record, None, None,
-                              {"k": k, "T": T, "ridge": ridge}, iterates)
+    diag = {"k": k, "T": T, "ridge": ridge}
+    if a != 1.0 or b != 1.0:
+        theta = theta * (a / b)
+        iterates = [t * (a / b) for t in iterates]
+        diag.update(scale_x=a, scale_y=b)
+    result = RegressionResult(theta, "FastIHS", data.record, None, None, diag, iterates)
     return theta, result
+
+
+_HUGE = 2.0**200
+
+
+def _power_of_two_scales(max_row_norm: float, y: np.ndarray) -> tuple[float, float]:
+    """Powers of two that bring a huge max row norm and a huge max |y_i| below 1 (else 1.0)."""
+    a = b = 1.0
+    if max_row_norm > _HUGE:
+        a = math.ldexp(1.0, -math.frexp(max_row_norm)[1])
+    max_y = float(np.max(np.abs(y))) if y.size else 0.0
+    if max_y > _HUGE:
+        b = math.ldexp(1.0, -math.frexp(max_y)[1])
+    return a, b
+
+
+def _check_theta0(theta0, d: int) -> np.ndarray:
+    theta0 = check_vector(theta0, "theta0")
+    if theta0.shape[0] != d:
+        raise ValueError(f"theta0 must have d = {d} entries, one per column of X; got {theta0.shape[0]}.")
+    return np.array(theta0, dtype=np.float64)
 
 
 def _prepare_nonprivate(X, y, n_policy: str, rng) -> PreparedRegression:
     """Validation for the non-private FastIHS: no norm or response bounds, n to a power of two."""
-    return prepare_regression(X, y, row_norm_policy="none", y_policy="none", n_policy=n_policy,
-                              random_state=rng)
+    check_policy(n_policy, "n_policy", N_POLICIES)
+    return _prepare_regression(X, y, clip=1.0, row_norm_policy=_UNCHECKED, y_policy=_UNCHECKED,
+                               n_policy=n_policy, random_state=rng, power_of_two=True)
 
 
 # =========================================================================== helpers for calibration
@@ -659,9 +736,29 @@ def ihm_gamma_classical_eigenvalue(epsilon, delta, *, k, T: int = 4) -> float:
     return acc._smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
 
 
-def gaussian_sketch_blocked(X: np.ndarray, k: int, rng: np.random.Generator, *, block_rows: int = 1 << 14,
-                            out: np.ndarray | None = None) -> np.ndarray:
+_NO_ARGUMENT = object()
+
+
+def _deprecated_rng(random_state, rng, function: str):
+    """Resolve the deprecated keyword ``rng`` of ``function`` into ``random_state``."""
+    if rng is _NO_ARGUMENT:
+        return random_state
+    if random_state is not None:
+        raise TypeError(f"{function} got both random_state and its deprecated alias rng; pass random_state only.")
+    warnings.warn(
+        f"The keyword rng of {function} is deprecated and will be removed; pass random_state instead "
+        "(None, an int, a SeedSequence or a numpy.random.Generator, as everywhere in fastmix).",
+        DeprecationWarning, stacklevel=3,
+    )
+    return rng
+
+
+def gaussian_sketch_blocked(X, k: int, random_state=None, *, block_rows: int = 1 << 14,
+                            out: np.ndarray | None = None, rng=_NO_ARGUMENT) -> np.ndarray:
     """``S X`` for a k x n matrix S of i.i.d. N(0, 1) entries, never holding S at once.
+
+    ``random_state`` (None, int, SeedSequence or Generator) is the source of S; a Generator is
+    used as it is, so its stream continues. ``rng`` is a deprecated alias of ``random_state``.
 
     S is defined through its transpose: the stream ``rng.standard_normal((n, k))`` filled in
     row-major order is ``S^T``. Row block ``[a, b)`` of ``S^T`` is the next ``(b - a) k`` numbers
@@ -671,7 +768,14 @@ def gaussian_sketch_blocked(X: np.ndarray, k: int, rng: np.random.Generator, *, 
     Memory: ``min(block_rows, n d / k) * k`` doubles, i.e. at most the size of X. Time: O(n k d) flops plus n k normal draws, the latter
     dominating for small d.
     """
+    rng = check_random_state(_deprecated_rng(random_state, rng, "gaussian_sketch_blocked"))
+    X = check_matrix(X, "X")
+    k = check_positive_int(k, "k")
+    block_rows = check_positive_int(block_rows, "block_rows")
     n, d = X.shape
+    if out is not None and (not isinstance(out, np.ndarray) or out.shape != (k, d) or out.dtype != np.float64):
+        raise ValueError(f"out must be a float64 ndarray of shape (k, d) = ({k}, {d}); got "
+                         f"{getattr(out, 'shape', type(out).__name__)}.")
     # block of at most block_rows rows, and never a buffer larger than X itself
     b = max(1, min(int(block_rows), n, max(64, (n * d) // max(k, 1))))
     buf = np.empty((b, k))
@@ -745,8 +849,8 @@ def ihm(X, y, *, epsilon=None, delta=None, k: int | None = None, T: int = 4, rho
         raise ValueError(f"k = {k} differs from the calibration's k = {calibration.k}; recalibrate.")
     cal = calibration
     k, T, clip = cal.k, cal.T, cal.clip
-    if sketch not in ("dense", "gram"):
-        raise ValueError(f"sketch must be 'dense' or 'gram'; got {sketch!r}.")
+    check_policy(sketch, "sketch", ("dense", "gram"))
+    check_policy(n_policy, "n_policy", ("none",) + N_POLICIES)
     data = prepare_regression(X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
                               n_policy="pad" if n_policy == "none" else n_policy, random_state=rng,
                               power_of_two=n_policy != "none")
@@ -1118,12 +1222,24 @@ except Exception:  # pragma: no cover - depends on the environment
     _HAVE_SKLEARN = False
 
 
+#: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
+_MIN_N_DEFAULT_DELTA = 100
+
+
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, n, d, rng)``.
 
     No intercept is fitted (the paper's setting): ``intercept_`` is 0. ``delta=None`` means
     ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public under zero-out
     neighbouring.
+
+    A delta that is not small compared with ``1/n`` gives a weak guarantee: a mechanism that
+    publishes each record outright with probability delta is (0, delta)-DP, and it publishes
+    ``n delta`` records on average. ``fit`` therefore warns (:class:`PrivacyWarning`) when the
+    default ``1/n^2`` is used with fewer than 100 records (``n delta = 1/n > 0.01``; at n = 2
+    the default is 0.25), and when an explicit delta is at least ``1/n``. Pass delta
+    explicitly to choose a value knowingly; the warning is not an error because small-n fits
+    are useful for tests and illustrations.
 
     scikit-learn's ``check_estimator``: with the defaults (``row_norm_policy="raise"``,
     ``y_policy="raise"``) the private estimators refuse data whose rows have norm above 1 or whose
@@ -1143,6 +1259,12 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Fit on (X, y); X of shape (n, d), y of shape (n,)."""
         self._check_sklearn()
+        for name, value in (("X", X), ("y", y)):
+            dtype = getattr(value, "dtype", None)  # arrays and frames; other inputs are left to scikit-learn
+            if isinstance(dtype, np.dtype) and dtype.kind == "c" and not _is_sparse(value):
+                # scikit-learn's convention (a ValueError with this phrase), with the argument named
+                raise ValueError(f"Complex data not supported: {name} has dtype {dtype}; "
+                                 f"pass real data ({name}.real, or real and imaginary parts as columns).")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
         rng = check_random_state(self.random_state)
         theta, result = self._solve(X, y, rng)
@@ -1164,6 +1286,19 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
 
     def _delta_rho(self, n: int) -> tuple[float, float]:
         delta = 1.0 / max(n, 2) ** 2 if self.delta is None else check_delta(self.delta)
+        if self.delta is None and n < _MIN_N_DEFAULT_DELTA:
+            warnings.warn(
+                f"delta=None means 1/n^2 = {delta:.3g} for n = {n} records, which is not small: with fewer than "
+                f"{_MIN_N_DEFAULT_DELTA} records it allows publishing about n*delta = {n * delta:.3g} records "
+                "outright. Pass delta explicitly (well below 1/n) to choose the guarantee.",
+                PrivacyWarning, stacklevel=4,
+            )
+        elif self.delta is not None and delta >= 1.0 / n:
+            warnings.warn(
+                f"delta = {delta:.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} records: such a guarantee "
+                "allows publishing a whole record outright. Choose delta well below 1/n (1/n^2 is common).",
+                PrivacyWarning, stacklevel=4,
+            )
         rho = delta / 10.0 if self.rho is None else check_probability(self.rho, "rho")
         return delta, rho
 
