@@ -52,11 +52,11 @@ def _is_sparse(X) -> bool:
 def check_array_kind(X, name: str) -> None:
     """Refuse the kinds of object that ``np.asarray`` would turn into something misleading.
 
-    SciPy sparse input and ``None`` raise :class:`TypeError`: ``np.asarray`` would wrap them in
+    SciPy sparse input, ``None`` and a bare string raise :class:`TypeError`: ``np.asarray`` would wrap them in
     a 0-d object array and the error would be about the number of dimensions.
     """
-    if X is None:
-        raise TypeError(f"{name} must be an array-like of real numbers; got None.")
+    if X is None or isinstance(X, (str, bytes)):
+        raise TypeError(f"{name} must be an array-like of real numbers; got {X!r}.")
     if _is_sparse(X):
         raise TypeError(
             f"{name} is a SciPy sparse {type(X).__name__}; fastmix works on dense arrays only (the "
@@ -276,13 +276,15 @@ def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     ValueError
         If a row norm exceeds the largest float64 (entries near 1.8e308).
     """
-    sq = np.einsum("ij,ij->i", X, X)
+    with np.errstate(over="ignore"):  # an overflow here is detected and repaired below
+        sq = np.einsum("ij,ij->i", X, X)
     norms = np.sqrt(sq)
     bad = ~np.isfinite(sq)
     if np.any(bad):
         rows = np.asarray(X[bad], dtype=np.float64)
         m = np.max(np.abs(rows), axis=1)
-        safe = m * np.sqrt(np.einsum("ij,ij->i", rows / m[:, None], rows / m[:, None]))
+        with np.errstate(over="ignore"):  # a norm beyond the float64 range is an error below
+            safe = m * np.sqrt(np.einsum("ij,ij->i", rows / m[:, None], rows / m[:, None]))
         if not np.all(np.isfinite(safe)):
             raise ValueError(
                 f"{name} has a row whose Euclidean norm exceeds the largest float64 (entries up to "
