@@ -52,8 +52,8 @@ def _is_sparse(X) -> bool:
 def check_array_kind(X, name: str) -> None:
     """Refuse the kinds of object that ``np.asarray`` would turn into something misleading.
 
-    SciPy sparse input, ``None`` and a bare string raise :class:`TypeError`: ``np.asarray`` would wrap them in
-    a 0-d object array and the error would be about the number of dimensions.
+    SciPy sparse input, ``None`` and a bare string raise :class:`TypeError`: ``np.asarray``
+    would wrap them in a 0-d array and the error would be about the number of dimensions.
     """
     if X is None or isinstance(X, (str, bytes)):
         raise TypeError(f"{name} must be an array-like of real numbers; got {X!r}.")
