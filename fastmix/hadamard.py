@@ -342,7 +342,7 @@ def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: boo
             f"fwht needs real input; got x of complex dtype {kind}. Transform the parts separately "
             "(fwht(x.real) + 1j * fwht(x.imag)): the transform is linear and real."
         )
-    if not np.issubdtype(kind, np.number):
+    if not (np.issubdtype(kind, np.number) or kind == np.bool_):
         raise TypeError(f"fwht needs an array of real numbers; got x of dtype {kind}.")
     if inplace:
         if not isinstance(x, np.ndarray) or x.dtype not in (np.float32, np.float64) or not x.flags.c_contiguous:
