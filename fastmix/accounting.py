@@ -213,7 +213,7 @@ def _check_rdp_values(rdp):
 def rdp_to_dp_epsilon(rdp, alpha, delta):
     """Convert an (alpha, r)-RDP guarantee to epsilon at a given delta (Canonne et al.).
 
-    FastMix paper, Proposition 1 (Canonne, Kamath and Steinke 2020, Prop. 12 [1]_)::
+    FastMix paper, Proposition 1 (Canonne, Kamath and Steinke 2020, Prop. 12)::
 
         epsilon = max(0, r + log(1 - 1/alpha) - log(alpha * delta) / (alpha - 1))
 
@@ -235,16 +235,14 @@ def rdp_to_dp_epsilon(rdp, alpha, delta):
     -----
     The formula can be negative: its conversion term ``log(1 - 1/alpha) - log(alpha delta)/(alpha - 1)``
     is negative at least whenever ``alpha delta >= 1`` (large orders, or delta not small), so a small ``r``
-    gives ``epsilon < 0``. The bound is still valid there: Proposition 12 of [1]_ bounds the
+    gives ``epsilon < 0``. The bound is still valid there: Proposition 12 of Canonne et al. bounds the
     hockey-stick divergence ``delta(epsilon) = E[max(0, 1 - exp(epsilon - L))]`` (L the privacy
     loss) through an inequality in ``L - epsilon`` alone, so its proof holds for every real
     epsilon, and (epsilon, delta)-DP with epsilon < 0 implies (0, delta)-DP. The value returned
     is therefore ``max(0, epsilon)``, the convention of other RDP accountants as well.
 
-    References
-    ----------
-    .. [1] C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
-           Privacy", NeurIPS 2020, Proposition 12 (arXiv:2004.00010).
+    Reference: C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
+    Privacy", NeurIPS 2020, Proposition 12 (arXiv:2004.00010).
     """
     r, r_scalar = _check_rdp_values(rdp)
     a, a_scalar = _check_alpha(alpha, np.inf, "of any RDP conversion", "inf")

@@ -279,7 +279,7 @@ def normalize(X, y):
 
     Notes
     -----
-    Row norms are computed without overflow (:func:`fastmix._validation.row_norms`), so entries
+    Row norms are computed without overflow (``fastmix._validation.row_norms``), so entries
     above 1e154 are scaled like any others instead of being turned into zeros.
     """
     X = check_matrix(X, "X")
