@@ -49,6 +49,7 @@ References
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -391,7 +392,8 @@ class ExactGaussianProcessPaths:
         self.n_paths = check_positive_int(n_paths, "n_paths")
         self.jitter = check_positive(jitter, "jitter")
         self.max_jitter = check_positive(max_jitter, "max_jitter")
-        self._rng = check_random_state(random_state)
+        check_random_state(random_state)  # refuse a bad type now; the generator is made in fit
+        self.random_state = random_state
         self.jitter_: list[float] = []
 
     @property
@@ -446,6 +448,7 @@ class ExactGaussianProcessPaths:
 
     def fit(self, X) -> "ExactGaussianProcessPaths":
         """Draw the path values at the rows of ``X`` (resets any earlier draws)."""
+        self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
         self.n_features_in_ = X.shape[1]
         self.jitter_ = []
@@ -553,7 +556,8 @@ class RandomFeatureGaussianProcessPaths:
         self.n_paths = check_positive_int(n_paths, "n_paths")
         self.n_frequencies = check_positive_int(n_frequencies, "n_frequencies")
         self.features = features
-        self._rng = check_random_state(random_state)
+        check_random_state(random_state)  # refuse a bad type now; the generator is made in fit
+        self.random_state = random_state
 
     @property
     def variance_bound(self) -> float:
@@ -562,6 +566,7 @@ class RandomFeatureGaussianProcessPaths:
 
     def fit(self, X) -> "RandomFeatureGaussianProcessPaths":
         """Draw the frequencies, offsets and Gaussian coefficients (only ``X.shape[1]`` is used)."""
+        self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
         d, D, M = X.shape[1], self.n_frequencies, self.n_paths
         self.n_features_in_ = d
@@ -622,10 +627,12 @@ class RandomFourierFeatures:
             raise ValueError(f"random Fourier features need a shift-invariant kernel; got {kernel!r}.")
         self.kernel = kernel
         self.n_components = check_positive_int(n_components, "n_components")
-        self._rng = check_random_state(random_state)
+        check_random_state(random_state)  # refuse a bad type now; the generator is made in fit
+        self.random_state = random_state
 
     def fit(self, X) -> "RandomFourierFeatures":
         """Draw ``W`` and ``b`` (only ``X.shape[1]`` is used)."""
+        self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
         self.n_features_in_ = X.shape[1]
         self.frequencies_ = self.kernel.sample_frequencies(self.n_components, X.shape[1], self._rng)
@@ -663,12 +670,26 @@ def random_projection_paths(kernel, n_paths: int, *, sampler: str = "exact", n_f
     if sampler == "approximate":
         return RandomFeatureGaussianProcessPaths(kernel, n_paths, n_frequencies, features=features,
                                                  random_state=random_state)
-    raise ValueError(f"sampler must be 'exact', 'approximate' or 'auto'; got {sampler!r}.")
+    raise ValueError(
+        f"sampler must be 'exact' or 'approximate'; got {sampler!r}. (The estimators' sampler='auto' "
+        "picks one of these from n; this function needs the choice made.)"
+    )
 
 
 # ###########################################################################################
 # Private releases
 # ###########################################################################################
+
+
+def _renamed_rng(random_state, rng, where):
+    """``random_state``, or the deprecated ``rng`` keyword given instead (with a warning)."""
+    if rng is None:
+        return random_state
+    if random_state is not None:
+        raise TypeError(f"{where}: give random_state only (rng is its deprecated name); got both.")
+    warnings.warn(f"{where}: the keyword rng is deprecated; pass random_state instead.", DeprecationWarning,
+                  stacklevel=3)
+    return rng
 
 
 @dataclass
@@ -697,7 +718,7 @@ class SufficientStatisticsRelease:
 
 
 def release_sufficient_statistics(Z, y, *, epsilon, delta_covariance, delta_vector, feature_norm_sq,
-                                  response_bound, rng) -> SufficientStatisticsRelease:
+                                  response_bound, random_state=None, rng=None) -> SufficientStatisticsRelease:
     """Gaussian-mechanism release of ``(C, u)`` (kernel paper, Algorithm 1 steps 3-4 / Algorithm 3).
 
     With features ``||z_i||^2 <= D2`` and responses ``|y_i| <= T``, replacing one record changes
@@ -722,16 +743,21 @@ def release_sufficient_statistics(Z, y, *, epsilon, delta_covariance, delta_vect
         D2.
     response_bound : float
         T.
-    rng : numpy.random.Generator
+    random_state : None, int, SeedSequence or Generator
+        Source of the noise (a Generator continues its stream).
+    rng : numpy.random.Generator, optional
+        Deprecated name of ``random_state``.
     """
+    random_state = _renamed_rng(random_state, rng, "release_sufficient_statistics")
     n, _ = Z.shape
     return release_from_statistics(Z.T @ Z / n, Z.T @ y / n, n, epsilon=epsilon, delta_covariance=delta_covariance,
                                    delta_vector=delta_vector, feature_norm_sq=feature_norm_sq,
-                                   response_bound=response_bound, rng=rng)
+                                   response_bound=response_bound, random_state=random_state)
 
 
 def release_from_statistics(C, u, n, *, epsilon, delta_covariance, delta_vector, feature_norm_sq, response_bound,
-                            rng, noise_multiplier=1.0, split_epsilon=True) -> SufficientStatisticsRelease:
+                            random_state=None, noise_multiplier=1.0, split_epsilon=True,
+                            rng=None) -> SufficientStatisticsRelease:
     """The release of :func:`release_sufficient_statistics` from precomputed ``C`` and ``u``.
 
     ``C = (1/n) sum z_i z_i^T`` and ``u = (1/n) sum [y_i]_T z_i`` (the caller computes them, e.g.
@@ -741,8 +767,10 @@ def release_from_statistics(C, u, n, *, epsilon, delta_covariance, delta_vector,
     generator.  ``noise_multiplier`` scales both standard deviations (used for a composed
     calibration, e.g. ``sqrt(2G)`` when ``G`` candidate releases share one Gaussian-DP budget);
     with ``split_epsilon=False`` each release is calibrated at the full ``epsilon`` (the caller
-    accounts for the composition).
+    accounts for the composition). ``random_state`` as in :func:`release_sufficient_statistics`
+    (``rng`` is its deprecated name).
     """
+    rng = check_random_state(_renamed_rng(random_state, rng, "release_from_statistics"))
     C = np.asarray(C, dtype=float)
     u = np.asarray(u, dtype=float)
     M = C.shape[0]
@@ -911,6 +939,13 @@ def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lip
     lam_effective : float
     lam_min : float
     """
+    epsilon = check_epsilon(epsilon)
+    delta_tail = check_delta(delta_tail, "delta_tail")
+    feature_norm = check_positive(feature_norm, "feature_norm")
+    lipschitz = check_positive(lipschitz, "lipschitz")
+    smoothness = check_positive(smoothness, "smoothness", allow_zero=True)
+    n = check_positive_int(n, "n")
+    lam = check_positive(lam, "lam", allow_zero=True)
     tau = math.sqrt(2.0 * math.log(1.0 / delta_tail))
     s = 2.0 * lipschitz * feature_norm
     sigma = s / (math.sqrt(tau * tau + epsilon) - tau)
@@ -1262,7 +1297,7 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
                          source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
                          details={"D2": D2, "t": delta / 8.0, "M": M})
         rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
-                                            feature_norm_sq=D2, response_bound=T, rng=rng_noise)
+                                            feature_norm_sq=D2, response_bound=T, random_state=rng_noise)
         ledger.spend("Gaussian mechanism: covariance C~", eps / 2.0, d_cov,
                      source=f"{_PAPER}, Algorithm 1 / Theorem 1; analytic Gaussian (Balle & Wang 2018)",
                      details={"sensitivity": rel.sensitivity_covariance, "sigma": rel.sigma_covariance})
@@ -1326,7 +1361,7 @@ class DPRandomFeatureKRR(_KRRBase):
         D2 = RandomFourierFeatures.norm_bound_sq
         rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=delta / 2.0,
                                             delta_vector=delta / 2.0, feature_norm_sq=D2, response_bound=T,
-                                            rng=rng_noise)
+                                            random_state=rng_noise)
         for what, sens, sig in (("covariance C~", rel.sensitivity_covariance, rel.sigma_covariance),
                                 ("vector u~", rel.sensitivity_vector, rel.sigma_vector)):
             ledger.spend(f"Gaussian mechanism: {what}", eps / 2.0, delta / 2.0,

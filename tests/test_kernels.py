@@ -26,6 +26,8 @@ from fastmix.kernels import (
     _logistic_newton,
     laurent_massart_bound,
     objective_perturbation_calibration,
+    random_projection_paths,
+    release_from_statistics,
     release_sufficient_statistics,
     solve_ridge_floored,
 )
@@ -247,7 +249,7 @@ def test_release_uses_analytic_gaussian_sigma():
 
     Z = np.ones((10, 3)) / 3
     rel = release_sufficient_statistics(Z, np.zeros(10), epsilon=1.0, delta_covariance=1e-5, delta_vector=2e-5,
-                                        feature_norm_sq=2.0, response_bound=3.0, rng=np.random.default_rng(0))
+                                        feature_norm_sq=2.0, response_bound=3.0, random_state=np.random.default_rng(0))
     assert rel.sensitivity_covariance == pytest.approx(math.sqrt(2) * 2.0 / 10)
     assert rel.sensitivity_vector == pytest.approx(2 * 3.0 * math.sqrt(2.0) / 10)
     assert rel.sigma_covariance == pytest.approx(analytic_gaussian_sigma(0.5, 1e-5, rel.sensitivity_covariance))
@@ -552,3 +554,56 @@ def test_exact_sampler_fit_peak_memory_is_one_kernel_matrix():
     finally:
         tracemalloc.stop()
     assert peak < 2 * 8 * n * n
+
+
+# --------------------------------------------------------------------------- seeding and argument checks
+
+
+@pytest.mark.parametrize("make", [
+    lambda rs: ExactGaussianProcessPaths(GaussianKernel(1.0), 5, random_state=rs),
+    lambda rs: RandomFeatureGaussianProcessPaths(GaussianKernel(1.0), 5, 50, random_state=rs),
+    lambda rs: RandomFourierFeatures(GaussianKernel(1.0), 5, random_state=rs),
+])
+def test_refitting_with_an_integer_seed_repeats_the_draws(make):
+    X = np.random.default_rng(1).uniform(-1, 1, (12, 3))
+    sampler = make(7)
+    first = sampler.fit(X).transform(X).copy()
+    np.testing.assert_array_equal(sampler.fit(X).transform(X), first)
+    np.testing.assert_array_equal(make(7).fit(X).transform(X), first)
+    # a Generator continues its stream: the second fit draws afresh
+    g = make(np.random.default_rng(7))
+    assert not np.array_equal(g.fit(X).transform(X), g.fit(X).transform(X))
+
+
+def test_samplers_refuse_a_bad_random_state_at_construction():
+    with pytest.raises(TypeError, match="random_state"):
+        RandomFourierFeatures(GaussianKernel(1.0), 5, random_state="seven")
+
+
+def test_random_projection_paths_names_the_valid_samplers():
+    with pytest.raises(ValueError, match=r"'exact' or 'approximate'; got 'auto'"):
+        random_projection_paths(GaussianKernel(1.0), 4, sampler="auto")
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"epsilon": -1.0}, "epsilon"), ({"delta_tail": 1.5}, "delta_tail"), ({"feature_norm": 0.0}, "feature_norm"),
+    ({"lipschitz": -1.0}, "lipschitz"), ({"n": 0}, "n"), ({"lam": -1e-3}, "lam"),
+])
+def test_objective_perturbation_calibration_refuses_bad_arguments(kwargs, name):
+    args = dict(epsilon=1.0, delta_tail=1e-6, feature_norm=1.0, lipschitz=1.0, smoothness=0.25, n=100, lam=1e-3)
+    args.update(kwargs)
+    with pytest.raises((ValueError, TypeError), match=name):
+        objective_perturbation_calibration(**args)
+
+
+def test_release_takes_random_state_and_rng_is_a_deprecated_alias():
+    Z = np.random.default_rng(0).uniform(-0.5, 0.5, (20, 4))
+    y = np.zeros(20)
+    kw = dict(epsilon=1.0, delta_covariance=1e-5, delta_vector=1e-5, feature_norm_sq=1.0, response_bound=1.0)
+    new = release_sufficient_statistics(Z, y, random_state=3, **kw)
+    with pytest.warns(DeprecationWarning, match="random_state"):
+        old = release_sufficient_statistics(Z, y, rng=np.random.default_rng(3), **kw)
+    np.testing.assert_array_equal(new.covariance, old.covariance)
+    np.testing.assert_array_equal(new.vector, old.vector)
+    with pytest.raises(TypeError, match="got both"):
+        release_from_statistics(Z.T @ Z, Z.T @ y, 20, random_state=1, rng=np.random.default_rng(1), **kw)

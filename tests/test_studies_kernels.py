@@ -56,10 +56,10 @@ def test_ridge_path_matches_solve_ridge_floored_per_lambda():
 def test_release_from_statistics_equals_release_sufficient_statistics():
     Z = RNG.standard_normal((60, 5)) / 3.0
     a = release_sufficient_statistics(Z, Y[:60], epsilon=1.0, delta_covariance=1e-6, delta_vector=2e-6,
-                                      feature_norm_sq=3.0, response_bound=1.0, rng=np.random.default_rng(3))
+                                      feature_norm_sq=3.0, response_bound=1.0, random_state=np.random.default_rng(3))
     b = release_from_statistics(Z.T @ Z / 60, Z.T @ Y[:60] / 60, 60, epsilon=1.0, delta_covariance=1e-6,
                                 delta_vector=2e-6, feature_norm_sq=3.0, response_bound=1.0,
-                                rng=np.random.default_rng(3))
+                                random_state=np.random.default_rng(3))
     np.testing.assert_allclose(a.covariance, b.covariance, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(a.vector, b.vector, rtol=1e-12, atol=1e-15)
     assert a.sigma_covariance == b.sigma_covariance and a.sigma_vector == b.sigma_vector

@@ -283,11 +283,11 @@ def _private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=N
             D2 = _norm_bound(method, feats, M, None)
             d_cov, d_vec = delta / 2.0, delta / 2.0
         rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
-                                      feature_norm_sq=D2, response_bound=T, rng=rng)
+                                      feature_norm_sq=D2, response_bound=T, random_state=rng)
     else:  # one of 2G releases composed in Gaussian DP at (eps, delta_gauss)
         D2 = _norm_bound(method, feats, M, t)
         rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=delta_gauss, delta_vector=delta_gauss,
-                                      feature_norm_sq=D2, response_bound=T, rng=rng, noise_multiplier=multiplier,
+                                      feature_norm_sq=D2, response_bound=T, random_state=rng, noise_multiplier=multiplier,
                                       split_epsilon=False)
     betas, floored, _ = ridge_path_floored(rel.covariance, rel.vector, lams)
     return betas, floored, rel, D2
