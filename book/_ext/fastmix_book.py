@@ -192,7 +192,8 @@ def rerun_box(path: Path) -> nodes.Element:
         entry = None
     if entry is not None:
         para = nodes.paragraph()
-        changes = ", ".join(f"{k}={v}" for k, v in entry.get("parameters", {}).items()) or "the defaults"
+        changes = "; ".join(f"{k} = {str(v).replace(',', ', ')}" for k, v in entry.get("parameters", {}).items())
+        changes = changes or "the defaults"
         para += nodes.Text(f"The paper's setting ({changes}):")
         if entry.get("note"):
             para += nodes.Text(f" {entry['note']}")
