@@ -81,7 +81,7 @@ eps_max: float = 10.0  # largest target epsilon on the x axis
 n_eps: int = 13  # number of epsilons (log-spaced; paper scale: 61)
 seed: int = 0  # unused (the figure is deterministic); kept for the common interface
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -103,6 +103,22 @@ STYLE = {"upadhyay": ("C3", "-", "^"), "fastmix_unbounded": ("C1", "-", "o"), "f
 MEASURED_STYLE = {"synthetic_correlated": ("C4", "-.", "d"), "synthetic_sphere": ("C9", ":", "P")}
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
 def positive(values):
     """Mask zeros so that they are not drawn on a log axis."""
     values = np.asarray(values, dtype=float)
@@ -114,10 +130,23 @@ def tex(label):
     return label.replace("C^2", "$C^2$").replace("$C^2$ -> inf", r"$C^2 \to \infty$")
 
 
+def panels_text(curves):
+    """Which n each panel shows, as maths: "$n = 10^4$ (left) and $n = 10^5$ (right)"."""
+    ns = [rf"$n = 10^{{{int(round(np.log10(n)))}}}$" for n in sorted(curves["n"].unique())]
+    return " (left) and ".join(ns) + (" (right)" if len(ns) == 2 else "")
+
+
+def setting_text(p):
+    """The setting of a run, as MyST maths, from its parameters."""
+    return (f"$k = {p['k']}$ Gaussian rows, $d = {p['d']}$, $\\delta = n^{{-{float(p['delta_exponent']):g}}}$, "
+            f"$\\lambda_{{\\min}}(X) = n/(8d)$ and $\\lambda_{{\\min}}(S_f X) = \\tfrac56\\lambda_{{\\min}}(X)$, "
+            f"{p['n_eps']} targets from $\\varepsilon = {float(p['eps_min']):g}$ to ${float(p['eps_max']):g}$")
+
+
 def draw_figure(curves, *, title):
     """Figure 1: sigma against target epsilon, one panel per n, every curve of the ``curves`` table."""
     ns = sorted(curves["n"].unique())
-    fig, axes = plt.subplots(1, len(ns), figsize=(11.5, 4.4), sharey=True, squeeze=False)
+    fig, axes = plt.subplots(1, len(ns), figsize=(11, 5), sharey=True, squeeze=False)
     for ax, n in zip(axes[0], ns):
         c = curves[curves["n"] == n]
 
@@ -144,9 +173,9 @@ def draw_figure(curves, *, title):
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel(r"required noise std $\sigma$")
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8.5, frameon=False)
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=9.5, frameon=False)
     fig.suptitle(title, fontsize=11)
-    plt.tight_layout(rect=(0, 0.13, 1, 1))
+    plt.tight_layout(rect=(0, 0.15, 1, 1))
     plt.show()
 
 
@@ -183,8 +212,15 @@ if stored is not None:
         lines.append("No Section 3 measurement was stored for: " + ", ".join(missing["design"]) + ".")
     display(Markdown(" ".join(lines)))
 
-# %% mystnb={"figure": {"caption": "Figure 1 at the paper's setting: additive noise std sigma needed for a target epsilon (k = 80 Gaussian rows, d = 10, delta = 1/n^2, lambda_min(X) = n/(8d), lambda_min(S_f X) = 5/6 lambda_min(X)). FastMix with the caption's C^2 = 2, with the C^2 measured in Section 3 at the paper's largest k2 on each synthetic design, and with C^2 -> infinity; GaussMix; the Upadhyay band from the constant-free form (bottom) to Blocki et al.'s constants (solid line). Missing points mean sigma = 0 suffices. Read from the results store.", "name": "fig1-noise-scale"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 1.** {glue:md}`fig1-noise-scale-caption:myst`", "name": "fig1-noise-scale"}} tags=["remove-input"]
 if stored is not None:
+    caption("fig1-noise-scale", (
+        "Noise needed for a target privacy level, at the paper's setting (results store): the additive noise "
+        "standard deviation $\\sigma$ against the target $\\varepsilon$ for " + panels_text(stored["curves"])
+        + ", with " + setting_text(store.parameters()) + f". FastMix with $C^2 = {float(store.parameters()['c2']):g}$, "
+        "with the $C^2$ measured in Section 3 at the paper's largest $k_2$ on each synthetic design, and with "
+        "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et al.'s "
+        "constants (solid line). A missing point means that $\\sigma = 0$ suffices."))
     draw_figure(stored["curves"], title="paper setting (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -295,10 +331,13 @@ if stored is not None and len(stored["c2_used"][stored["c2_used"]["state"] != "m
 # The same study on a coarser grid of targets, computed live when the page is built (it reads the
 # same Section 3 entry for the measured $C^2$). It only shows that the code runs.
 
-# %%
+# %% mystnb={"figure": {"caption": "**Figure 1 (smoke scale).** {glue:md}`fig1-smoke-caption:myst`", "name": "fig1-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-print(f"{len(smoke['curves'])} points on {n_eps} targets; measured C^2 read for: "
-      f"{', '.join(smoke['c2_used'].loc[smoke['c2_used']['state'] != 'missing', 'design']) or 'none'}")
+measured = ", ".join(smoke["c2_used"].loc[smoke["c2_used"]["state"] != "missing", "design"]) or "none"
+caption("fig1-smoke", (
+    "Smoke-scale run, computed live at this page's parameters: $\\sigma$ against the target $\\varepsilon$ for "
+    + panels_text(smoke["curves"]) + ", with " + setting_text(PARAMS) + f" (measured $C^2$ read for: {measured}). "
+    "It shows that the code runs; it is not evidence for Figure 1."))
 draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 
 # %% [markdown]
