@@ -54,7 +54,7 @@ omega: float = 20.0  # Laplace scale multiplier of Algorithm 1 (costs 2/omega in
 n_gamma: int = 12  # number of gamma values in the accounting comparison
 seed: int = 0  # seed of the numpy Generator
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -76,6 +76,48 @@ PARAMS = {"log2_n": log2_n, "d": d, "n_draws": n_draws, "log2_k2_min": log2_k2_m
           "delta": delta, "omega": omega, "n_gamma": n_gamma, "seed": seed}
 COLORS = {"synthetic_sphere": "C0", "synthetic_correlated": "C1"}
 MARKERS = {4.0: "v", 400.0: "s", 800.0: "D"}
+
+
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+SWEEP_TEXT = (
+    "Three quantities of one FastMix draw against the SRHT size $k_2$, on the two synthetic designs (lines: mean over "
+    "draws; bands: smallest to largest draw; large markers: the paper's sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$). "
+    "Left: $C^2_{S_f X} = 1 + 2\\widehat m$, with Figure 1's $C^2 = 2$ dashed. Middle: the coherence $\\widehat\\Delta$ "
+    "with the heuristic $\\sqrt{2\\ln(2n)/k_2}$ and Welch's lower bound. Right: "
+    "$\\lambda_{\\min}(Z^\\top Z)/\\lambda_{\\min}(X^\\top X)$, with Figure 1's $5/6$ dashed.")
+
+
+def sweep_setting(tables):
+    """The size of a sweep, from its table."""
+    sw = tables["sweep"]
+    return (f"$n = {int(sw['n'].iloc[0])}$, $d = {int(sw['d'].iloc[0])}$, $k_2$ from {int(sw['k2'].min())} to "
+            f"{int(sw['k2'].max())}, {sw['draw'].nunique()} draws per $k_2$")
+
+
+ACCOUNTING_TEXT = (
+    "Privacy loss $\\varepsilon$ of one FastMix call against $\\gamma$ on a tiny sphere dataset: Theorem 1's closed "
+    "form (eq. 9), the tight bound (eq. 114) and the exact loss of the drawn $S_f$, maximised over all zero-out "
+    "neighbours; all include the $2/\\omega$ of the two Laplace releases (dotted).")
+
+
+def accounting_setting(acc, tiny=None):
+    size = (f"$n = {int(tiny.n)}$, $d = {int(tiny.d)}$, $k_2 = {int(tiny.k2)}$, " if tiny is not None else "")
+    return f"{size}{len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}"
 
 
 def draw_sweep(tables, *, title):
@@ -108,7 +150,7 @@ def draw_sweep(tables, *, title):
     axes[0].set_yscale("log")
     axes[1].set_yscale("log")
     for ax in axes:
-        ax.legend(fontsize=7)
+        ax.legend(fontsize=9)
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -126,7 +168,7 @@ def draw_accounting(acc, *, title):
     ax.set_xlabel(r"$\gamma = (\lambda_{\min}(Z) + \sigma^2) / C^2_{S_f X}$")
     ax.set_ylabel(r"$\varepsilon$")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     ax.set_title(title, fontsize=11)
     plt.show()
 
@@ -149,8 +191,10 @@ if stored is not None:
         f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws per "
         f"$k_2$ ({len(sw)} draws in all)."))
 
-# %% mystnb={"figure": {"caption": "One-draw quantities of FastMix against the SRHT size k2 on the two synthetic designs at the paper's scale (lines: mean over draws; bands: smallest to largest draw; large markers: the paper's sizes k2 = r max(d, log(4T/rho))). Left: C^2 = 1 + 2 m_hat, with the C^2 = 2 of Figure 1 dashed. Middle: coherence with the sqrt(2 ln(2n)/k2) heuristic and Welch's lower bound. Right: lambda_min(Z)/lambda_min(X), with Figure 1's 5/6 dashed. Read from the results store.", "name": "sec3-k2-sweep"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure S3.1.** {glue:md}`sec3-k2-sweep-caption:myst`", "name": "sec3-k2-sweep"}} tags=["remove-input"]
 if stored is not None:
+    caption("sec3-k2-sweep", SWEEP_TEXT + " At the paper's scale, read from the results store: "
+            + sweep_setting(stored) + ".")
     draw_sweep(stored, title="paper scale (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -251,8 +295,10 @@ if stored is not None:
 # $\lambda_{\min}(Z)$ and $C^2_{S_f X}$. The last two rows of the claims table above check the
 # ordering of the three curves.
 
-# %% mystnb={"figure": {"caption": "Epsilon of one FastMix call against gamma on a tiny sphere dataset: Theorem 1's closed form (eq. 9), the tight bound (eq. 114) and the exact privacy loss of the drawn S_f, maximised over all zero-out neighbours. All include the 2/omega of the Laplace releases (dotted). Read from the results store.", "name": "sec3-accounting"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure S3.2.** {glue:md}`sec3-accounting-caption:myst`", "name": "sec3-accounting"}} tags=["remove-input"]
 if stored is not None and "accounting" in stored:
+    caption("sec3-accounting", ACCOUNTING_TEXT + " Read from the results store: "
+            + accounting_setting(stored["accounting"], stored["tiny"].iloc[0] if "tiny" in stored else None) + ".")
     draw_accounting(stored["accounting"], title="stored run")
 
 # %% tags=["remove-input"]
@@ -289,10 +335,16 @@ if stored is not None and "accounting" in stored:
 # The same study at the notebook's quick defaults (a smaller $n$ and $d$, a few draws), computed
 # live when the page is built. It only shows that the code runs; nothing is concluded from it.
 
-# %%
+# %% mystnb={"figure": {"caption": "**Figure S3.1 (smoke scale).** {glue:md}`sec3-smoke-sweep-caption:myst`", "name": "sec3-smoke-sweep"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-print(f"{len(smoke['sweep'])} draws at n = 2^{log2_n}, d = {d}; {len(smoke['accounting'])} values of gamma")
+caption("sec3-smoke-sweep", "Smoke-scale run, computed live at this page's parameters: " + SWEEP_TEXT.split(" (lines")[0]
+        + f" ({sweep_setting(smoke)}), drawn as in Figure S3.1. It shows that the code runs; it is not evidence.")
 draw_sweep(smoke, title="smoke scale (not evidence)")
+
+# %% mystnb={"figure": {"caption": "**Figure S3.2 (smoke scale).** {glue:md}`sec3-smoke-accounting-caption:myst`", "name": "sec3-smoke-accounting"}} tags=["hide-input"]
+caption("sec3-smoke-accounting", "Smoke-scale run: " + ACCOUNTING_TEXT.split(":")[0] + ", at this page's parameters ("
+        + accounting_setting(smoke["accounting"], smoke["tiny"].iloc[0] if "tiny" in smoke else None)
+        + "). It shows that the code runs; it is not evidence.")
 draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 
 # %% [markdown]
