@@ -35,8 +35,8 @@
 # {cite:p}`balle2018improving`, and the mean over trials with a band of
 # $\pm 1.96\,\mathrm{sd}/\sqrt{\mathrm{trials}}$.
 #
-# The page leads with the run at the paper's scale ($n = 2^{19}$, $d = 32$, 30 trials), read from the
-# results store; the claims of Section 4.1 that it discusses are decided from those numbers in a table,
+# The page leads with the run at the paper's scale (its setting is stated above the figure), read from
+# the results store; the claims of Section 4.1 that it discusses are decided from those numbers in a table,
 # and the sentences that report them are generated from the same numbers. A quick run at the
 # notebook's defaults comes last, to show that the code still works; it is not evidence for anything.
 
@@ -55,7 +55,7 @@ nycflights_rows: int = 8192  # rows drawn from nycflights (0: all 328,521 comple
 blas_threads: int = 1  # BLAS/OpenMP threads (0: library default); 1 avoids oversubscription on shared machines
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -79,12 +79,45 @@ PARAMS = {"datasets": datasets, "log2_n": log2_n, "d": d, "k2_ratios": k2_ratios
 COLORS = ("C1", "C2", "C3")
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+def setting_text(tables, p):
+    """What a run of this page computed, as MyST maths, from its tables and parameters."""
+    info = tables["datasets"]
+    shapes = "; ".join(f"{r.dataset} ($n = {int(r.n)}$, $d = {int(r.d)}$)" for r in info.itertuples())
+    eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
+    return (f"{shapes}; $T = {p['T']}$ iterations, {p['trials']} trials per point, "
+            f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}")
+
+
+FIGURE_TEXT = (
+    "Excess empirical risk $\\tfrac1n\\|y - X\\widehat\\theta\\|^2 - \\tfrac1n\\|y - X\\theta^*\\|^2$ against "
+    "$\\varepsilon$, one panel per dataset: FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
+    "(orange, green, red), IHM drawn through its Gram factor (blue; the black diamond is IHM with the dense "
+    "Gaussian sketch at one $\\varepsilon$) and the non-private FastIHS (grey); means over trials with bands of "
+    "$\\pm 1.96\\,\\mathrm{sd}/\\sqrt{\\mathrm{trials}}$.")
+
+
 def draw_figure(tables, *, title):
     """One panel per dataset: FastIHM at each ratio, IHM, the dense-sketch IHM check, FastIHS."""
     s = study.summary(tables["runs"])
     info = tables["datasets"].set_index("dataset")
     names = list(info.index)
-    fig, axes = plt.subplots(1, len(names), figsize=(4.6 * len(names), 4.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 4.4), squeeze=False)
     for ax, name in zip(axes[0], names):
         sub = s[s["dataset"] == name]
         floor = max(1e-12, 0.2 * sub["mean"][sub["mean"] > 0].min())
@@ -117,7 +150,7 @@ def draw_figure(tables, *, title):
         ax.set_title(f"{name} (n = {int(info.loc[name, 'n'])}, d = {int(info.loc[name, 'd'])})", fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel("excess empirical risk")
-    axes[0][0].legend(fontsize=8)
+    axes[0][0].legend(fontsize=10)
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -143,8 +176,10 @@ if stored is not None:
         f"the paper's ratios for each dataset, IHM through its Gram factor ({len(stored['runs'])} runs in "
         f"{len(trials_done)} cells, each with {trials_done.min()}-{trials_done.max()} trials)."))
 
-# %% mystnb={"figure": {"caption": "Figure 2 at the paper's scale: excess empirical risk against epsilon for FastIHM at three SRHT sizes k2 = r max(d, log(4T/rho)), IHM (Gram-factor sampler; the black diamond is the dense sketch at one epsilon) and the non-private FastIHS (grey). Means over trials with 95% bands, read from the results store.", "name": "fig2-risk"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 2.** {glue:md}`fig2-risk-caption:myst`", "name": "fig2-risk"}} tags=["remove-input"]
 if stored is not None:
+    caption("fig2-risk", FIGURE_TEXT + " At the paper's scale, read from the results store: "
+            + setting_text(stored, store.parameters()) + ".")
     draw_figure(stored, title="paper scale (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -223,24 +258,31 @@ if stored is not None:
 # $\widetilde m$ is a private upper estimate of $\widehat m$ padded by $\omega\widehat\Delta\tau$.
 # A small $k_2$ makes $\widehat m$ and the coherence $\widehat\Delta$ large (see the Section 3
 # page), and a small $\varepsilon$ makes $\gamma$ and $\omega$ large, so both push the Hessian noise
-# $\eta$ up. The table gives, per dataset and $\varepsilon$, the calibrated $\gamma$ of both methods,
-# FastIHM's $\omega$ and $\tau$, and FastIHM's $\eta$ (mean over trials, and the share of trials with
-# $\eta = 0$) at each ratio, from the stored runs.
+# $\eta$ up. The first table gives, per dataset and $\varepsilon$, the calibrated $\gamma$ of both
+# methods and FastIHM's $\omega$ and $\tau$; the second FastIHM's $\eta$ at each ratio $r$ (mean over
+# trials, and the share of trials with $\eta = 0$), both from the stored runs.
 
 # %% tags=["remove-input"]
 if stored is not None:
     summ = study.summary(stored["runs"])
     fast = summ[summ["method"] == "FastIHM"]
-    eta_mean = fast.pivot_table(index=["dataset", "epsilon"], columns="k2_ratio", values="eta_mean")
-    eta_mean.columns = [f"eta r={c:g}" for c in eta_mean.columns]
-    eta_zero = fast.pivot_table(index=["dataset", "epsilon"], columns="k2_ratio", values="eta_zero")
-    eta_zero.columns = [f"eta=0 share r={c:g}" for c in eta_zero.columns]
+    fast = fast.assign(ratio=fast.groupby("dataset")["k2_ratio"].rank(method="dense").astype(int))
+    eta = fast.assign(text=[f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"])]).pivot_table(
+        index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first")
+    eta.columns = [f"mean η at r{j} (share η = 0)" for j in eta.columns]
     lam = stored["datasets"].set_index("dataset")["lambda_min"]
     noise = stored["calibration"].set_index(["dataset", "epsilon"])[["gamma_ihm", "gamma_fastihm", "omega", "tau"]]
-    noise = noise.join(eta_mean, how="inner").join(eta_zero, how="inner").reset_index()
-    noise.insert(1, "lambda_min(X^T X)", noise["dataset"].map(lam))
-    with pd.option_context("display.width", 250, "display.max_columns", 40):
-        display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
+    noise = noise.loc[noise.index.isin(eta.index)].reset_index()
+    noise.insert(1, "λ_min(XᵀX)", noise["dataset"].map(lam))
+    noise = noise.rename(columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω",
+                                  "tau": "τ"})
+    display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
+    ratios = fast.groupby("dataset")["k2_ratio"].unique()
+    display(Markdown("FastIHM's Hessian noise $\\eta$, mean over trials, with the share of trials in which it is "
+                     "zero; the ratios are " + "; ".join(
+                         f"{name}: " + ", ".join(f"$r_{j + 1} = {r:g}$" for j, r in enumerate(sorted(rs)))
+                         for name, rs in ratios.items()) + "."))
+    display(eta.reset_index().rename(columns={"epsilon": "ε"}).style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
 # ## Comparing like with like: the two methods split the budget differently
@@ -254,7 +296,7 @@ if stored is not None:
 #
 # IHM's single release of $\lambda_{\min}$ is accounted here with the analytic Gaussian mechanism
 # {cite:p}`balle2018improving`; the authors' code uses the classical Gaussian bound, which is only
-# proved for $\varepsilon < 1$. The column "gamma IHM (classical)" gives IHM's $\gamma$ under that
+# proved for $\varepsilon < 1$. The column "γ IHM (classical)" gives IHM's $\gamma$ under that
 # bound, so the reader can see how much the valid, tighter accounting saves.
 
 # %% tags=["remove-input"]
@@ -268,7 +310,10 @@ if stored is not None:
     cal["sigma_g FastIHM^2 / sigma_g IHM^2"] = (cal["fastihm_sigma_gradient"] / cal["ihm_sigma_gradient"]) ** 2
     cols = ["dataset", "epsilon", "gamma_ihm", "gamma IHM (classical)", "saved by the analytic release",
             "ihm_sigma_gradient", "fastihm_sigma_gradient", "sigma_g FastIHM^2 / sigma_g IHM^2"]
-    display(cal[cols].style.format(precision=3).format({"saved by the analytic release": "{:.1%}"}).hide(axis="index"))
+    headers = ["dataset", "ε", "γ IHM", "γ IHM (classical)", "saved by the analytic release", "σ_g IHM",
+               "σ_g FastIHM", "σ_g² FastIHM / σ_g² IHM"]
+    display(cal[cols].set_axis(headers, axis=1).style.format(precision=3)
+            .format({"saved by the analytic release": "{:.1%}"}).hide(axis="index"))
     saved = cal["saved by the analytic release"]
     factor = cal["sigma_g FastIHM^2 / sigma_g IHM^2"]
     display(Markdown(
@@ -296,17 +341,19 @@ if stored is not None:
 #
 # ## Smoke-scale run: the code still works
 #
-# The cell below reruns the same study at the notebook's quick defaults (with the parameters at the
-# top of the page: by default $n = 2^{13}$, $d = 4$, 3 trials). It is here only to show that the code
+# The cell below reruns the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless you changed them; the caption gives the sizes). It is here only to show that the code
 # runs from a clean checkout; at this size $\lambda_{\min}(X^\top X)$ is far smaller than at the
 # paper's $n$ while the privacy noise is not, and three trials decide nothing, so no conclusion is
 # drawn from it.
 
-# %% tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 2 (smoke scale).** {glue:md}`fig2-smoke-caption:myst`", "name": "fig2-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
 for item in smoke["skipped"].itertuples():
     print(f"skipped {item.dataset}: {item.reason.splitlines()[0]}")
-print(f"{len(smoke['runs'])} runs at n = 2^{log2_n}, d = {d}, {trials} trials")
+caption("fig2-smoke", "Smoke-scale run, computed live at this page's parameters: " + FIGURE_TEXT.split(":")[0]
+        + ", for " + setting_text(smoke, PARAMS) + f" ({len(smoke['runs'])} runs). It shows that the code runs; "
+        "it is not evidence for Figure 2.")
 draw_figure(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]
