@@ -44,7 +44,7 @@ use_real_data: bool = True  # time the paper's data set of a shape when its file
 blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -67,6 +67,38 @@ ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+BARS_TEXT = (
+    "Mean runtime of one private least-squares solve ($T$ iterations) per method and data shape $n \\times d$, on a "
+    "log scale: IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
+    "($r_1 < r_2 < r_3$), the non-private FastIHS, and IHM drawn through its Gram factor (same output distribution as "
+    "dense IHM); whiskers from 5% to 95% of the runs. The paper's Figure 3 gives the ratios runtime(IHM) / "
+    "runtime(method), tabulated above the figure.")
+
+
+def bars_setting(tables, p):
+    runs = tables["runs"]
+    eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e)) if "epsilon" in runs else []
+    return (f"shapes {', '.join(dict.fromkeys(runs['dataset']))}; $T = {p['T']}$, {p['trials']} trials"
+            + (f" at $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$" if eps else "")
+            + f", {len(runs)} timed solves")
+
+
 def draw_bars(tables, *, title):
     """Mean runtime of one solve per method and shape (log scale), with the spread of the runs."""
     runs = tables["runs"]
@@ -84,7 +116,7 @@ def draw_bars(tables, *, title):
     ax.set_yscale("log")
     ax.set_ylabel("seconds per solve (mean; bars: 5%-95% of runs)")
     ax.grid(True, axis="y", which="major", alpha=0.3)
-    ax.legend(fontsize=8, ncol=3)
+    ax.legend(fontsize=10, ncol=3)
     ax.set_title(title, fontsize=10)
     plt.tight_layout()
     plt.show()
@@ -158,8 +190,10 @@ paper = pd.DataFrame([(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in stu
 display(paper.style.format(precision=2).hide(axis="index")
         .set_caption("The paper (Figure 3): runtime(IHM) / runtime(method), 30 trials, i7-1255U"))
 
-# %% mystnb={"figure": {"caption": "Mean runtime of one T = 4 solve per method at the paper's four shapes (log scale; results store): IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes, the non-private FastIHS, and IHM with the Gram-factor sketch, which has the same output distribution as dense IHM. Whiskers: 5% to 95% of the runs.", "name": "fig3-runtime"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
 if stored is not None:
+    caption("fig3-runtime", BARS_TEXT.replace(" tabulated above", " set out in the tables above") + " At the paper's "
+            "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".")
     draw_bars(stored, title="paper's shapes (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -279,14 +313,15 @@ if stored is not None:
 #
 # ## Smoke-scale run: the code still works
 #
-# The cell below runs the same study at the notebook's quick defaults (by default two small shapes,
-# five trials at one $\varepsilon$). It only shows that the code runs from a clean checkout; at small
-# $n$ the costs that do not grow with $n$ weigh more, and five trials decide nothing, so nothing is
-# concluded from it.
+# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless changed: small shapes and a few trials; the caption gives them). It only shows that
+# the code runs from a clean checkout; at small $n$ the costs that do not grow with $n$ weigh more, and
+# a few trials decide nothing, so nothing is concluded from it.
 
-# %% tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 3 (smoke scale).** {glue:md}`fig3-smoke-caption:myst`", "name": "fig3-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-print(f"{len(smoke['runs'])} timed solves at shapes {shapes}")
+caption("fig3-smoke", "Smoke-scale run, computed live at this page's parameters: " + BARS_TEXT.split(";")[0]
+        + f" ({bars_setting(smoke, PARAMS)}). It shows that the code runs; it is not evidence for Figure 3.")
 draw_bars(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]
