@@ -45,7 +45,7 @@ rho: float = 0.05  # failure probability varrho in the upper-bound scale log(n/r
 upper_constant: float = 1.0  # constant multiplying log(n/rho)/sqrt(k) (the paper gives none)
 seed: int = 0  # seed of the numpy Generator
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -63,6 +63,33 @@ started_at = time.time()
 NAME = "appendix_f_coherence"
 PARAMS = {"log2_ns": log2_ns, "n_draws": n_draws, "k_per_octave": k_per_octave, "rho": rho,
           "upper_constant": upper_constant, "seed": seed}
+
+
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+def coherence_text(coh, rho, constant):
+    """What the coherence figure shows, as MyST maths, for the draws in ``coh``."""
+    ns = ", ".join(f"$2^{{{int(np.log2(n))}}}$" for n in sorted(coh["n"].unique()))
+    return (f"Coherence $\\widehat\\Delta$ of the SRHT against its number of rows $k$ (log-log), one panel per "
+            f"$n \\in \\{{{ns.replace('$', '')}\\}}$: median and range over {coh.groupby(['n', 'k']).size().min()} "
+            "independent draws per $(n, k)$, Welch's lower bound (eq. 240, dashed), the heuristic "
+            "$\\sqrt{2\\ln(2n)/k}$ (dotted) and the scale of eq. (241), "
+            f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). The faint "
+            "vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check.")
 
 
 def draw_coherence(coh, *, rho, constant, title):
@@ -87,7 +114,7 @@ def draw_coherence(coh, *, rho, constant, title):
         ax.set_title(rf"$n = 2^{{{int(np.log2(n))}}}$")
         ax.grid(True, which="major", alpha=0.3)
     axes[0, 0].set_ylabel(r"coherence $\widehat\Delta$")
-    axes[0, 0].legend(fontsize=8, loc="lower left")
+    axes[0, 0].legend(fontsize=10, loc="lower left")
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -111,8 +138,11 @@ if stored is not None:
         f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in all), "
         f"$\\varrho = {p['rho']:g}$ in the scale of (241)."))
 
-# %% mystnb={"figure": {"caption": "Coherence of the SRHT against the number of rows k (log-log) at the paper's scale: median and range over independent draws, Welch's lower bound (eq. 240, dashed), the sqrt(2 ln(2n)/k) heuristic (dotted) and the scale log(n/rho)/sqrt(k) of eq. (241) with constant 1 (dash-dotted). The faint vertical lines mark k = log(n/rho)^2 and k = n/64, the range of the slope check. Read from the results store.", "name": "appf-coherence"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure F.1.** {glue:md}`appf-coherence-caption:myst`", "name": "appf-coherence"}} tags=["remove-input"]
 if stored is not None:
+    caption("appf-coherence", coherence_text(stored["coherence"], store.parameters()["rho"],
+                                             store.parameters()["upper_constant"])
+            + " At the paper's scale, read from the results store.")
     draw_coherence(stored["coherence"], rho=float(store.parameters()["rho"]),
                    constant=float(store.parameters()["upper_constant"]), title="paper scale (results store)")
 else:
@@ -145,8 +175,17 @@ if stored is not None:
 # (for $2^k \le n$ some pair of sampled sign patterns coincides and $\widehat\Delta = 1$ exactly),
 # and above $n/64$ the finite-$n$ correction of Welch's bound sets in. An $n$ with fewer than two grid
 # values in that range is left out of the slope check. This range was chosen after a first fit over
-# the whole grid: that fit gave a slope near $-0.45$, pulled up by the small $k$ at which
-# $\widehat\Delta = 1$ exactly, so the slope rule was narrowed with the numbers already in view.
+# the whole grid, with the numbers already in view; the sentence below gives that first fit.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    from fastmix.studies.section3 import log_slope_interval
+
+    whole = [f"{log_slope_interval(g['k'], g['coherence']).estimate:.2f} at $n = 2^{{{int(np.log2(n))}}}$"
+             for n, g in stored["coherence"].groupby("n")]
+    display(Markdown(
+        "Over the whole grid of $k$ the fitted slope of $\\log\\widehat\\Delta$ on $\\log k$ is " + ", ".join(whole)
+        + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; hence the narrower range."))
 
 # %% tags=["remove-input"]
 if stored is not None:
@@ -209,9 +248,10 @@ if stored is not None and "reference" in stored:
 # The same study at the notebook's quick defaults, computed live when the page is built. It only
 # shows that the code runs; nothing is concluded from it.
 
-# %%
+# %% mystnb={"figure": {"caption": "**Figure F.1 (smoke scale).** {glue:md}`appf-smoke-caption:myst`", "name": "appf-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-print(f"{len(smoke['coherence'])} draws at n = {', '.join(str(int(v)) for v in sorted(smoke['coherence']['n'].unique()))}")
+caption("appf-smoke", "Smoke-scale run, computed live at this page's parameters: "
+        + coherence_text(smoke["coherence"], rho, upper_constant) + " It shows that the code runs; it is not evidence.")
 draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smoke scale (not evidence)")
 
 # %% [markdown]
