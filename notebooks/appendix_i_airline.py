@@ -49,7 +49,7 @@ T: int = 4  # iterations of every iterative solver (paper: 4)
 blas_threads: int = 1  # BLAS/OpenMP threads (also the Hadamard transform's); 0: library default
 seed: int = 0  # root seed of the subsampling and of every solver run
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -74,6 +74,38 @@ STYLE = {"FastIHM r1": ("C1", "o", "-"), "FastIHM r2": ("C2", "o", "-"), "FastIH
          "IHM (dense sketch)": ("k", "s", "-"), "IHM (Gram factor)": ("0.55", "D", "--")}
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+TRADEOFF_TEXT = (
+    "Accuracy against runtime on the airline task. Left: excess empirical risk against $\\varepsilon$ (means over "
+    "trials with 95% bands) for FastIHM at three SRHT sizes $k_2$, IHM with the dense Gaussian sketch, the same IHM "
+    "drawn through its Gram factor, and the non-private FastIHS. Right: mean runtime of one solve against excess "
+    "risk at the largest $\\varepsilon$.")
+
+
+def data_setting(tables, p):
+    """Data set, size and grid of a run, as MyST maths."""
+    info = tables["datasets"].iloc[0]
+    sizes = ", ".join(f"{int(k):,}" for k in tables["sketch_sizes"].sort_values("k2_ratio")["k2"])
+    eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
+    return (f"{info['dataset']} ($n = {int(info['n']):,}$, $d = {int(info['d'])}$), $k_2 \\in \\{{{sizes}\\}}$, "
+            f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}, {p['n_trials']} trials, $T = {p['T']}$")
+
+
 def series_label(tables, series):
     """'FastIHM r2' -> 'FastIHM, k2 = 18018 (r = 600)'."""
     if not series.startswith("FastIHM"):
@@ -85,7 +117,7 @@ def series_label(tables, series):
 def draw_tradeoff(tables, *, title):
     """Left: excess risk against epsilon (95% bands). Right: runtime against excess risk at the largest epsilon."""
     s = study.summary_table(tables)
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(13, 4.6))
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 5))
     private = s[s["series"] != "FastIHS"]
     floor = max(1e-12, 0.3 * private["excess_risk"][private["excess_risk"] > 0].min())
     for series, (color, marker, ls) in STYLE.items():
@@ -111,7 +143,7 @@ def draw_tradeoff(tables, *, title):
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel("excess empirical risk")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     top = max(eps_grid)
     for series, (color, marker, _) in list(STYLE.items()) + [("FastIHS", ("C4", "v", ":"))]:
         rows = s[s["series"] == series]
@@ -126,7 +158,7 @@ def draw_tradeoff(tables, *, title):
     ax2.set_xlabel("mean runtime per solve (ms)")
     ax2.set_ylabel(rf"excess empirical risk at $\varepsilon$ = {top:g}")
     ax2.grid(True, which="both", alpha=0.3)
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=10)
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -148,7 +180,7 @@ def draw_noise(tables, *, title):
     ax.set_xlabel("SRHT rows $k_2$")
     ax.set_ylabel(r"coherence $\widehat\Delta$ (mean over draws)")
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=10)
     for j, sub in ns.groupby("ratio_index"):
         sub = sub.sort_values("epsilon")
         ax2.plot(sub["epsilon"], sub["eta_sq_over_gamma"], marker="o", color=f"C{j}",
@@ -158,7 +190,7 @@ def draw_noise(tables, *, title):
     ax2.set_xlabel(r"$\varepsilon$")
     ax2.set_ylabel(r"FastIHM's $\eta^2/\gamma$ (mean over runs)")
     ax2.grid(True, which="major", alpha=0.3)
-    ax2.legend(fontsize=8)
+    ax2.legend(fontsize=10)
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -184,8 +216,10 @@ if stored is not None:
         + ", ".join(f"$k_2 = {int(r.k2):,}$ ($r = {r.k2_ratio:g}$)" for r in sizes.itertuples())
         + f"; {len(stored['runs']):,} solver runs."))
 
-# %% mystnb={"figure": {"caption": "Figure 4 at the paper's ratios, read from the results store. Left: excess empirical risk against epsilon (means over trials, 95% bands) for FastIHM at three SRHT sizes k2, IHM with the dense Gaussian sketch, the same IHM drawn through its Gram factor, and the non-private FastIHS. Right: mean runtime of one solve against excess risk at the largest epsilon.", "name": "appi-tradeoff"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 4.** {glue:md}`appi-tradeoff-caption:myst`", "name": "appi-tradeoff"}} tags=["remove-input"]
 if stored is not None:
+    caption("appi-tradeoff", TRADEOFF_TEXT + " At the paper's ratios, read from the results store: "
+            + data_setting(stored, store.parameters()) + ".")
     draw_tradeoff(stored, title="paper-scale ratios (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -299,17 +333,23 @@ if CLAIMS:
 # resulting $\eta^2/\gamma$ (about $1 + 2\widetilde m$) at each $\varepsilon$. The table gives the
 # numbers, and the sentence after it what a rescaled $k_2$ would have cost.
 
-# %% mystnb={"figure": {"caption": "Why FastIHM's excess risk depends on k2, from the stored runs. Left: coherence of the SRHT against its number of rows k2 (points: mean over the runs' draws; line: sqrt(2 ln(2n)/k2)). Right: FastIHM's Hessian noise relative to the calibrated gamma at each epsilon and k2.", "name": "appi-noise"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure I.1.** {glue:md}`appi-noise-caption:myst`", "name": "appi-noise"}} tags=["remove-input"]
 if stored is not None and not stored["noise"].empty:
+    caption("appi-noise", "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
+            + data_setting(stored, store.parameters()) + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
+            "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
+            "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
+            "$\\varepsilon$ and $k_2$.")
     draw_noise(stored, title="paper-scale ratios (results store)")
 
 # %% tags=["remove-input"]
 if stored is not None and not stored["noise"].empty:
     ns = study.noise_summary(stored)
     show = ns[["k2", "k2_ratio", "epsilon", "delta_hat", "coherence_typical", "m_hat", "m_tilde", "omega", "tau",
-               "eta_sq_over_gamma"]].rename(columns={"delta_hat": "coherence (measured)",
-                                                     "coherence_typical": "sqrt(2 ln 2n / k2)",
-                                                     "eta_sq_over_gamma": "eta^2 / gamma"})
+               "eta_sq_over_gamma"]].rename(columns={"k2_ratio": "r", "epsilon": "ε", "delta_hat": "coherence Δ̂",
+                                                     "coherence_typical": "√(2 ln 2n / k2)", "m_hat": "m̂",
+                                                     "m_tilde": "m̃", "omega": "ω", "tau": "τ",
+                                                     "eta_sq_over_gamma": "η² / γ"})
     display(show.style.format(precision=3, thousands=",").hide(axis="index"))
     n = int(stored["datasets"]["n"].iloc[0])
     sizes = stored["sketch_sizes"].sort_values("k2_ratio")
@@ -410,15 +450,18 @@ if stored is not None:
 #
 # ## Smoke-scale run: the code still works
 #
-# The cells below run the same study at the notebook's quick defaults (by default $n = 2^{16}$ rows,
-# three trials, three values of $\varepsilon$). They only show that the code runs from a clean checkout;
-# three trials decide nothing, so nothing is concluded from them.
+# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless changed; the caption gives the sizes). It only shows that the code runs from a clean
+# checkout; a few trials decide nothing, so nothing is concluded from it.
 
-# %% tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure 4 (smoke scale).** {glue:md}`appi-smoke-caption:myst`", "name": "appi-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
 info = smoke["datasets"].iloc[0]
-print(f"data: {info['dataset']} ({info['why']}); n = {int(info['n'])}, d = {int(info['d'])}; "
-      f"{len(smoke['runs'])} solver runs")
+print(f"data: {info['dataset']} ({info['why']}); {len(smoke['runs'])} solver runs")
+caption("appi-smoke", "Smoke-scale run, computed live at this page's parameters: the accuracy-runtime trade-off of "
+        "Figure 4 (left: excess empirical risk against $\\varepsilon$; right: runtime against excess risk at the "
+        "largest $\\varepsilon$) on " + data_setting(smoke, PARAMS) + ". It shows that the code runs; it is not "
+        "evidence for Figure 4.")
 draw_tradeoff(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]
