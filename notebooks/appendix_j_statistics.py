@@ -41,7 +41,7 @@ spread_log2_n: int = 12  # log2 of n for the seed spread of both designs (paper 
 n_seeds: int = 5  # number of seeds in the seed spread (paper scale: 50)
 seed: int = 0  # seed of the synthetic designs and of the subsampling
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -90,6 +90,44 @@ def statistics_table(statistics):
     return pd.DataFrame(rows).set_index(["dataset", "source"]).map(_fmt)
 
 
+def statistics_markdown(statistics):
+    """:func:`statistics_table` as a MyST table with the paper's symbols as headers."""
+    table = statistics_table(statistics)
+    heads = {"n": "$n$", "d": "$d$", "n_over_d": "$n/d$", **LABELS}
+    lines = ["| dataset | source | " + " | ".join(heads[c] for c in COLUMNS) + " |",
+             "|---|---|" + "---:|" * len(COLUMNS)]
+    for (name, source), row in table.iterrows():
+        lines.append(f"| {name} | {source} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
+    return "\n".join(lines)
+
+
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+def spread_text(spread):
+    """What the seed-spread figure shows, as MyST maths, for the seeds in ``spread``."""
+    sizes = "; ".join(f"{d.replace('synthetic_', '')} design at $n = {int(g['n'].iloc[0]):,}$, $d = {int(g['d'].iloc[0])}$"
+                      if {"n", "d"} <= set(g) else d.replace("synthetic_", "")
+                      for d, g in spread.groupby("design", sort=False))
+    return ("The four seed-dependent statistics of Appendix J, $\\lambda_{\\min}(X^\\top X)$, "
+            "$\\lambda_{\\max}(X^\\top X)$, $\\tfrac1n\\|Y - X\\theta^*\\|^2$ and $\\tfrac1n\\|Y\\|^2$ (columns), "
+            f"for both synthetic designs (rows; {sizes}), one dot per seed ({spread.groupby('design').size().min()} "
+            "seeds; the vertical position is random, for legibility), and the paper's value (red line).")
+
+
 def draw_spread(spread, *, title):
     """One panel per design and statistic: the seeds' values (dots, jittered) and the paper's value (line)."""
     designs = list(dict.fromkeys(spread["design"]))
@@ -111,7 +149,7 @@ def draw_spread(spread, *, title):
             ax.tick_params(labelsize=8)
             if j == 0:
                 ax.set_ylabel(design.replace("synthetic_", ""), fontsize=10)
-    axes[0, 0].legend(fontsize=7, loc="upper left")
+    axes[0, 0].legend(fontsize=9, loc="upper left")
     fig.suptitle(title, fontsize=11)
     plt.tight_layout()
     plt.show()
@@ -157,7 +195,7 @@ if stored is not None:
         f"Setting: synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$ for the table; real data reduced "
         f"by {p['power_of_two']}; the seed spread regenerates both designs at $n = 2^{{{p['spread_log2_n']}}}$ for "
         f"{p['n_seeds']} seeds."))
-    display(statistics_table(stored["statistics"]))
+    display(Markdown(statistics_markdown(stored["statistics"])))
 
 # %% [markdown]
 # ## Where the paper's values fall among the seeds
@@ -166,8 +204,9 @@ if stored is not None:
 # paper's value as a red line; the table gives the paper's value, its percentile among the seeds
 # (ties count half) and the central 95% of the seeds.
 
-# %% mystnb={"figure": {"caption": "The four seed-dependent statistics of Appendix J for both synthetic designs at the paper's n = 2^19, d = 32, one dot per seed (vertical position is random, for legibility), and the paper's value (red). Read from the results store.", "name": "appendix-j-spread"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure J.1.** {glue:md}`appendix-j-spread-caption:myst`", "name": "appendix-j-spread"}} tags=["remove-input"]
 if stored is not None:
+    caption("appendix-j-spread", spread_text(stored["spread"]) + " At the paper's scale, read from the results store.")
     draw_spread(stored["spread"], title="paper scale (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -231,8 +270,13 @@ if stored is not None:
         "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table.")
     display(Markdown("\n\n".join(text)))
 
-# %% mystnb={"figure": {"caption": "Correlated design at the paper's scale: OLS mean squared residual of each seed against the signal variance of its random coefficient vector; the dashed line is the paper's value. Read from the results store.", "name": "appendix-j-theta0"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure J.2.** {glue:md}`appendix-j-theta0-caption:myst`", "name": "appendix-j-theta0"}} tags=["remove-input"]
 if stored is not None:
+    c = stored["spread"][stored["spread"]["design"] == "synthetic_correlated"]
+    caption("appendix-j-theta0", "Correlated design at the paper's scale (results store, "
+            f"{len(c)} seeds): the OLS mean squared residual $\\tfrac1n\\|Y - X\\theta^*\\|^2$ of each seed against "
+            "the signal variance $\\theta_0^\\top\\Sigma\\,\\theta_0$ of its random unit coefficient vector "
+            "$\\theta_0$; the dashed line is the paper's value.")
     draw_theta0(stored["spread"], title="paper scale (results store)")
 
 # %% [markdown]
@@ -247,10 +291,13 @@ if stored is not None:
 # The same study at the notebook's quick defaults (small $n$, a few seeds), computed live when the
 # page is built. It only shows that the code runs; nothing is concluded from it.
 
-# %%
+# %% tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-print(f"{len(smoke['statistics'])} datasets; {len(smoke['spread'])} seeded designs at n = 2^{spread_log2_n}")
-display(statistics_table(smoke["statistics"]))
+display(Markdown(statistics_markdown(smoke["statistics"])))
+
+# %% mystnb={"figure": {"caption": "**Figure J.1 (smoke scale).** {glue:md}`appendix-j-smoke-caption:myst`", "name": "appendix-j-smoke"}} tags=["hide-input"]
+caption("appendix-j-smoke", "Smoke-scale run, computed live at this page's parameters: "
+        + spread_text(smoke["spread"]) + " It shows that the code runs; it is not evidence.")
 draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 
 # %% [markdown]
