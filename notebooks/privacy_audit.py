@@ -50,7 +50,7 @@ n_releases: int = 400_000  # releases per hypothesis in the likelihood-ratio att
 confidence: float = 0.95  # confidence of the Clopper-Pearson bounds
 seed: int = 0  # seed of every random draw (SRHT, designs, attack)
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import time
 
 import matplotlib.pyplot as plt
@@ -74,14 +74,42 @@ LABELS = {"exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)", "bar": r"$\bar\phi(
 COLORS = {"exact": "C0", "bar": "C1", "simple": "C2"}
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+def audit_setting(p):
+    """The audited setting, as MyST maths, from the run's parameters."""
+    return (f"$n = {p['n']}$ rows, $d = {p['d']}$, an SRHT with $k_2 = {p['k2']}$ rows, $k_1 = {p['k1']}$ Gaussian "
+            f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {float(p['delta']):g}$")
+
+
+DIVERGENCE_TEXT = (
+    "Exact Rényi divergence $D_\\alpha$ of one released row for the worst neighbour pair found, against the Rényi "
+    "order $\\alpha$, beside the three accounted bounds of Lemma 1: $\\phi(\\alpha;\\gamma,C^2)$ (eq. 50-52), "
+    "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its own range of orders.")
+
+
 def design_table(tables):
     """The exact audit per design and direction, then the optimised rows."""
     des = tables["designs"].drop(columns=["cell"]).rename(columns={
-        "worst_ratio_exact": "worst ratio (phi)", "worst_ratio_bar": "worst ratio (phi_bar)",
-        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma_first_min": "gamma of first argument (min)"})
+        "worst_ratio_exact": "worst ratio (φ)", "worst_ratio_bar": "worst ratio (φ̄)",
+        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma_first_min": "smallest γ of the first argument"})
     opt = tables["optimised"].rename(columns={
-        "worst_ratio_exact": "worst ratio (phi)", "worst_ratio_bar": "worst ratio (phi_bar)",
-        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma": "gamma of first argument (min)"})
+        "worst_ratio_exact": "worst ratio (φ)", "worst_ratio_bar": "worst ratio (φ̄)",
+        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma": "smallest γ of the first argument"})
     opt = opt.assign(design=[f"{r.design}, row {r.index} optimised" for r in opt.itertuples()], pairs=1)
     return pd.concat([des, opt[des.columns]], ignore_index=True)
 
@@ -118,7 +146,7 @@ def draw_tradeoff(tables, *, title):
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
     ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, loc="upper right", fontsize=8)
+    ax.legend(frameon=False, loc="upper right", fontsize=10)
     plt.show()
 
 
@@ -136,7 +164,7 @@ def draw_profile(tables, *, title):
     ax.set_xlabel(r"$\varepsilon$")
     ax.set_ylabel(r"$\delta(\varepsilon)$")
     ax.set_title(title, fontsize=10)
-    ax.legend(frameon=False, fontsize=8)
+    ax.legend(frameon=False, fontsize=10)
     plt.show()
 
 
@@ -189,8 +217,10 @@ if stored is not None:
 # The figure shows, for the worst pair found, the exact per-row divergence against $\alpha$ beside the
 # three bounds evaluated at the same $\gamma$ and $C^2$.
 
-# %% mystnb={"figure": {"caption": "Exact Rényi divergence of one released row for the worst neighbour pair found at the larger setting (results store), against the three accounted bounds of Lemma 1 (each drawn on its own range of orders).", "name": "audit-divergence"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure P.1.** {glue:md}`audit-divergence-caption:myst`", "name": "audit-divergence"}} tags=["remove-input"]
 if stored is not None:
+    caption("audit-divergence", DIVERGENCE_TEXT + " At the larger setting, read from the results store: "
+            + audit_setting(store.parameters()) + ".")
     draw_divergence(stored, title="larger setting (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -227,8 +257,15 @@ if stored is not None:
 # inversion of the law of $L$ {cite:p}`imhof1961computing`, {func}`fastmix.audit.tradeoff_curve`),
 # and the region that the accounted guarantee allows.
 
-# %% mystnb={"figure": {"caption": "Error rates of the likelihood-ratio attack on the worst pair at the larger setting (results store): empirical, Clopper-Pearson upper limits and exact; the shaded area is excluded by the accounted (epsilon, delta) guarantee (phi_bar).", "name": "audit-tradeoff"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure P.2.** {glue:md}`audit-tradeoff-caption:myst`", "name": "audit-tradeoff"}} tags=["remove-input"]
 if stored is not None:
+    att = stored["attack"].iloc[0]
+    caption("audit-tradeoff", "Error rates of the likelihood-ratio attack on the worst pair (false-negative against "
+            f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
+            f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
+            f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
+            f"$\\delta = {float(att['delta']):g}$. At the larger setting, read from the results store: "
+            + audit_setting(store.parameters()) + ".")
     draw_tradeoff(stored, title="larger setting (results store)")
 
 # %% [markdown]
@@ -240,8 +277,11 @@ if stored is not None:
 # computed to high accuracy ({func}`fastmix.audit.privacy_profile`), in both directions.
 # The plot compares it with the accounted $\varepsilon$ at the audited $\delta$.
 
-# %% mystnb={"figure": {"caption": "Exact privacy profile delta(epsilon) of the worst pair at the larger setting (results store) in both directions, with the accounted epsilons at the audited delta (vertical lines).", "name": "audit-profile"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure P.3.** {glue:md}`audit-profile-caption:myst`", "name": "audit-profile"}} tags=["remove-input"]
 if stored is not None:
+    caption("audit-profile", "Exact privacy profile $\\delta(\\varepsilon)$ of the worst pair in both directions, "
+            "with the accounted $\\varepsilon$ of each bound at the audited $\\delta$ (vertical lines). At the larger "
+            "setting, read from the results store: " + audit_setting(store.parameters()) + ".")
     draw_profile(stored, title="larger setting (results store)")
 
 # %% [markdown]
@@ -267,15 +307,15 @@ if CLAIMS:
     acc = {b: float(att[f"epsilon_accounted_{b}"]) for b in study.BOUNDS}
     lines = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."]
     lines.append(
-        f"The largest ratio of an exact divergence to the tightest bound ($\\phi$) is {des['worst ratio (phi)'].max():.3g}, "
-        f"so the worst pair found uses {des['worst ratio (phi)'].max():.0%} of what Lemma 1 allows at its worst order. "
+        f"The largest ratio of an exact divergence to the tightest bound ($\\phi$) is {des['worst ratio (φ)'].max():.3g}, "
+        f"so the worst pair found uses {des['worst ratio (φ)'].max():.0%} of what Lemma 1 allows at its worst order. "
         f"The $\\varepsilon$ values at the audited $\\delta$: certified attack bound {att['epsilon_lower']:.3g}, "
         f"attack point estimate {att['epsilon_point']:.3g}, exact {att['epsilon_exact']:.3g}, accounted "
         f"{acc['exact']:.3g} ($\\phi$), {acc['bar']:.3g} ($\\bar\\phi$, what Theorem 1 uses) and {acc['simple']:.3g} (eq. 8). "
         f"The gap between the exact and the accounted $\\varepsilon$ ({acc['bar'] / att['epsilon_exact']:.2f} times for "
         f"$\\bar\\phi$) is the price of the worst-case steps of the proof (the row-norm control $C^2$ and "
         f"$\\|u_1\\| \\le 1$)"
-        + (", which bind only for worse pairs than any found here" if des["worst ratio (phi)"].max() <= 1 else "")
+        + (", which bind only for worse pairs than any found here" if des["worst ratio (φ)"].max() <= 1 else "")
         + "; the gap between the attack and the exact value is "
         f"the price of estimating error rates from {int(att['n_releases']):,} releases per hypothesis.")
     display(Markdown("\n\n".join(lines)))
@@ -283,14 +323,19 @@ if CLAIMS:
 # %% [markdown]
 # ## Smoke-scale run: the code still works
 #
-# The cells below run the same study at the notebook's quick defaults (by default $n = 64$, $d = 4$,
-# $k_2 = 16$, 400,000 releases). They only show that the code runs from a clean checkout; nothing is
-# concluded from them.
+# The cells below run the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless changed; the caption gives the setting). They only show that the code runs from a
+# clean checkout; nothing is concluded from them.
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
 display(design_table(smoke).style.format(precision=3).hide(axis="index"))
 display(epsilon_summary(smoke).style.format(precision=3))
+
+# %% mystnb={"figure": {"caption": "**Figure P.1 (smoke scale).** {glue:md}`audit-smoke-caption:myst`", "name": "audit-smoke"}} tags=["hide-input"]
+caption("audit-smoke", "Smoke-scale run, computed live at this page's parameters: " + DIVERGENCE_TEXT.split(", beside")[0]
+        + ", beside the accounted bounds, at " + audit_setting(PARAMS) + ". It shows that the code runs; it is not "
+        "evidence.")
 draw_divergence(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]
