@@ -65,7 +65,7 @@ c_lam: float = 1.0  # constant of the theory's positive-definiteness condition o
 krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
 blas_threads: int = 1  # BLAS threads (0: library default)
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import math
 import time
 
@@ -93,6 +93,56 @@ PROTOCOLS = ("tuned", "theory", "private")
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+def runs_setting(runs):
+    """Panels, epsilons and repetitions of a set of runs, as MyST maths."""
+    eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e))
+    reps = runs.groupby("panel")["rep"].nunique()
+    return (f"{runs['panel'].nunique()} panels, $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$, "
+            f"{reps.min()}" + (f"-{reps.max()}" if reps.max() != reps.min() else "") + " repetitions per panel")
+
+
+ERRORS_TEXT = (
+    "Mean test error (excess risk on noise-free test points; test MSE on diabetes) of differentially private kernel "
+    "ridge regression by random projection (Alg. 1) and by random Fourier features (Alg. 3) against $\\varepsilon$, "
+    "one panel per target and input dimension, each method with its $(M, \\lambda)$ tuned on validation, with 95% "
+    "$t$ intervals (bands reaching below zero run off the log axis)")
+RATIOS_TEXT = (
+    "Error ratio RP / RFF (geometric mean over repetitions, paired) against $\\varepsilon$ under the three "
+    "protocols (tuned, theory, private selection), with paired 95% intervals; below 1 where random projection is "
+    "better")
+
+
+def sweep_text(sweep, lam):
+    eps = sorted(e for e in sweep["epsilon"].unique() if np.isfinite(e))
+    return (f"Equal-$M$ sweep: mean test error against the projection dimension $M$ at $\\lambda = {lam:g}$, for both "
+            "methods without privacy and at $\\varepsilon \\in \\{" + ", ".join(f"{e:g}" for e in eps) + "\\}$, "
+            f"$M$ from {int(sweep['M'].min())} to {int(sweep['M'].max())}")
+
+
+SWEEP_LAMBDA = 0.01  # the fixed ridge penalty of the equal-M sweep figures
+
+
+def math_set(symbol, values):
+    """``symbol`` in a set of comma-separated ``values``, as MyST text that can wrap between the values."""
+    return f"${symbol} \\in \\{{$" + ", ".join(v.strip() for v in str(values).split(",")) + "$\\}$"
+
+
 def _panels(runs):
     order = {"plane_wave": 0, "rkhs": 1, "diabetes": 2}
     keys = runs[["panel", "target", "d"]].drop_duplicates()
@@ -100,7 +150,7 @@ def _panels(runs):
     return list(keys["panel"])
 
 
-def _grid(n, ncols=4, w=3.3, h=2.8):
+def _grid(n, ncols=3, w=4.3, h=3.4):
     nrows = int(math.ceil(n / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False)
     for ax in axes.flat[n:]:
@@ -138,7 +188,7 @@ def draw_errors(runs, protocol, title):
         ax.set_xlabel(r"$\varepsilon$")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("test error")
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=9)
     fig.suptitle(title, fontsize=10)
     plt.tight_layout()
     plt.show()
@@ -164,7 +214,7 @@ def draw_ratios(runs, title):
         ax.set_xlabel(r"$\varepsilon$")
         ax.grid(True, alpha=0.3)
     axes[0].set_ylabel("error RP / error RFF")
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=9)
     fig.suptitle(title, fontsize=10)
     plt.tight_layout()
     plt.show()
@@ -302,12 +352,13 @@ if stored is not None:
     p = store.parameters()
     reps = stored["runs"].groupby("panel")["rep"].nunique()
     partial = reps.min() < p["n_reps"]
+    eps_set, lam_set = math_set("\\varepsilon", p["epsilons"]), math_set("\\lambda", p["lam_grid"])
     display(Markdown(
         f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
         f"repetition on the synthetic panels, $\\delta = {p['delta']:g}$, $T = {p['response_bound']:g}$, noise sd "
-        f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, $\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
-        f"tuning grid $M \\in \\{{{p['m_grid'].replace(',', ', ')}\\}}$ and $\\lambda \\in \\{{{p['lam_grid'].replace(',', ', ')}\\}}$, "
-        f"private selection over $M \\in \\{{{p['sel_m_grid'].replace(',', ', ')}\\}}$ and the same $\\lambda$ grid. "
+        f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
+        f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
+        f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "
         f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
         + (" - **the run is partial, so intervals are wider than they will be**." if partial else ".")))
 
@@ -317,8 +368,10 @@ if stored is not None:
 # Dotted lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge
 # regression on the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only).
 
-# %% mystnb={"figure": {"caption": "Mean test error (excess risk on noise-free test points; test MSE for diabetes) of DP kernel ridge regression by random projection and by RFF against epsilon, each method with (M, lambda) tuned on validation, with 95% t intervals (bands reaching below zero run off the log axis), read from the results store.", "name": "krr-errors"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.1.** {glue:md}`krr-errors-caption:myst`", "name": "krr-errors"}} tags=["remove-input"]
 if stored is not None:
+    caption("krr-errors", ERRORS_TEXT + ". Paper-scale setting, read from the results store: "
+            + runs_setting(stored["runs"]) + ".")
     draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
 
 # %% [markdown]
@@ -327,8 +380,10 @@ if stored is not None:
 # The ratio of RP's error to RFF's (geometric mean over repetitions, paired: both methods see the same data),
 # below 1 where RP is better.
 
-# %% mystnb={"figure": {"caption": "Error ratio RP / RFF against epsilon under the three protocols, with paired 95% intervals, read from the results store.", "name": "krr-ratios"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.2.** {glue:md}`krr-ratios-caption:myst`", "name": "krr-ratios"}} tags=["remove-input"]
 if stored is not None:
+    caption("krr-ratios", RATIOS_TEXT + ". Paper-scale setting, read from the results store: "
+            + runs_setting(stored["runs"]) + ".")
     draw_ratios(stored["runs"], "error ratio RP / RFF, results store")
 
 # %% [markdown]
@@ -344,11 +399,12 @@ if stored is not None:
 #
 # The efficiency claim is about the projection dimension: at equal $M$ the random projection should approximate the
 # kernel better than random Fourier features. The figure shows the mean test error against $M$ at a fixed
-# $\lambda = 0.01$, without privacy and at the stored sweep epsilons.
+# $\lambda$ (given in its caption), without privacy and at the stored sweep epsilons.
 
-# %% mystnb={"figure": {"caption": "Equal-M sweep: mean test error against M at lambda = 0.01, with and without privacy, read from the results store.", "name": "krr-sweep"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.3.** {glue:md}`krr-sweep-caption:myst`", "name": "krr-sweep"}} tags=["remove-input"]
 if stored is not None and "sweep" in stored:
-    draw_sweep(stored["sweep"], 0.01, "equal-M sweep at lambda = 0.01, results store")
+    caption("krr-sweep", sweep_text(stored["sweep"], SWEEP_LAMBDA) + ". Paper-scale setting, read from the results store.")
+    draw_sweep(stored["sweep"], SWEEP_LAMBDA, f"equal-M sweep at lambda = {SWEEP_LAMBDA:g}, results store")
 
 # %% tags=["remove-input"]
 if stored is not None and "sweep" in stored:
@@ -363,27 +419,29 @@ if stored is not None and "sweep" in stored:
     parts = []
     for eps in eps_sweep:
         for M in (study.M_grid(store.parameters())[0], study.M_grid(store.parameters())[-1]):
-            eq = study.equal_m_comparison(stored["sweep"], eps, M, lam=0.01)
+            eq = study.equal_m_comparison(stored["sweep"], eps, M, lam=SWEEP_LAMBDA)
             if not eq.empty:
                 parts.append(f"at $\\varepsilon = {eps:g}$ and M = {M}, RP's error is {eq['ratio'].median():.2f} times "
                              f"RFF's (median over {len(eq)} panels; below 1 with 95% confidence in "
                              f"{int((eq['high'] < 1).sum())}, above in {int((eq['low'] > 1).sum())})")
     if parts:
-        display(Markdown("With privacy, at $\\lambda = 0.01$: " + "; ".join(parts) + "."))
+        display(Markdown("With privacy, at $\\lambda = " + f"{SWEEP_LAMBDA:g}$: " + "; ".join(parts) + "."))
 
 # %% [markdown]
 # ### The noise table
 #
-# What each method pays for privacy at each $M$ (at $\varepsilon = 1$ and the synthetic $n$): the norm bound $D_2$ on
+# What each method pays for privacy at each $M$ (at the $\varepsilon$ and $\lambda$ named above the table, and the
+# synthetic $n$): the norm bound $D_2$ on
 # $\lVert z(x)\rVert^2$ (Laurent-Massart at $t = \delta/8$ for RP, 2 for RFF), the Gaussian noise standard deviations
 # on the entries of $\tilde C$ and on $\tilde u$, and the share of eigenvalues of $\tilde C + \lambda I$ that the PSD
-# floor raises (mean over the synthetic panels, $\lambda = 0.01$).
+# floor raises (mean over the synthetic panels).
 
 # %% tags=["remove-input"]
 if stored is not None and "sweep" in stored:
     eps_table = 1.0 if 1.0 in set(stored["sweep"]["epsilon"]) else sorted(stored["sweep"]["epsilon"])[0]
-    display(Markdown(noise_markdown(stored["noise"], stored["sweep"], eps_table, 0.01)))
-    t = study.noise_summary(stored["noise"], stored["sweep"], eps_table, 0.01)
+    display(Markdown(f"At $\\varepsilon = {eps_table:g}$ and $\\lambda = {SWEEP_LAMBDA:g}$:"))
+    display(Markdown(noise_markdown(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
+    t = study.noise_summary(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)
     small = t.iloc[0]
     display(Markdown(
         f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times RFF's, "
@@ -437,11 +495,21 @@ if stored is not None:
 # The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
 # evidence** (a handful of repetitions at a small $n$).
 
-# %% tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.1 (smoke scale).** {glue:md}`krr-smoke-errors-caption:myst`", "name": "krr-smoke-errors"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)
+SMOKE_NOTE = " It shows that the code runs; it is not evidence."
+caption("krr-smoke-errors", "Smoke-scale run, computed live at this page's parameters: " + ERRORS_TEXT[0].lower()
+        + ERRORS_TEXT[1:] + "; " + runs_setting(smoke["runs"]) + "." + SMOKE_NOTE)
 draw_errors(smoke["runs"], "tuned", "smoke scale (live): a code check, not evidence")
+
+# %% mystnb={"figure": {"caption": "**Figure K.2 (smoke scale).** {glue:md}`krr-smoke-ratios-caption:myst`", "name": "krr-smoke-ratios"}} tags=["hide-input"]
+caption("krr-smoke-ratios", "Smoke-scale run: " + RATIOS_TEXT[0].lower() + RATIOS_TEXT[1:] + "; "
+        + runs_setting(smoke["runs"]) + "." + SMOKE_NOTE)
 draw_ratios(smoke["runs"], "smoke scale (live): error ratio RP / RFF")
-draw_sweep(smoke["sweep"], 0.01, "smoke scale (live): equal-M sweep")
+
+# %% mystnb={"figure": {"caption": "**Figure K.3 (smoke scale).** {glue:md}`krr-smoke-sweep-caption:myst`", "name": "krr-smoke-sweep"}} tags=["hide-input"]
+caption("krr-smoke-sweep", "Smoke-scale run: " + sweep_text(smoke["sweep"], SWEEP_LAMBDA) + "." + SMOKE_NOTE)
+draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 
 # %%
 provenance_report(
