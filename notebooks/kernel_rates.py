@@ -49,7 +49,7 @@ c_lam: float = 1.0  # constant of the theory's positive-definiteness condition o
 max_components: int = 512  # cap on M for both methods
 blas_threads: int = 1  # BLAS threads (0: library default)
 
-# %% tags=["remove-input"]
+# %% tags=["hide-input"]
 import math
 import time
 
@@ -74,6 +74,40 @@ PARAMS = {
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
+
+
+RATES_TEXT = (
+    "Excess risk of differentially private kernel ridge regression by random projection (Alg. 1) and by random "
+    "Fourier features (Alg. 3) with the theory's hyperparameters, against $n$ at fixed $\\varepsilon$ (left) and "
+    "against $\\varepsilon$ at fixed $n$ (right): the private fit (solid), its non-private twin on the same features "
+    "(dotted) and the privacy cost, their difference (dashed); means with 95% intervals")
+
+
+def rates_setting(runs, p):
+    """The two sweeps of a set of runs, as MyST maths."""
+    ns = sorted(int(v) for v in runs.loc[runs["sweep"] == "n", "n"].unique()) if "n" in runs else []
+    eps = sorted(e for e in runs.loc[runs["sweep"] == "epsilon", "epsilon"].unique() if np.isfinite(e))
+    reps = runs.groupby(["sweep", "method"])["rep"].nunique().min() if "rep" in runs else None
+    return (f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {float(p['delta']):g}$; "
+            f"$n \\in \\{{{', '.join(map(str, ns))}\\}}$ at $\\varepsilon = {float(p['epsilon']):g}$ and "
+            f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$ at $n = {p['n_fixed']}$"
+            + (f", {reps} repetitions per point" if reps is not None else ""))
+
+
 def draw_rates(runs, title):
     """Left: excess risk against n (private, non-private twin, privacy cost). Right: against epsilon."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
@@ -96,7 +130,7 @@ def draw_rates(runs, title):
     axes[0].plot([], [], "k-", label="private")
     axes[0].plot([], [], "k:", label="non-private twin")
     axes[0].plot([], [], "k--", label="privacy cost")
-    axes[0].legend(fontsize=7)
+    axes[0].legend(fontsize=9)
     fig.suptitle(title, fontsize=10)
     plt.tight_layout()
     plt.show()
@@ -173,8 +207,10 @@ if stored is not None:
         f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"
         + (" - **the run is partial**." if reps.min() < p["n_reps"] else ".")))
 
-# %% mystnb={"figure": {"caption": "Excess risk of DP kernel ridge regression by random projection and by RFF with the theory's hyperparameters, against n at fixed epsilon (left) and against epsilon at fixed n (right): private fit (solid), its non-private twin on the same features (dotted) and the privacy cost, their difference (dashed); means with 95% intervals, read from the results store.", "name": "krr-rates"}} tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure R.1.** {glue:md}`krr-rates-caption:myst`", "name": "krr-rates"}} tags=["remove-input"]
 if stored is not None:
+    caption("krr-rates", RATES_TEXT + ". Paper-scale setting, read from the results store: "
+            + rates_setting(stored, store.parameters()) + ".")
     draw_rates(stored, "theory hyperparameters, results store")
 
 # %% [markdown]
@@ -207,8 +243,10 @@ if stored is not None:
 # The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
 # evidence**.
 
-# %% tags=["remove-input"]
+# %% mystnb={"figure": {"caption": "**Figure R.1 (smoke scale).** {glue:md}`krr-rates-smoke-caption:myst`", "name": "krr-rates-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)["runs"]
+caption("krr-rates-smoke", "Smoke-scale run, computed live at this page's parameters: " + RATES_TEXT[0].lower()
+        + RATES_TEXT[1:] + "; " + rates_setting(smoke, PARAMS) + ". It shows that the code runs; it is not evidence.")
 draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
 # %%
