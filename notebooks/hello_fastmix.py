@@ -37,11 +37,28 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
+from IPython.display import display
 
 from fastmix.hadamard import fwht, get_backend
 from fastmix.provenance import provenance_report
 
 started_at = time.time()
+
+
+def caption(name, text):
+    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
+
+    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
+    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
+    that the notebook runs without myst-nb installed.
+    """
+    display({"application/papermill.record/text/markdown": text}, raw=True,
+            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+
+
+# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
+plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
+                     "ytick.labelsize": 11, "legend.fontsize": 10})
 
 # %% [markdown]
 # We draw one standard normal vector of length $n$ and transform it with the active backend.
@@ -68,8 +85,10 @@ assert np.allclose(fwht(y), x, atol=1e-10)
 # because an orthogonal map sends an isotropic Gaussian to an isotropic Gaussian.
 # The plot shows the squared coefficients (the "Walsh spectrum") in natural order.
 
-# %% mystnb={"figure": {"caption": "Squared Walsh-Hadamard coefficients of a standard normal vector; the dashed line is their expected value, 1.", "name": "hello-spectrum"}}
-fig, ax = plt.subplots(figsize=(7, 3))
+# %% mystnb={"figure": {"caption": "**Figure H.1.** {glue:md}`hello-spectrum-caption:myst`", "name": "hello-spectrum"}} tags=["hide-input"]
+caption("hello-spectrum", f"Squared Walsh-Hadamard coefficients $(H_n x)_i^2$ of one standard normal vector of length "
+        f"$n = {n}$ (seed {seed}), in natural order, on a log scale; the dashed line is their expected value, 1.")
+fig, ax = plt.subplots(figsize=(10, 3.5))
 ax.plot(np.arange(n), y**2, lw=0.8)
 ax.axhline(1.0, color="k", ls="--", lw=1)
 ax.set_xlabel("Walsh index (natural order)")
