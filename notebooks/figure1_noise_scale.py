@@ -30,7 +30,7 @@
 #   $C^2 = 1 + 2\widehat m$ as an SRHT actually gives it, averaged over the SRHT draws of the
 #   {doc}`Section 3 page <section3_fastmix>` on each synthetic design of Appendix H ($n = 2^{19}$, $d = 32$)
 #   at the largest of the paper's SRHT sizes, $k_2 = 800\max\{d, \log(4T/\varrho)\}$; the numbers
-#   are read from that page's results store entry, and the note below the figure says which;
+#   are read from that page's results store entry, and the note above the figure says which;
 # * **FastMix with $C^2_{S_f X} \to \infty$**: the bound of Appendix C.2 (eq. 76), which needs no
 #   control of the row norms of $S_f X$, with $\sigma^2 = \gamma_\infty - \lambda_{\min}(S_f X)$;
 # * **GaussMix** {cite:p}`lev2025gaussianmix`: the dense Gaussian sketch of Proposition 2, with
@@ -40,33 +40,6 @@
 # In each case the per-row Renyi bound is multiplied by the $k$ rows released, converted to
 # $(\varepsilon,\delta)$ with Proposition 1 {cite:p}`canonne2020discrete`, and minimised over the
 # Renyi order; the package then bisects on $\gamma$ (`fastmix.accounting.sketch_noise_for_epsilon`).
-#
-# ## What the paper fixes and what we chose
-#
-# The caption fixes $\lambda_{\min}(X) = n/(8d)$ (rows of norm at most $C_X = 1$) and
-# $\lambda_{\min}(S_f X) = \tfrac56 \lambda_{\min}(X)$, but not $d$, $k$ or $\delta$.
-# We take $d = 10$, $k = 8d = 80$ Gaussian rows (the sketch-size rule $k = 8d$ of the authors'
-# experiments) and $\delta = 1/n^2$ (the $\delta$ of their experiments); all three are parameters
-# below.
-# When $\lambda_{\min}$ alone already exceeds the $\gamma$ a target needs, the required $\sigma$ is
-# exactly $0$; on the log axis such points are left out, and the table below reports where each
-# curve reaches zero.
-#
-# ## The Upadhyay curve: a stated form, not the theorem
-#
-# The paper labels its curve "Upadhyay '14, Theorem 16".
-# The exact statement and constants of that theorem were **not available** to us.
-# The paper summarises the bound as
-# $\varepsilon = O\big(\log(1/\delta)\sqrt{k\log(1/\delta)/(\lambda_{\min}(S_f X)+\sigma^2)}\big)$,
-# and Upadhyay's mechanism accelerates the Johnson-Lindenstrauss mechanism of
-# {cite:t}`blocki2012johnson`, which lifts every singular value of the input above
-# $w = C\sqrt{k\ln(a/\delta)}\,\ln(bk/\delta)/\varepsilon$.
-# We therefore draw
-# $\sigma_U(\varepsilon) = \sqrt{\max\{0,\ w(\varepsilon)^2 - \lambda_{\min}(S_f X)\}}$
-# with Blocki et al.'s constants $C = 16$, $a = 2$, $b = 16$ (as they appear in public code; not
-# checked against that paper) as the solid line, and shade the band down to the constant-free form
-# $C = a = b = 1$.
-# The band shows the scaling of the bound; its exact height is uncertain.
 
 # %% tags=["parameters"]
 d: int = 10  # number of features; lambda_min(X) is n / (8 d)
@@ -224,6 +197,34 @@ if stored is not None:
     draw_figure(stored["curves"], title="paper setting (results store)")
 else:
     print("No stored results to draw; see the note above.")
+
+# %% [markdown]
+# ## What the paper fixes and what we chose
+#
+# The caption fixes $\lambda_{\min}(X) = n/(8d)$ (rows of norm at most $C_X = 1$) and
+# $\lambda_{\min}(S_f X) = \tfrac56 \lambda_{\min}(X)$, but not $d$, $k$ or $\delta$.
+# We take $d = 10$, $k = 8d = 80$ Gaussian rows (the sketch-size rule $k = 8d$ of the authors'
+# experiments) and $\delta = 1/n^2$ (the $\delta$ of their experiments); all three are parameters
+# below.
+# When $\lambda_{\min}$ alone already exceeds the $\gamma$ a target needs, the required $\sigma$ is
+# exactly $0$; on the log axis such points are left out, and the table below reports where each
+# curve reaches zero.
+#
+# ## The Upadhyay curve: a stated form, not the theorem
+#
+# The paper labels its curve "Upadhyay '14, Theorem 16".
+# The exact statement and constants of that theorem were **not available** to us.
+# The paper summarises the bound as
+# $\varepsilon = O\big(\log(1/\delta)\sqrt{k\log(1/\delta)/(\lambda_{\min}(S_f X)+\sigma^2)}\big)$,
+# and Upadhyay's mechanism accelerates the Johnson-Lindenstrauss mechanism of
+# {cite:t}`blocki2012johnson`, which lifts every singular value of the input above
+# $w = C\sqrt{k\ln(a/\delta)}\,\ln(bk/\delta)/\varepsilon$.
+# We therefore draw
+# $\sigma_U(\varepsilon) = \sqrt{\max\{0,\ w(\varepsilon)^2 - \lambda_{\min}(S_f X)\}}$
+# with Blocki et al.'s constants $C = 16$, $a = 2$, $b = 16$ (as they appear in public code; not
+# checked against that paper) as the solid line, and shade the band down to the constant-free form
+# $C = a = b = 1$.
+# The band shows the scaling of the bound; its exact height is uncertain.
 
 # %% [markdown]
 # ## The claims of Figure 1, checked
