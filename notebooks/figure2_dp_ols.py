@@ -276,13 +276,16 @@ if stored is not None:
     noise.insert(1, "λ_min(XᵀX)", noise["dataset"].map(lam))
     noise = noise.rename(columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω",
                                   "tau": "τ"})
+    noise["dataset"] = noise["dataset"].str.replace("_", " ")
     display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
     ratios = fast.groupby("dataset")["k2_ratio"].unique()
     display(Markdown("FastIHM's Hessian noise $\\eta$, mean over trials, with the share of trials in which it is "
                      "zero; the ratios are " + "; ".join(
                          f"{name}: " + ", ".join(f"$r_{j + 1} = {r:g}$" for j, r in enumerate(sorted(rs)))
                          for name, rs in ratios.items()) + "."))
-    display(eta.reset_index().rename(columns={"epsilon": "ε"}).style.format(precision=3).hide(axis="index"))
+    eta = eta.reset_index().rename(columns={"epsilon": "ε"})
+    eta["dataset"] = eta["dataset"].str.replace("_", " ")
+    display(eta.style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
 # ## Comparing like with like: the two methods split the budget differently
@@ -312,7 +315,8 @@ if stored is not None:
             "ihm_sigma_gradient", "fastihm_sigma_gradient", "sigma_g FastIHM^2 / sigma_g IHM^2"]
     headers = ["dataset", "ε", "γ IHM", "γ IHM (classical)", "saved by the analytic release", "σ_g IHM",
                "σ_g FastIHM", "σ_g² FastIHM / σ_g² IHM"]
-    display(cal[cols].set_axis(headers, axis=1).style.format(precision=3)
+    shown = cal[cols].set_axis(headers, axis=1).assign(dataset=lambda t: t["dataset"].str.replace("_", " "))
+    display(shown.style.format({h: "{:.3g}" for h in headers[1:]})
             .format({"saved by the analytic release": "{:.1%}"}).hide(axis="index"))
     saved = cal["saved by the analytic release"]
     factor = cal["sigma_g FastIHM^2 / sigma_g IHM^2"]
