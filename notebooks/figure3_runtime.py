@@ -88,7 +88,7 @@ BARS_TEXT = (
     "log scale: IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
     "($r_1 < r_2 < r_3$), the non-private FastIHS, and IHM drawn through its Gram factor (same output distribution as "
     "dense IHM); whiskers from 5% to 95% of the runs. The paper's Figure 3 gives the ratios runtime(IHM) / "
-    "runtime(method), tabulated above the figure.")
+    "runtime(method), tabulated below the figure.")
 
 
 def bars_setting(tables, p):
@@ -158,6 +158,14 @@ if stored is not None:
                      f"$k_2$ = {r.k2s.replace(',', ', ')}.")
     display(Markdown("\n".join(lines)))
 
+# %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
+if stored is not None:
+    caption("fig3-runtime", BARS_TEXT + " At the paper's "
+            "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".")
+    draw_bars(stored, title="paper's shapes (results store)")
+else:
+    print("No stored results to draw; see the note above.")
+
 # %% [markdown]
 # **Timing conditions.** Every BLAS and OpenMP pool, including the one of the `fht-cpu` Walsh-Hadamard
 # backend, is limited to the stated number of threads while timing. The table gives, per shape, the
@@ -168,8 +176,14 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None and "timing" in stored:
-    tm = stored["timing"].drop(columns=["cell"]).set_index("shape")
-    display(tm.style.format(precision=2).set_caption("Threads and machine load during timing"))
+    tm = stored["timing"]
+    lines = ["Threads and machine load during timing:", "",
+             "| shape | thread pools | environment | threads | 1-min load: min | max | mean | seconds |",
+             "|---|---|---|---:|---:|---:|---:|---:|"]
+    for r in tm.itertuples():
+        lines.append(f"| {r.shape} | `{r.pools}` | `{r.environment}` | {r.blas_threads} | {r.load1_min:.2f} | "
+                     f"{r.load1_max:.2f} | {r.load1_mean:.2f} | {r.seconds:.0f} |")
+    display(Markdown("\n".join(lines)))
 elif stored is not None:  # a run in progress: the load of each cell is in the runs table
     load = stored["runs"].drop_duplicates("cell").groupby("dataset").agg(
         load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
@@ -189,14 +203,6 @@ paper = pd.DataFrame([(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in stu
                      columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"])
 display(paper.style.format(precision=2).hide(axis="index")
         .set_caption("The paper (Figure 3): runtime(IHM) / runtime(method), 30 trials, i7-1255U"))
-
-# %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
-if stored is not None:
-    caption("fig3-runtime", BARS_TEXT.replace(" tabulated above", " set out in the tables above") + " At the paper's "
-            "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".")
-    draw_bars(stored, title="paper's shapes (results store)")
-else:
-    print("No stored results to draw; see the note above.")
 
 # %% [markdown]
 # ## The claims of Figure 3, checked
