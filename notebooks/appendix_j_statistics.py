@@ -97,7 +97,7 @@ def statistics_markdown(statistics):
     lines = ["| dataset | source | " + " | ".join(heads[c] for c in COLUMNS) + " |",
              "|---|---|" + "---:|" * len(COLUMNS)]
     for (name, source), row in table.iterrows():
-        lines.append(f"| {name} | {source} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
+        lines.append(f"| {name.replace('_', ' ')} | {source} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
     return "\n".join(lines)
 
 
