@@ -90,6 +90,16 @@ plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12
                      "ytick.labelsize": 11, "legend.fontsize": 10})
 
 
+def tex_num(x):
+    """A number for MyST maths: 1e-05 as 10^{-5}, 2.5e-06 as 2.5 \\cdot 10^{-6}, others as with :g."""
+    text = f"{float(x):g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
 RATES_TEXT = (
     "Excess risk of differentially private kernel ridge regression by random projection (Alg. 1) and by random "
     "Fourier features (Alg. 3) with the theory's hyperparameters, against $n$ at fixed $\\varepsilon$ (left) and "
@@ -102,7 +112,7 @@ def rates_setting(runs, p):
     ns = sorted(int(v) for v in runs.loc[runs["sweep"] == "n", "n"].unique()) if "n" in runs else []
     eps = sorted(e for e in runs.loc[runs["sweep"] == "epsilon", "epsilon"].unique() if np.isfinite(e))
     reps = runs.groupby(["sweep", "method"])["rep"].nunique().min() if "rep" in runs else None
-    return (f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {float(p['delta']):g}$; "
+    return (f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {tex_num(p['delta'])}$; "
             f"$n \\in \\{{{', '.join(map(str, ns))}\\}}$ at $\\varepsilon = {float(p['epsilon']):g}$ and "
             f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$ at $n = {p['n_fixed']}$"
             + (f", {reps} repetitions per point" if reps is not None else ""))
@@ -201,7 +211,7 @@ if stored is not None:
     p = store.parameters()
     reps = stored.groupby(["sweep", "n", "epsilon"])["rep"].nunique()
     display(Markdown(
-        f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {p['delta']:g}$, "
+        f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {tex_num(p['delta'])}$, "
         f"$n \\in \\{{{p['n_values'].replace(',', ', ')}\\}}$ at $\\varepsilon = {p['epsilon']:g}$ and "
         f"$\\varepsilon \\in \\{{{p['eps_values'].replace(',', ', ')}\\}}$ at $n = {p['n_fixed']}$, exact "
         f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"

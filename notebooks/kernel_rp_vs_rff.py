@@ -109,6 +109,16 @@ plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12
                      "ytick.labelsize": 11, "legend.fontsize": 10})
 
 
+def tex_num(x):
+    """A number for MyST maths: 1e-05 as 10^{-5}, 2.5e-06 as 2.5 \\cdot 10^{-6}, others as with :g."""
+    text = f"{float(x):g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
 def runs_setting(runs):
     """Panels, epsilons and repetitions of a set of runs, as MyST maths."""
     eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e))
@@ -355,7 +365,7 @@ if stored is not None:
     eps_set, lam_set = math_set("\\varepsilon", p["epsilons"]), math_set("\\lambda", p["lam_grid"])
     display(Markdown(
         f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
-        f"repetition on the synthetic panels, $\\delta = {p['delta']:g}$, $T = {p['response_bound']:g}$, noise sd "
+        f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, noise sd "
         f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
         f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
         f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "

@@ -90,10 +90,20 @@ plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12
                      "ytick.labelsize": 11, "legend.fontsize": 10})
 
 
+def tex_num(x):
+    """A number for MyST maths: 1e-05 as 10^{-5}, 2.5e-06 as 2.5 \\cdot 10^{-6}, others as with :g."""
+    text = f"{float(x):g}"
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    power = f"10^{{{int(exponent)}}}"
+    return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
 def audit_setting(p):
     """The audited setting, as MyST maths, from the run's parameters."""
     return (f"$n = {p['n']}$ rows, $d = {p['d']}$, an SRHT with $k_2 = {p['k2']}$ rows, $k_1 = {p['k1']}$ Gaussian "
-            f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {float(p['delta']):g}$")
+            f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {tex_num(p['delta'])}$")
 
 
 DIVERGENCE_TEXT = (
@@ -208,7 +218,7 @@ if stored is not None:
     p = store.parameters()
     display(Markdown(
         f"Setting: $n = {p['n']}$ rows, $d = {p['d']}$ columns, an SRHT with $k_2 = {p['k2']}$ rows, "
-        f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = {p['delta']:g}$, "
+        f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = {tex_num(p['delta'])}$, "
         f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
         f"hypothesis in the attack."))
     display(design_table(stored).style.format(precision=3).hide(axis="index"))
@@ -264,7 +274,7 @@ if stored is not None:
             f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
             f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
             f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
-            f"$\\delta = {float(att['delta']):g}$. At the larger setting, read from the results store: "
+            f"$\\delta = {tex_num(att['delta'])}$. At the larger setting, read from the results store: "
             + audit_setting(store.parameters()) + ".")
     draw_tradeoff(stored, title="larger setting (results store)")
 
