@@ -44,6 +44,9 @@ from fastmix.provenance import provenance_report
 
 started_at = time.time()
 
+# %% tags=["hide-input"]
+# Book display helpers: the figure caption's text, and figure text sized for the book's column.
+
 
 def caption(name, text):
     """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
