@@ -1,4 +1,9 @@
-"""The built book renders offline: maths typeset by the local MathJax, every image loaded.
+"""The built book renders offline and reads like the papers.
+
+Maths is typeset by the local MathJax and every image loads; every figure carries the label of
+the papers' numbering (``tests/figure_labels.py``) and a caption, without Sphinx's book-wide
+"Fig. N"; no output, code cell or re-run box is wider than the content column; and each notebook
+page's re-run box holds the commands that ``book/_ext/fastmix_book.py`` generates.
 
 These tests read the HTML that the book command writes (``_build/html``; another folder via
 ``FASTMIX_BOOK_HTML``). The browser tests open every page through ``file://`` in headless
