@@ -124,7 +124,6 @@ def launcher_command(path: Path, parameters: dict | None = None, *, paper_scale:
     creates ``.venv/`` and never activates it; one option per line, so it never needs a
     sideways scroll. ``parameters`` and ``output_dir`` are written out as ``-p NAME VALUE`` and
     ``--output-dir DIR``.
-
     """
     import shlex
 
