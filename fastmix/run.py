@@ -964,6 +964,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if type(exc).__name__ == "PapermillExecutionError":
             _report_cell_failure(exc, path, args)
             return 1
+        if type(exc).__name__ == "StoredParametersDiffer":  # fastmix.store: a usage error, not a failure
+            print(f"error: {_first_line(exc)}", file=sys.stderr)
+            return 2
         print(f"error: {type(exc).__name__} while running {path.stem}: {_first_line(exc)}", file=sys.stderr)
         if args.verbose:
             import traceback

@@ -38,6 +38,7 @@ __all__ = [
     "ENV_RESULTS_DIR",
     "default_results_dir",
     "ResultsStore",
+    "StoredParametersDiffer",
     "EntryStatus",
     "entry_status",
     "stale_entries",
@@ -128,6 +129,10 @@ def parameters_differ(stored: Mapping[str, Any], expected: Mapping[str, Any]) ->
     return out
 
 
+class StoredParametersDiffer(ValueError):
+    """A run asked to resume a store entry that was computed with other parameters."""
+
+
 class ResultsStore:
     """One notebook's entry in the results store (``results/<name>/``).
 
@@ -197,7 +202,7 @@ class ResultsStore:
         if not p.is_file():
             raise FileNotFoundError(
                 f"The results store has no table {table!r} for {self.name} (looked for {p}). "
-                f"Compute it with: python -m fastmix.run --paper-scale {self.name}"
+                f"Compute it with: .venv/bin/python -m fastmix.run --paper-scale {self.name}"
             )
         return pd.read_csv(p)
 
@@ -239,7 +244,7 @@ class ResultsStore:
             if diff:
                 lines = ", ".join(f"{k}: stored {a!r}, requested {b!r}" for k, a, b in
                                   ((k, *v) for k, v in diff.items()))
-                raise ValueError(
+                raise StoredParametersDiffer(
                     f"The results store already holds {self.name} with other parameters ({lines}). "
                     "Resume with the stored parameters, or pass --restart to discard the stored results."
                 )
@@ -411,7 +416,7 @@ class EntryStatus:
 
     def describe(self) -> str:
         if self.state == "missing":
-            return f"no stored results; compute them with: python -m fastmix.run --paper-scale {self.name}"
+            return f"no stored results; compute them with: .venv/bin/python -m fastmix.run --paper-scale {self.name}"
         hours = (self.wall_time_seconds or 0.0) / 3600.0
         return (f"{self.state} results computed by fastmix {self.fastmix_version} at commit {self.short_commit}"
                 f" (finished {self.finished_at}, {hours:.2f} h of computing)")
@@ -475,7 +480,7 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     date, the computing time and the machine; a missing entry says so and gives the command.
     """
     status = entry_status(name, root)
-    command = f"python -m fastmix.run --paper-scale {name}"
+    command = f".venv/bin/python -m fastmix.run --paper-scale {name}"
     if status.state == "missing":
         return (f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
                 f"they are written to `results/{name}/` and this page reads them on its next build.")

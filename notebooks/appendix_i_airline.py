@@ -442,7 +442,7 @@ if stored is not None:
 # internet access and copy the resulting `data/cache/openml/` folder here), then
 #
 # ```bash
-# python -m fastmix.run --paper-scale appendix_i_airline -p dataset airline -p log2_n 22 --restart
+# .venv/bin/python -m fastmix.run --paper-scale appendix_i_airline -p dataset airline -p log2_n 22 --restart
 # ```
 #
 # which replaces the stand-in's entry with the airline run at the paper's $n = 2^{22}$ (hours on one

@@ -337,7 +337,7 @@ if stored is not None:
 # `data/cache/`, this runs the same grid on them into a separate store entry:
 #
 # ```bash
-# python -m fastmix.run --paper-scale figure2_dp_ols -p datasets black_friday,year_msd,beijing,rossmann \
+# .venv/bin/python -m fastmix.run --paper-scale figure2_dp_ols -p datasets black_friday,year_msd,beijing,rossmann \
 #     --output-dir results/real_data
 # ```
 #

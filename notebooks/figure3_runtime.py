@@ -142,7 +142,7 @@ stored = store.load(*TABLES)
 # ## Figure 3 at the paper's shapes
 #
 # The stored run is computed, or resumed where it stopped, by
-# `python -m fastmix.run --paper-scale figure3_runtime` (its parameters are in `notebooks/paper_scale.json`).
+# `.venv/bin/python -m fastmix.run --paper-scale figure3_runtime` (its parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))

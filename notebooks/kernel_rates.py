@@ -202,7 +202,7 @@ stored = (store.load("runs") or {}).get("runs")
 # %% [markdown]
 # ## Paper-scale results
 #
-# The stored results below are computed by `python -m fastmix.run --paper-scale kernel_rates` (resumable; the
+# The stored results below are computed by `.venv/bin/python -m fastmix.run --paper-scale kernel_rates` (resumable; the
 # parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]

@@ -353,7 +353,7 @@ stored = store.load("runs")
 # %% [markdown]
 # ## Paper-scale results
 #
-# The stored results below are computed by `python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the
+# The stored results below are computed by `.venv/bin/python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the
 # parameters are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]

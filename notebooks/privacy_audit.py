@@ -196,7 +196,7 @@ stored = store.load(*TABLES)
 # ## The audit at the larger setting
 #
 # The stored audit is computed, or resumed where it stopped, by
-# `python -m fastmix.run --paper-scale privacy_audit` (its parameters are in `notebooks/paper_scale.json`).
+# `.venv/bin/python -m fastmix.run --paper-scale privacy_audit` (its parameters are in `notebooks/paper_scale.json`).
 #
 # We draw one SRHT with $k_2$ rows and a family of hand-built designs with rows of norm at most one
 # ({func}`fastmix.audit.adversarial_designs`): rows uniform on the sphere, a row along the weakest
