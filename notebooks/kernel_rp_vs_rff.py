@@ -74,7 +74,7 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix.claims import Claim, claims_markdown
+from fastmix.claims import claims_markdown
 from fastmix.provenance import provenance_report
 from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import kernel_rp_vs_rff as study
@@ -89,7 +89,7 @@ PARAMS = {
     "sel_m_grid": sel_m_grid, "sel_fraction": sel_fraction, "sweep_epsilons": sweep_epsilons, "c_m": c_m,
     "c_lam": c_lam, "krr_reps": krr_reps, "blas_threads": blas_threads,
 }
-PROTOCOLS = ("tuned", "theory", "private")
+PROTOCOLS = study.PROTOCOLS
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
@@ -282,71 +282,6 @@ def hyper_markdown(runs):
     return "\n".join(lines)
 
 
-def fmt_ratio(r, lo, hi):
-    return f"{r:.2f} [{lo:.2f}, {hi:.2f}]"
-
-
-def build_claims(runs, sweep):
-    claims = []
-    for protocol in PROTOCOLS:
-        v = study.panel_verdicts(runs, protocol)
-        for _, r in v.iterrows():
-            claims.append(Claim(
-                f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
-                "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
-                f"error ratio RP/RFF pooled over epsilon {fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
-                f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
-                f"({r['reps']} repetitions)",
-                "paired one-sided t tests on log error ratios at each epsilon, Holm at 5% over the epsilons: holds if RP "
-                "is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
-                r["holds"]))
-    for protocol in ("tuned", "theory"):
-        for target in ("plane_wave", "rkhs"):
-            g = study.gap_with_d(runs, protocol, target)
-            if g is None:
-                continue
-            d0, d1, iv = g
-            claims.append(Claim(
-                f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
-                "RP's advantage over RFF grows with the input dimension",
-                f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {fmt_ratio(iv.estimate, iv.low, iv.high)}",
-                "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
-                "hold if above 1, else undecided",
-                True if iv.high < 1 else (False if iv.low > 1 else None)))
-    for M in (16, 64):
-        eq = study.equal_m_comparison(sweep, math.inf, M)
-        if eq.empty:
-            continue
-        better = int((eq["high"] < 1).sum())
-        worse = int((eq["low"] > 1).sum())
-        claims.append(Claim(
-            f"equal M = {M}, non-private: RP approximates better",
-            "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
-            f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
-            f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
-            "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
-            "if above 1 in more panels than below; else undecided",
-            True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None)))
-    return claims
-
-
-def verdict_prose(runs):
-    lines = []
-    for protocol in PROTOCOLS:
-        v = study.panel_verdicts(runs, protocol)
-        held = v[v["holds"] == True]["panel"].tolist()  # noqa: E712
-        failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
-        rp_wins = v["rp_better"].sum()
-        rff_wins = v["rff_better"].sum()
-        total = v["epsilons"].sum()
-        lines.append(
-            f"* **{protocol}**: RP is significantly better at {rp_wins} and RFF at {rff_wins} of the {total} "
-            f"(panel, epsilon) points; the paper's \"consistently better\" holds in "
-            f"{len(held)} of {len(v)} panels" + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
-            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "") + ".")
-    return "\n".join(lines)
-
-
 store = ResultsStore(NAME)
 stored = store.load("runs")
 
@@ -401,8 +336,8 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(Markdown(verdict_prose(stored["runs"])))
-    display(Markdown(claims_markdown(build_claims(stored["runs"], stored["sweep"]))))
+    display(Markdown(study.verdict_markdown(stored["runs"])))
+    display(Markdown(claims_markdown(study.claims(stored))))
 
 # %% [markdown]
 # ### The equal-M sweep

@@ -79,7 +79,7 @@ from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "run", "panels", "summarise", "M_grid", "paired_log_ratios", "ratio_table",
            "panel_verdicts", "gap_with_d", "pooled_sweep", "equal_m_comparison", "noise_summary",
-           "chosen_hyperparameters"]
+           "chosen_hyperparameters", "claims", "verdict_markdown", "PROTOCOLS"]
 
 NOTEBOOK = "kernel_rp_vs_rff"
 
@@ -692,3 +692,90 @@ def chosen_hyperparameters(runs):
                 lam_edge=("lam_at_edge", "mean"), M_capped=("M_capped", "mean"),
                 floored=("floored_share", "mean")).reset_index()
     return out
+
+
+# ------------------------------------------------------------------------------------------ the page's claims
+
+PROTOCOLS = ("tuned", "theory", "private")
+
+
+def _fmt_ratio(r, lo, hi):
+    return f"{r:.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def claims(tables, alpha: float = 0.05):
+    """The comparison's claims as :class:`fastmix.claims.Claim`, decided on the stored tables.
+
+    * Per panel and protocol, the kernel paper's "RP consistently better than RFF": paired
+      one-sided t tests on the log error ratios at each epsilon with Holm's correction over the
+      epsilons (:func:`panel_verdicts`); holds when RP is better at every epsilon, fails when RFF
+      is better at one or more, else undecided.
+    * Per target, for the tuned and theory protocols, "the gap widens with d": the Welch interval
+      of the change in pooled log ratio from the smallest to the largest d (:func:`gap_with_d`).
+    * At equal M = 16 and 64 without privacy, "RP approximates better" (the efficiency of random
+      projection the paper discusses after Theorem 6; :func:`equal_m_comparison`).
+
+    ``tables`` holds ``runs`` and ``sweep`` as :func:`run` returns them.
+    """
+    from ..claims import Claim
+
+    runs, sweep = tables["runs"], tables["sweep"]
+    out = []
+    for protocol in PROTOCOLS:
+        if not (runs["protocol"] == protocol).any():
+            continue
+        for _, r in panel_verdicts(runs, protocol, alpha).iterrows():
+            out.append(Claim(
+                f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
+                "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
+                f"error ratio RP/RFF pooled over epsilon {_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
+                f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
+                f"({r['reps']} repetitions)",
+                f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over the epsilons: "
+                "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
+                r["holds"]))
+    for protocol in ("tuned", "theory"):
+        for target in ("plane_wave", "rkhs"):
+            g = gap_with_d(runs, protocol, target)
+            if g is None:
+                continue
+            d0, d1, iv = g
+            out.append(Claim(
+                f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
+                "RP's advantage over RFF grows with the input dimension",
+                f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {_fmt_ratio(iv.estimate, iv.low, iv.high)}",
+                "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
+                "hold if above 1, else undecided",
+                True if iv.high < 1 else (False if iv.low > 1 else None)))
+    for M in (16, 64):
+        eq = equal_m_comparison(sweep, math.inf, M)
+        if eq.empty:
+            continue
+        better, worse = int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum())
+        out.append(Claim(
+            f"equal M = {M}, non-private: RP approximates better",
+            "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
+            f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
+            f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
+            "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
+            "if above 1 in more panels than below; else undecided",
+            True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None)))
+    return out
+
+
+def verdict_markdown(runs, alpha: float = 0.05) -> str:
+    """One Markdown bullet per protocol: how many (panel, epsilon) points each method wins, and in how
+    many panels the paper's "consistently better" holds or is contradicted (rules of :func:`claims`)."""
+    lines = []
+    for protocol in PROTOCOLS:
+        if not (runs["protocol"] == protocol).any():
+            continue
+        v = panel_verdicts(runs, protocol, alpha)
+        held = v[v["holds"] == True]["panel"].tolist()  # noqa: E712
+        failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
+        lines.append(
+            f"* **{protocol}**: RP is significantly better at {v['rp_better'].sum()} and RFF at {v['rff_better'].sum()} "
+            f"of the {v['epsilons'].sum()} (panel, epsilon) points; the paper's \"consistently better\" holds in "
+            f"{len(held)} of {len(v)} panels" + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
+            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "") + ".")
+    return "\n".join(lines)
