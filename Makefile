@@ -2,7 +2,7 @@
 # environment .venv/ that the README's commands create (make needs nothing else).
 PYTHON ?= .venv/bin/python
 
-.PHONY: help venv book test linkcheck citation tables release release-check release-dry-run clean
+.PHONY: help venv book test linkcheck citation tables paper-scale release release-check release-dry-run clean
 
 help:
 	@echo "make book       set up .venv and build the book (README: Build the book)"
@@ -10,6 +10,7 @@ help:
 	@echo "make linkcheck  check the built book's links offline (external ones listed, not fetched)"
 	@echo "make citation   regenerate .zenodo.json and the BibTeX of the README, book and provenance from CITATION.cff"
 	@echo "make tables     regenerate the README's table of figures and re-run commands"
+	@echo "make paper-scale  compute every missing, partial or out-of-date results-store entry (JOBS=2 for two at once)"
 	@echo "make release-check    the release's quick checks only (CHANGELOG, tag, clean tree, store, metadata)"
 	@echo "make release-dry-run  the whole release except the tag (prints the tag command)"
 	@echo "make release    check, build the book from scratch, check links, zip it into dist/, tag v<version>"
@@ -32,6 +33,10 @@ citation:
 
 tables:
 	$(PYTHON) tools/paper_map.py
+
+JOBS ?= 1
+paper-scale: venv
+	$(PYTHON) tools/paper_scale_all.py --jobs $(JOBS)
 
 release-check: venv
 	$(PYTHON) tools/release.py --preflight

@@ -44,6 +44,9 @@ __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "NS", "run", "measured_c2"]
 
 NOTEBOOK = "figure1_noise_scale"
 
+REQUIRES = ("section3_fastmix",)
+"""Store entries this study reads (the C^2 measured by Section 3); compute them first."""
+
 DEFAULTS: dict[str, Any] = {
     "d": 10,
     "k": 80,
