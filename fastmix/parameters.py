@@ -440,7 +440,7 @@ def check_parameters(values: Mapping[str, Any], rules: Mapping[str, Any] | None,
     Raises
     ------
     ParameterError
-        One line listing every value that is not admissible (``; ``-separated).
+        One line listing every value that is not admissible, separated by semicolons.
     """
     if not rules:
         return
