@@ -1229,9 +1229,24 @@ _MIN_N_DEFAULT_DELTA = 100
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, n, d, rng)``.
 
-    No intercept is fitted (the paper's setting): ``intercept_`` is 0. ``delta=None`` means
-    ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public under zero-out
-    neighbouring.
+    ``delta=None`` means ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public
+    under zero-out neighbouring.
+
+    **Intercept.** With ``fit_intercept=True`` (the default, as in scikit-learn) the estimator
+    fits ``y ~ x^T coef_ + intercept_`` by appending a constant coordinate ``c``
+    (``intercept_scaling``) to every row and dividing the augmented row by ``s = sqrt(1 + c^2)``:
+
+        x~ = (x, c) / s,   ||x~||^2 = (||x||^2 + c^2) / s^2 <= 1   whenever ||x|| <= 1,
+
+    so the augmented data meet the same norm bound and the mechanism, its calibration and its
+    ledger are exactly those of the paper's algorithm run on ``d + 1`` columns; nothing
+    data-dependent is computed (no centring), and the privacy guarantee is unchanged. Predictions
+    are ``x~^T b = x^T (b[:d] / s) + c b[d] / s``, hence ``coef_ = b[:d] / s`` and
+    ``intercept_ = c b[d] / s``. The cost is in accuracy, not privacy: the features are shrunk by
+    ``1/s`` (``1/sqrt 2`` at ``c = 1``) while the privacy noise stays the same, so the noise on the
+    coefficients in the original units grows by up to ``s``, and the problem has one more column.
+    The non-private FastIHS appends ``c`` without rescaling. ``fit_intercept=False`` is the
+    papers' setting (no intercept, ``intercept_ = 0``).
 
     A delta that is not small compared with ``1/n`` gives a weak guarantee: a mechanism that
     publishes each record outright with probability delta is (0, delta)-DP, and it publishes
@@ -1267,9 +1282,25 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
                                  f"pass real data ({name}.real, or real and imaginary parts as columns).")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
         rng = check_random_state(self.random_state)
-        theta, result = self._solve(X, y, rng)
-        self.coef_ = np.asarray(theta, dtype=np.float64)
-        self.intercept_ = 0.0
+        fit_intercept = getattr(self, "fit_intercept", False)
+        if not isinstance(fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept must be True or False; got {fit_intercept!r}.")
+        if fit_intercept:
+            c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
+            s = math.sqrt(1.0 + c * c) if self._private else 1.0
+            Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
+            np.divide(X, s, out=Xa[:, :-1])
+            Xa[:, -1] = c / s
+            theta, result = self._solve(Xa, y, rng)
+            theta = np.asarray(theta, dtype=np.float64)
+            self.coef_ = theta[:-1] / s
+            self.intercept_ = float(c * theta[-1] / s)
+            result.diagnostics["intercept"] = {"intercept_scaling": c, "row_divisor": s,
+                                               "note": "constant coordinate appended within the norm bound"}
+        else:
+            theta, result = self._solve(X, y, rng)
+            self.coef_ = np.asarray(theta, dtype=np.float64)
+            self.intercept_ = 0.0
         self.result_ = result
         self.data_record_ = result.data
         self.diagnostics_ = result.diagnostics
@@ -1278,11 +1309,11 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         return self
 
     def predict(self, X):
-        """``X @ coef_``."""
+        """``X @ coef_ + intercept_``."""
         self._check_sklearn()
         check_is_fitted(self, "coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_
+        return X @ self.coef_ + self.intercept_
 
     def _delta_rho(self, n: int) -> tuple[float, float]:
         delta = 1.0 / max(n, 2) ** 2 if self.delta is None else check_delta(self.delta)
@@ -1327,12 +1358,18 @@ class FastIHMRegressor(_SketchedRegressorBase):
     row_norm_policy, y_policy, n_policy : see :func:`prepare_regression`. With
         ``"rescale"`` the estimator works on any data (coefficients are mapped back to the
         original units) but the data-dependent scaling is not private.
+    fit_intercept : bool, default=True
+        Fit an intercept through a constant coordinate appended within the norm bound (no
+        data-dependent step; same privacy guarantee, some accuracy cost: see the class notes of
+        the base estimator below). False is the paper's setting.
+    intercept_scaling : float, default=1.0
+        The constant ``c`` appended to each row (the rows are then divided by ``sqrt(1 + c^2)``).
     random_state : None, int, SeedSequence or Generator
 
     Attributes
     ----------
     coef_ : ndarray of shape (d,)
-    intercept_ : float (always 0)
+    intercept_ : float (0 when ``fit_intercept=False``)
     privacy_ledger_ : PrivacyLedger
     diagnostics_ : dict
     data_record_ : DataRecord
@@ -1341,7 +1378,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
 
     def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k1=None, k2=None, k2_ratio=4.0, rho=None, clip=1.0,
                  calibration="tight", shared_eta=True, omit_eta_term=True, m_floor=0.0, row_norm_policy="raise",
-                 y_policy="raise", n_policy="pad", random_state=None):
+                 y_policy="raise", n_policy="pad", fit_intercept=True, intercept_scaling=1.0, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1357,6 +1394,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
         self.row_norm_policy = row_norm_policy
         self.y_policy = y_policy
         self.n_policy = n_policy
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
@@ -1379,12 +1418,14 @@ class FastIHMRegressor(_SketchedRegressorBase):
 class IHMRegressor(_SketchedRegressorBase):
     """Differentially private least squares with IHM (Lev et al. 2026; see :func:`ihm`).
 
-    Parameters as :class:`FastIHMRegressor`; ``k`` (None: ``6 max{d, log(4T/rho)}``, Appendix H)
+    Parameters as :class:`FastIHMRegressor` (``fit_intercept`` and ``intercept_scaling`` included); ``k``
+    (None: ``6 max{d, log(4T/rho)}``, Appendix H)
     is the number of Gaussian rows, ``sketch`` is ``"dense"`` or ``"gram"`` (same distribution).
     """
 
     def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k=None, rho=None, clip=1.0, sketch="dense",
-                 omit_eta_term=True, row_norm_policy="raise", y_policy="raise", random_state=None):
+                 omit_eta_term=True, row_norm_policy="raise", y_policy="raise", fit_intercept=True,
+                 intercept_scaling=1.0, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1395,6 +1436,8 @@ class IHMRegressor(_SketchedRegressorBase):
         self.omit_eta_term = omit_eta_term
         self.row_norm_policy = row_norm_policy
         self.y_policy = y_policy
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
@@ -1410,17 +1453,22 @@ class IHMRegressor(_SketchedRegressorBase):
 class FastIHSRegressor(_SketchedRegressorBase):
     """Non-private iterative Hessian sketch with an SRHT (:func:`fast_ihs`); no ledger.
 
+    ``fit_intercept=True`` appends the constant ``intercept_scaling`` without rescaling the rows.
+
     ``k=None`` means ``6 max{d, log(4T/rho)}`` with ``rho = 1/(10 n^2)`` (Figure 2 legend), capped
     at the padded n.
     """
 
     _private = False
 
-    def __init__(self, *, n_iter=4, k=None, ridge=1e-5, n_policy="pad", random_state=None):
+    def __init__(self, *, n_iter=4, k=None, ridge=1e-5, n_policy="pad", fit_intercept=True, intercept_scaling=1.0,
+                 random_state=None):
         self.n_iter = n_iter
         self.k = k
         self.ridge = ridge
         self.n_policy = n_policy
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
@@ -1434,16 +1482,21 @@ class FastIHSRegressor(_SketchedRegressorBase):
 
 
 class AdaSSPRegressor(_SketchedRegressorBase):
-    """Differentially private least squares with AdaSSP (Wang 2018; :func:`adassp`)."""
+    """Differentially private least squares with AdaSSP (Wang 2018; :func:`adassp`).
+
+    Parameters as :class:`FastIHMRegressor` (``fit_intercept`` and ``intercept_scaling`` included).
+    """
 
     def __init__(self, epsilon=1.0, delta=None, *, rho=None, clip=1.0, row_norm_policy="raise", y_policy="raise",
-                 random_state=None):
+                 fit_intercept=True, intercept_scaling=1.0, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
         self.clip = clip
         self.row_norm_policy = row_norm_policy
         self.y_policy = y_policy
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
         self.random_state = random_state
 
     def _solve(self, X, y, rng):

@@ -333,7 +333,7 @@ def test_estimator_api(problem, make):
     pred = est.predict(X)
     assert pred.shape == (X.shape[0],)
     assert est.score(X, y) > 0.5
-    assert est.intercept_ == 0.0
+    assert params["fit_intercept"] is True and np.isfinite(est.intercept_)
     if isinstance(est, R.FastIHSRegressor):
         assert not hasattr(est, "privacy_ledger_")
     else:
@@ -439,3 +439,61 @@ def test_ihm_gamma_with_the_classical_eigenvalue_bound_is_the_authors_and_larger
         analytic = calibrate_ihm(eps, delta, k=560, T=3).gamma
         classical = ihm_gamma_classical_eigenvalue(eps, delta, k=560, T=3)
         assert 1.02 < classical / analytic < 1.12
+
+
+# --------------------------------------------------------------------------- intercepts
+
+
+def _offset_problem(n=4096, d=4, offset=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1.0) * 2.0  # ||x|| <= 1/2
+    theta = np.array([0.4, -0.3, 0.2, 0.1])[:d]
+    y = np.clip(X @ theta + offset + 0.01 * rng.standard_normal(n), -1.0, 1.0)
+    return X, y, theta
+
+
+@pytest.mark.parametrize("make", ESTIMATORS)
+def test_intercept_recovers_an_offset_that_no_intercept_fit_cannot(make):
+    X, y, theta = _offset_problem()
+    with_b = make(random_state=0).fit(X, y)
+    without = make(random_state=0, fit_intercept=False).fit(X, y)
+    assert abs(with_b.intercept_ - 0.5) < 0.1
+    assert without.intercept_ == 0.0
+    assert with_b.score(X, y) > 0.7 and without.score(X, y) < 0.0  # the offset alone is most of the variance of y
+    np.testing.assert_allclose(with_b.predict(X), X @ with_b.coef_ + with_b.intercept_)
+    assert with_b.diagnostics_["intercept"]["intercept_scaling"] == 1.0
+
+
+@pytest.mark.parametrize("make", [m for m in ESTIMATORS if m is not ESTIMATORS[2]])
+def test_intercept_costs_no_privacy_and_keeps_rows_within_the_bound(make):
+    X, y, _ = _offset_problem(n=2048)
+    X[0] /= np.linalg.norm(X[0])  # a row exactly on the bound: the augmented row must be too
+    a = make(random_state=0).fit(X, y)  # row_norm_policy="raise": no error
+    b = make(random_state=0, fit_intercept=False).fit(X, y)
+    assert a.privacy_ledger_.total_epsilon == pytest.approx(b.privacy_ledger_.total_epsilon)
+    assert a.privacy_ledger_.total_delta == pytest.approx(b.privacy_ledger_.total_delta)
+    assert a.privacy_ledger_.total_epsilon <= 50.0 * (1 + 1e-12)
+    assert a.data_record_.private_preprocessing
+
+
+def test_without_intercept_the_estimator_is_the_papers_algorithm():
+    X, y, _ = _offset_problem(n=1024)
+    est = R.IHMRegressor(epsilon=5.0, delta=1e-6, fit_intercept=False, random_state=3).fit(X, y)
+    theta, _ = R.ihm(X, y, epsilon=5.0, delta=1e-6, k=est.result_.diagnostics.get("k", None) or
+                     R.paper_sketch_sizes(X.shape[1], 4, 1e-7)[0], T=4, rho=1e-7, random_state=np.random.default_rng(3))
+    np.testing.assert_array_equal(est.coef_, theta)
+
+
+@pytest.mark.parametrize("bad, exc, match", [("yes", TypeError, "fit_intercept must be True or False; got 'yes'"),
+                                             (1, TypeError, "fit_intercept must be True or False; got 1")])
+def test_fit_intercept_must_be_a_bool(bad, exc, match):
+    X, y, _ = _offset_problem(n=256)
+    with pytest.raises(exc, match=match):
+        R.AdaSSPRegressor(epsilon=1.0, delta=1e-6, fit_intercept=bad).fit(X, y)
+
+
+def test_intercept_scaling_must_be_positive():
+    X, y, _ = _offset_problem(n=256)
+    with pytest.raises(ValueError, match="intercept_scaling"):
+        R.AdaSSPRegressor(epsilon=1.0, delta=1e-6, intercept_scaling=0.0).fit(X, y)
