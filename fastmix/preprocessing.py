@@ -1,0 +1,293 @@
+"""Data-independent bounding for the private estimators, as scikit-learn transformers.
+
+Every private estimator here assumes rows of norm at most 1 and responses bounded by C (FastMix
+paper, Section 2 and Appendix H; the kernel paper's ``|y| <= T``). The obvious ways to get there
+look at the data (``StandardScaler``, dividing by the largest norm, one-hot encoding with the
+categories found in the data), and then the released model is no longer covered by the privacy
+guarantee: the scale itself is a statistic of the private records. The tools here use only
+what the user *declares* about the data, so each maps every record on its own, by a fixed map,
+and the guarantee of the estimator downstream covers the whole pipeline:
+
+:class:`BoundedTableEncoder`
+    A raw table (numeric and categorical columns) to a matrix whose rows have norm at most 1:
+    numeric columns clipped to declared ranges and mapped to [-1, 1], categorical columns one-hot
+    encoded over declared categories, every row divided by ``sqrt(p + q)`` for p numeric and q
+    categorical columns. The bound is tight: a one-hot group has one active column, so it adds 1
+    to the squared norm however many categories it has (dividing by the number of output
+    columns instead inflates the privacy noise relative to the signal for nothing).
+:class:`RowNormClipper`
+    Rows of a numeric matrix scaled down to a declared norm bound (``x min(1, b/||x||)``).
+:class:`BoundedResponseRegressor`
+    Wraps a regressor: maps y from a declared range ``[low, high]`` to ``[-1, 1]`` (clipping
+    values outside), fits, and maps predictions back.
+:func:`pipeline_privacy_record`
+    For a fitted pipeline, which steps are data-independent and whether the whole pipeline is
+    covered by the final estimator's guarantee.
+
+The counts of values clipped at fit time (``n_clipped_``) describe the private data for its
+holder; they are not part of any release.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_positive
+
+__all__ = ["BoundedTableEncoder", "RowNormClipper", "BoundedResponseRegressor", "pipeline_privacy_record"]
+
+
+def _columns(X, names):
+    """Columns ``names`` of a DataFrame (or of a mapping of arrays), as a list of 1-D arrays."""
+    missing = [c for c in names if c not in getattr(X, "columns", X)]
+    if missing:
+        have = list(getattr(X, "columns", X))
+        raise ValueError(f"X has no column(s) {missing}; it has {have}. Declare bounds for the columns X holds.")
+    return [np.asarray(X[c]) for c in names]
+
+
+class BoundedTableEncoder(TransformerMixin, BaseEstimator):
+    """A table to rows of norm at most ``max_norm``, from declared ranges and categories only.
+
+    Parameters
+    ----------
+    numeric_ranges : mapping column -> (low, high)
+        Declared range of each numeric column (from the data's documentation or domain knowledge,
+        never from the data). A value is clipped to its range, then mapped affinely to [-1, 1].
+    categories : mapping column -> sequence
+        Declared categories of each categorical column. A value is one-hot encoded over them; a
+        value outside them (or missing) encodes as all zeros, which only lowers the norm.
+    max_norm : float, default=1.0
+        The row-norm bound the output meets.
+
+    The output has, per row, ``len(numeric_ranges)`` numeric entries followed by the one-hot
+    blocks in the order given, all divided by ``sqrt(p + q) / max_norm`` (p numeric, q categorical
+    columns): each numeric entry contributes at most 1 and each one-hot block exactly 1 (or 0) to
+    the squared norm, so ``||row|| <= max_norm``, with equality for a row at a corner of the ranges
+    with every category known. ``fit`` learns nothing from the data (it only checks the columns
+    exist and records how many values fall outside the declared ranges or categories, for the
+    data holder).
+
+    Attributes
+    ----------
+    feature_names_out_ : list of str
+    divisor_ : float
+        ``sqrt(p + q) / max_norm``.
+    n_clipped_ : dict
+        Values outside the declared range (numeric) or categories (categorical) per column, at fit.
+    """
+
+    data_independent = True
+
+    def __init__(self, numeric_ranges: Mapping | None = None, categories: Mapping | None = None, *, max_norm=1.0):
+        self.numeric_ranges = numeric_ranges
+        self.categories = categories
+        self.max_norm = max_norm
+
+    def _check_declarations(self):
+        ranges = dict(self.numeric_ranges or {})
+        cats = {k: list(v) for k, v in dict(self.categories or {}).items()}
+        if not ranges and not cats:
+            raise ValueError("declare at least one column: numeric_ranges={col: (low, high)} or "
+                             "categories={col: [values]}; got neither.")
+        for col, bounds in ranges.items():
+            try:
+                lo, hi = (float(b) for b in bounds)
+            except (TypeError, ValueError):
+                raise TypeError(f"numeric_ranges[{col!r}] must be a pair (low, high); got {bounds!r}.") from None
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+                raise ValueError(f"numeric_ranges[{col!r}] must satisfy low < high, both finite; got ({lo}, {hi}).")
+            ranges[col] = (lo, hi)
+        for col, values in cats.items():
+            if len(values) == 0:
+                raise ValueError(f"categories[{col!r}] is empty; declare the values the column can take.")
+            if len(set(values)) != len(values):
+                raise ValueError(f"categories[{col!r}] lists a value twice; got {values!r}.")
+        both = sorted(set(ranges) & set(cats), key=str)
+        if both:
+            raise ValueError(f"column(s) {both} are declared both numeric and categorical; choose one.")
+        return ranges, cats, check_positive(self.max_norm, "max_norm")
+
+    def fit(self, X, y=None):
+        ranges, cats, max_norm = self._check_declarations()
+        self._ranges, self._cats = ranges, cats
+        self.divisor_ = math.sqrt(len(ranges) + len(cats)) / max_norm
+        self.feature_names_out_ = list(map(str, ranges)) + [f"{c}={v}" for c, vs in cats.items() for v in vs]
+        self.n_features_out_ = len(self.feature_names_out_)
+        self.n_clipped_ = self._encode(X, count=True)[1]
+        return self
+
+    def _encode(self, X, count=False):
+        n = len(X)
+        out = np.zeros((n, len(self._ranges) + sum(len(v) for v in self._cats.values())))
+        clipped = {}
+        for j, (col, (lo, hi)) in enumerate(self._ranges.items()):
+            (v,) = _columns(X, [col])
+            try:
+                v = v.astype(float)
+            except (TypeError, ValueError):
+                raise TypeError(f"numeric column {col!r} holds non-numeric values; declare it in categories "
+                                "instead, or convert it.") from None
+            if np.isnan(v).any():
+                raise ValueError(f"numeric column {col!r} has missing values; impute them with a declared "
+                                 "constant first (a data-dependent imputation would not be private).")
+            if count:
+                clipped[col] = int(np.count_nonzero((v < lo) | (v > hi)))
+            out[:, j] = (np.clip(v, lo, hi) - (lo + hi) / 2.0) / ((hi - lo) / 2.0)
+        k = len(self._ranges)
+        for col, values in self._cats.items():
+            (v,) = _columns(X, [col])
+            index = {val: i for i, val in enumerate(values)}
+            pos = np.fromiter((index.get(x, -1) for x in v), dtype=int, count=n)
+            known = pos >= 0
+            out[np.nonzero(known)[0], k + pos[known]] = 1.0
+            if count:
+                clipped[col] = int(np.count_nonzero(~known))
+            k += len(values)
+        out /= self.divisor_
+        return out, clipped
+
+    def transform(self, X):
+        check_is_fitted(self, "divisor_")
+        return self._encode(X)[0]
+
+    def get_feature_names_out(self, input_features=None):
+        check_is_fitted(self, "feature_names_out_")
+        return np.asarray(self.feature_names_out_, dtype=object)
+
+
+class RowNormClipper(TransformerMixin, BaseEstimator):
+    """Scale each row down to norm at most ``max_norm``: ``x min(1, max_norm / ||x||)``.
+
+    A fixed map applied to each record on its own (no statistic of the data), so it keeps the
+    downstream guarantee. ``n_clipped_`` counts the rows it shortened at fit (for the data holder).
+    """
+
+    data_independent = True
+
+    def __init__(self, max_norm=1.0):
+        self.max_norm = max_norm
+
+    def fit(self, X, y=None):
+        from ._validation import check_matrix
+
+        X = check_matrix(X, "X", dtype=float)
+        self.n_features_in_ = X.shape[1]
+        b = check_positive(self.max_norm, "max_norm")
+        self.n_clipped_ = int(np.count_nonzero(self._norms(X) > b))
+        return self
+
+    @staticmethod
+    def _norms(X):
+        scale = np.max(np.abs(X), axis=1, keepdims=True)
+        scale[scale == 0] = 1.0
+        return (np.linalg.norm(X / scale, axis=1) * scale[:, 0])
+
+    def transform(self, X):
+        from ._validation import check_matrix
+
+        check_is_fitted(self, "n_clipped_")
+        X = check_matrix(X, "X", dtype=float)
+        if X.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {X.shape[1]} columns but the clipper was fitted on {self.n_features_in_}.")
+        norms = self._norms(X)
+        factor = np.minimum(1.0, float(self.max_norm) / np.where(norms > 0, norms, 1.0))
+        return X * factor[:, None]
+
+
+class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
+    """Fit ``regressor`` on y mapped from a declared ``[low, high]`` to ``[-1, 1]``; predict back.
+
+    ``y' = (clip(y, low, high) - (low + high)/2) / ((high - low)/2)``, so ``|y'| <= 1``, the bound
+    the private estimators expect with ``clip=1`` (values outside the declared range are clipped;
+    ``n_clipped_`` counts them at fit). Predictions are mapped back by the inverse affine map. The
+    declared range is public knowledge, so the wrapper adds no privacy cost.
+
+    Attributes
+    ----------
+    regressor_ : the fitted clone of ``regressor``
+    """
+
+    def __init__(self, regressor, low, high):
+        self.regressor = regressor
+        self.low = low
+        self.high = high
+
+    def _bounds(self):
+        lo, hi = float(self.low), float(self.high)
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise ValueError(f"the declared response range must satisfy low < high, both finite; got ({lo}, {hi}).")
+        return lo, hi
+
+    def fit(self, X, y):
+        lo, hi = self._bounds()
+        y = np.asarray(y, dtype=float).ravel()
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y has missing or infinite values; the declared range cannot bound them.")
+        self.n_clipped_ = int(np.count_nonzero((y < lo) | (y > hi)))
+        self.regressor_ = clone(self.regressor).fit(X, (np.clip(y, lo, hi) - (lo + hi) / 2) / ((hi - lo) / 2))
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "regressor_")
+        lo, hi = self._bounds()
+        return self.regressor_.predict(X) * ((hi - lo) / 2) + (lo + hi) / 2
+
+    @property
+    def privacy_ledger_(self):
+        return self.regressor_.privacy_ledger_
+
+    @property
+    def data_record_(self):
+        return self.regressor_.data_record_
+
+
+def _step_is_data_independent(step) -> tuple[bool, str]:
+    if step is None or step == "passthrough":
+        return True, "passthrough"
+    if getattr(step, "data_independent", False):
+        return True, f"{type(step).__name__}: a fixed map from declared bounds"
+    name = type(step).__name__
+    if name == "OneHotEncoder":
+        if isinstance(step.categories, str):
+            return False, "OneHotEncoder with categories='auto' learns the categories from the data"
+        return True, "OneHotEncoder over declared categories"
+    if name == "ColumnTransformer":
+        parts = [(_step_is_data_independent(t), n) for n, t, _ in step.transformers]
+        bad = [f"{n} ({why})" for (ok, why), n in parts if not ok]
+        return (not bad), ("every part data-independent" if not bad else "data-dependent part(s): " + "; ".join(bad))
+    if name == "FunctionTransformer":
+        return True, "FunctionTransformer: a fixed function (it must act on each row on its own)"
+    return False, f"{name} is fitted to the data (its parameters are statistics of the private records)"
+
+
+def pipeline_privacy_record(pipeline) -> dict:
+    """Which steps of a fitted pipeline are data-independent, and whether the whole is private.
+
+    Returns ``{"steps": [(name, data_independent, why), ...], "estimator_private": bool,
+    "private_end_to_end": bool}``. The final estimator counts as private when it has a privacy
+    ledger and its own preprocessing record says the bounds were met without data-dependent
+    scaling (``data_record_.private_preprocessing``). ``private_end_to_end`` needs that and every
+    earlier step data-independent: a fitted scaler, an imputer or ``OneHotEncoder(categories=
+    "auto")`` makes it False, because their parameters are statistics of the records.
+    """
+    steps = list(getattr(pipeline, "steps", [("estimator", pipeline)]))
+    *pre, (last_name, last) = steps
+    record = []
+    for name, step in pre:
+        ok, why = _step_is_data_independent(step)
+        record.append((name, ok, why))
+    est_private = False
+    try:
+        est_private = last.privacy_ledger_ is not None and bool(last.data_record_.private_preprocessing)
+    except AttributeError:
+        pass
+    record.append((last_name, est_private, "private estimator with bounds met" if est_private else
+                   "no privacy ledger, or its bounds were met by a data-dependent rescaling"))
+    return {"steps": record, "estimator_private": est_private,
+            "private_end_to_end": est_private and all(ok for _, ok, _ in record[:-1])}
