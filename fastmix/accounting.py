@@ -93,6 +93,7 @@ __all__ = [
     # ledger
     "LedgerEntry",
     "BudgetExceededError",
+    "DetachedLedgerError",
     "PrivacyLedger",
 ]
 
@@ -1230,6 +1231,10 @@ def _check_spend(epsilon, delta, mechanism) -> tuple[float, float]:
     return float(epsilon), float(delta)
 
 
+class DetachedLedgerError(RuntimeError):
+    """A spend on a ledger restored from a pickle (a copy whose spending cannot reach the original)."""
+
+
 class PrivacyLedger:
     """Running (epsilon, delta) budget under basic sequential composition.
 
@@ -1253,6 +1258,32 @@ class PrivacyLedger:
         self._target_delta = check_delta(delta, "target delta")
         self.name = str(name)
         self._entries: list[LedgerEntry] = []
+        self._detached = False
+
+    # -- one budget, never duplicated --------------------------------------------------
+    # A ledger stands for the budget of one data set: a copy would let two holders spend it
+    # twice. ``copy.copy`` and ``copy.deepcopy`` therefore return the ledger itself (so an
+    # estimator given ``ledger=`` and cloned by scikit-learn, e.g. inside GridSearchCV, still
+    # charges the same budget), and a ledger restored from a pickle (for instance in a worker
+    # process of joblib) can be read but refuses to spend: its spending would never reach the
+    # original.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._detached = True
+
+    def _check_attached(self, what):
+        if getattr(self, "_detached", False):
+            raise DetachedLedgerError(
+                f"cannot record {what}: this ledger was restored from a pickle (for instance sent to another "
+                "process by joblib with n_jobs > 1), so its spending would not reach the original budget. Fit "
+                "in one process (n_jobs=1), or give each process a ledger of its own share of the budget."
+            )
 
     # -- properties ---------------------------------------------------------------------
     @property
@@ -1324,6 +1355,7 @@ class PrivacyLedger:
         LedgerEntry
         """
         entry = self._make_entry(mechanism, epsilon, delta, source, details)
+        self._check_attached(repr(entry.mechanism))
         ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
         if not ok:
             raise self._overflow_error(entry, tot_e, tot_d)
@@ -1342,6 +1374,7 @@ class PrivacyLedger:
                 "spend_all needs an iterable of entries (e.g. calibration.ledger_entries()); got "
                 f"{type(entries).__name__}. Use spend(...) for a single release."
             )
+        self._check_attached("these releases")
         staged: list[LedgerEntry] = []
         for item in entries:
             if isinstance(item, LedgerEntry):

@@ -1280,6 +1280,9 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
                 # scikit-learn's convention (a ValueError with this phrase), with the argument named
                 raise ValueError(f"Complex data not supported: {name} has dtype {dtype}; "
                                  f"pass real data ({name}.real, or real and imaginary parts as columns).")
+        outer = getattr(self, "ledger", None)
+        if outer is not None and not isinstance(outer, acc.PrivacyLedger):
+            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
         rng = check_random_state(self.random_state)
         fit_intercept = getattr(self, "fit_intercept", False)
@@ -1364,6 +1367,15 @@ class FastIHMRegressor(_SketchedRegressorBase):
         the base estimator below). False is the paper's setting.
     intercept_scaling : float, default=1.0
         The constant ``c`` appended to each row (the rows are then divided by ``sqrt(1 + c^2)``).
+    ledger : PrivacyLedger or None, default=None
+        An outer budget for the data set: every fit charges its cost there too, and a fit that
+        would take it past its target is refused before the data are touched
+        (:class:`~fastmix.accounting.BudgetExceededError`). Repeated fits on the same data
+        (cross-validation, a grid search, refits) compose in it. scikit-learn's ``clone`` keeps
+        the same ledger (a ledger is never copied); in another process (``n_jobs > 1``) it refuses
+        to spend. Without it each fit has its own ledger at the full ``(epsilon, delta)``, and
+        ``k`` fits on the same data cost ``k`` times that: plain ``GridSearchCV`` over ``G``
+        candidates with ``F`` folds spends the budget about ``G F + 1`` times.
     random_state : None, int, SeedSequence or Generator
 
     Attributes
@@ -1378,7 +1390,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
 
     def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k1=None, k2=None, k2_ratio=4.0, rho=None, clip=1.0,
                  calibration="tight", shared_eta=True, omit_eta_term=True, m_floor=0.0, row_norm_policy="raise",
-                 y_policy="raise", n_policy="pad", fit_intercept=True, intercept_scaling=1.0, random_state=None):
+                 y_policy="raise", n_policy="pad", fit_intercept=True, intercept_scaling=1.0, ledger=None,
+                 random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1396,6 +1409,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         self.n_policy = n_policy
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.ledger = ledger
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
@@ -1410,7 +1424,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
         theta, res = fast_ihm(X, y, epsilon=self.epsilon, delta=delta, k1=k1, k2=k2, T=T, rho=rho, clip=self.clip,
                               method=self.calibration, random_state=rng, shared_eta=self.shared_eta,
                               omit_eta_term=self.omit_eta_term, m_floor=self.m_floor,
-                              row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, n_policy=self.n_policy)
+                              row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, n_policy=self.n_policy,
+                              ledger=self.ledger)
         res.diagnostics["k2_capped_at_n"] = self.k2 is None and dk2 > n_used
         return theta, res
 
@@ -1425,7 +1440,7 @@ class IHMRegressor(_SketchedRegressorBase):
 
     def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k=None, rho=None, clip=1.0, sketch="dense",
                  omit_eta_term=True, row_norm_policy="raise", y_policy="raise", fit_intercept=True,
-                 intercept_scaling=1.0, random_state=None):
+                 intercept_scaling=1.0, ledger=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1438,6 +1453,7 @@ class IHMRegressor(_SketchedRegressorBase):
         self.y_policy = y_policy
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.ledger = ledger
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
@@ -1447,7 +1463,7 @@ class IHMRegressor(_SketchedRegressorBase):
         k = paper_sketch_sizes(d, T, rho)[0] if self.k is None else self.k
         return ihm(X, y, epsilon=self.epsilon, delta=delta, k=k, T=T, rho=rho, clip=self.clip, random_state=rng,
                    row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, sketch=self.sketch,
-                   omit_eta_term=self.omit_eta_term)
+                   omit_eta_term=self.omit_eta_term, ledger=self.ledger)
 
 
 class FastIHSRegressor(_SketchedRegressorBase):
@@ -1488,7 +1504,7 @@ class AdaSSPRegressor(_SketchedRegressorBase):
     """
 
     def __init__(self, epsilon=1.0, delta=None, *, rho=None, clip=1.0, row_norm_policy="raise", y_policy="raise",
-                 fit_intercept=True, intercept_scaling=1.0, random_state=None):
+                 fit_intercept=True, intercept_scaling=1.0, ledger=None, random_state=None):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
@@ -1497,10 +1513,11 @@ class AdaSSPRegressor(_SketchedRegressorBase):
         self.y_policy = y_policy
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
+        self.ledger = ledger
         self.random_state = random_state
 
     def _solve(self, X, y, rng):
         n, d = X.shape
         delta, rho = self._delta_rho(n)
         return adassp(X, y, epsilon=self.epsilon, delta=delta, rho=rho, clip=self.clip, random_state=rng,
-                      row_norm_policy=self.row_norm_policy, y_policy=self.y_policy)
+                      row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, ledger=self.ledger)

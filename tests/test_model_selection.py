@@ -1,0 +1,110 @@
+"""Budgets across fits: outer ledgers under scikit-learn, and the private grid search."""
+
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.model_selection import GridSearchCV
+
+from fastmix.accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger
+from fastmix.model_selection import PrivateGridSearch
+from fastmix.regression import AdaSSPRegressor, FastIHMRegressor, IHMRegressor
+
+
+def problem(n=4096, d=4, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.clip(X @ np.array([0.6, -0.4, 0.3, 0.2]) + 0.05 * rng.standard_normal(n), -1, 1)
+    return X, y
+
+
+@pytest.mark.parametrize("make", [AdaSSPRegressor, IHMRegressor, FastIHMRegressor])
+def test_fits_compose_in_the_outer_ledger_and_the_overspending_fit_is_refused(make):
+    X, y = problem(1024)
+    led = PrivacyLedger(2.5, 1e-5)
+    est = make(epsilon=1.0, delta=1e-6, ledger=led, random_state=0)
+    est.fit(X, y)
+    est.fit(X, y)
+    assert led.total_epsilon == pytest.approx(est.privacy_ledger_.total_epsilon * 2)
+    with pytest.raises(BudgetExceededError, match="Nothing was recorded"):
+        est.fit(X, y)
+    assert led.total_epsilon <= 2.5
+
+
+def test_clone_and_deepcopy_keep_one_budget():
+    led = PrivacyLedger(1.0, 1e-6)
+    est = AdaSSPRegressor(epsilon=0.5, delta=1e-7, ledger=led)
+    assert clone(est).ledger is led and copy.deepcopy(led) is led and copy.copy(led) is led
+
+
+def test_a_pickled_ledger_refuses_to_spend():
+    led = PrivacyLedger(1.0, 1e-6)
+    led.spend("a", 0.1)
+    restored = pickle.loads(pickle.dumps(led))
+    assert restored.total_epsilon == pytest.approx(0.1)  # readable
+    with pytest.raises(DetachedLedgerError, match="n_jobs=1"):
+        restored.spend("b", 0.1)
+    with pytest.raises(DetachedLedgerError):
+        restored.spend_all([("b", 0.1)])
+    led.spend("b", 0.1)  # the original still spends
+
+
+def test_grid_search_cv_cannot_overspend_an_outer_ledger():
+    X, y = problem(2048)
+    led = PrivacyLedger(5.0, 1e-4)
+    search = GridSearchCV(AdaSSPRegressor(epsilon=1.0, delta=1e-6, ledger=led, random_state=0),
+                          {"rho": [1e-7, 1e-8]}, cv=3, error_score="raise")  # 2 x 3 + 1 fits at eps = 1
+    with pytest.raises(BudgetExceededError):
+        search.fit(X, y)
+    assert led.total_epsilon <= 5.0 * (1 + 1e-12)
+    assert len({e.mechanism for e in led.entries}) >= 1
+
+
+def test_an_unchecked_grid_search_spends_once_per_fit():
+    """What the module docstring warns about: without an outer ledger nothing stops G F + 1 fits."""
+    X, y = problem(2048)
+    search = GridSearchCV(AdaSSPRegressor(epsilon=1.0, delta=1e-6, random_state=0), {"rho": [1e-7, 1e-8]},
+                          cv=3).fit(X, y)
+    assert search.best_estimator_.privacy_ledger_.total_epsilon == pytest.approx(1.0)  # each fit's own ledger only
+
+
+def test_private_grid_search_stays_within_budget_and_finds_the_good_candidate():
+    X, y = problem()
+    outer = PrivacyLedger(3.0, 1e-5)
+    search = PrivateGridSearch(AdaSSPRegressor(y_policy="clip"), {"clip": [0.05, 1.0]}, epsilon=2.0, delta=1e-6,
+                               ledger=outer, random_state=0).fit(X, y)
+    led = search.privacy_ledger_
+    assert led.total_epsilon <= 2.0 * (1 + 1e-12) and led.total_delta <= 1e-6 * (1 + 1e-12)
+    assert outer.total_epsilon == pytest.approx(led.total_epsilon)
+    assert any("exponential" in e.mechanism for e in led.entries)
+    assert search.best_params_ == {"clip": 1.0}
+    assert not hasattr(search, "scores_") and not hasattr(search, "cv_results_")
+    assert np.abs(search.predict(X)).max() <= 1.0
+    # the outer ledger now lacks room for another search: refused before any fit
+    with pytest.raises(BudgetExceededError):
+        PrivateGridSearch(AdaSSPRegressor(), {"clip": [1.0]}, epsilon=2.0, delta=1e-6, ledger=outer).fit(X, y)
+    assert outer.total_epsilon == pytest.approx(led.total_epsilon)
+
+
+@pytest.mark.parametrize("kwargs, exc, match", [
+    ({"selection_share": 1.0}, ValueError, r"selection_share must lie in \(0, 1\); got 1.0"),
+    ({"param_grid": {"epsilon": [1.0, 2.0]}}, ValueError, "may not vary"),
+    ({"ledger": "budget"}, TypeError, "PrivacyLedger or None; got str"),
+])
+def test_private_grid_search_refuses_bad_settings(kwargs, exc, match):
+    X, y = problem(256)
+    args = dict(estimator=AdaSSPRegressor(), param_grid={"clip": [1.0]}, epsilon=1.0, delta=1e-6)
+    args.update(kwargs)
+    with pytest.raises(exc, match=match):
+        PrivateGridSearch(**args).fit(X, y)
+
+
+def test_private_grid_search_needs_a_private_estimator():
+    from sklearn.linear_model import Ridge
+
+    X, y = problem(256)
+    with pytest.raises(TypeError, match="lacks"):
+        PrivateGridSearch(Ridge(), {"alpha": [1.0]}, epsilon=1.0, delta=1e-6).fit(X, y)
