@@ -497,3 +497,45 @@ def test_intercept_scaling_must_be_positive():
     X, y, _ = _offset_problem(n=256)
     with pytest.raises(ValueError, match="intercept_scaling"):
         R.AdaSSPRegressor(epsilon=1.0, delta=1e-6, intercept_scaling=0.0).fit(X, y)
+
+
+# --------------------------------------------------------------------------- FastIHM's defaults and its warning
+
+
+def _unit_problem(n, d=8, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    th = rng.standard_normal(d)
+    th /= np.linalg.norm(th)
+    return X, np.clip(X @ th + 0.1 * rng.standard_normal(n), -1, 1)
+
+
+def test_fastihm_defaults_give_a_useful_model_where_ratio_4_gave_an_empty_one():
+    import warnings
+
+    X, y = _unit_problem(4096)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", R.NoiseDominatesWarning)
+        worst = R.FastIHMRegressor(epsilon=1.0, k2_ratio=4.0, random_state=0, fit_intercept=False).fit(X, y)
+    default = R.FastIHMRegressor(epsilon=1.0, random_state=0, fit_intercept=False).fit(X, y)
+    assert default.get_params()["k2_ratio"] == 800.0
+    assert worst.score(X, y) < 0.2 < 0.8 < default.score(X, y)
+
+
+def test_fastihm_warns_when_its_noise_dominates_and_names_the_alternatives():
+    X, y = _unit_problem(256)
+    with pytest.warns(R.NoiseDominatesWarning, match="IHMRegressor or AdaSSPRegressor") as rec:
+        est = R.FastIHMRegressor(epsilon=1.0, k2_ratio=4.0, random_state=0, fit_intercept=False).fit(X, y)
+    assert est.diagnostics_["eta_sq_over_n_per_d"] > R.NOISE_DOMINATES_RATIO
+    assert "n = 256, d = 8" in str(rec[0].message)
+
+
+def test_fastihm_does_not_warn_in_the_papers_regime():
+    import warnings
+
+    X, y = _unit_problem(2**14)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", R.NoiseDominatesWarning)
+        est = R.FastIHMRegressor(epsilon=5.0, random_state=0, fit_intercept=False).fit(X, y)
+    assert est.diagnostics_["eta_sq_over_n_per_d"] <= R.NOISE_DOMINATES_RATIO
