@@ -16,11 +16,19 @@ returns one tidy :class:`pandas.DataFrame` row per run, with
 * all parameters (k1, k2, T, delta, rho, C, calibration method, budget actually spent).
 
 Results are cached on disk, one file per grid cell (all trials of one dataset/method/epsilon/
-ratio), keyed by a SHA-256 of the parameters, a fingerprint of the data, ``fastmix.__version__``
-and a fingerprint of the solver sources (regression, mechanisms, srht, hadamard, accounting).
-Files are written to a temporary name in the cache directory and moved into place with
+ratio), keyed by a SHA-256 of the parameters, a fingerprint of the data, ``fastmix.__version__``,
+a fingerprint of every module that affects a result (:func:`code_fingerprint`), the NumPy, SciPy
+and pandas versions, the transform backend and, because every row holds a runtime, the thread
+pools and the machine (:func:`environment_fingerprint`). A cache file is an envelope holding its
+key, its expected number of rows and a SHA-256 of its rows besides the rows themselves; on
+reading, a file that is not such an envelope, holds another cell's key, the wrong number or
+order of trials, or rows that do not match their digest is recomputed, with a warning
+(:class:`CacheMismatchWarning`). Files are written to a temporary name and moved into place with
 :func:`os.replace`, so an interrupted run leaves no partial file and a re-run resumes where it
-stopped. Parquet is used when pyarrow is installed, pickle otherwise.
+stopped. Runs sharing a cache directory do not redo each other's cells: a cell is claimed (a
+``.claim`` file naming the process) while it is computed, the cache is checked again just before
+each cell, and a cell claimed by another live process is taken from the cache once that process
+has written it (or computed here if that process dies).
 """
 
 from __future__ import annotations
@@ -47,6 +55,8 @@ __all__ = [
     "PAPER_EPSILONS",
     "paper_sketch_sizes",
     "code_fingerprint",
+    "environment_fingerprint",
+    "CacheMismatchWarning",
     "data_fingerprint",
     "run_grid",
     "runtime_ratio_table",
@@ -60,11 +70,46 @@ PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
 
 paper_sketch_sizes = R.paper_sketch_sizes
 
-_SOURCE_FILES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting.py")
+_SOURCE_FILES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting.py", "experiments.py",
+                 "_validation.py", "datasets.py")
+_CACHE_FORMAT = "fastmix-grid-cell/2"
+
+
+class CacheMismatchWarning(UserWarning):
+    """A cache file that does not hold what its name promises; it is recomputed."""
+
+
+def environment_fingerprint() -> dict:
+    """What besides the code can change a cached row: library versions, the transform backend,
+    the thread pools and the machine (every row holds a runtime)."""
+    import platform
+
+    import scipy
+
+    from . import hadamard
+
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = sorted((p.get("user_api"), p.get("internal_api"), p.get("num_threads")) for p in threadpool_info())
+    except Exception:  # pragma: no cover - threadpoolctl is a dependency of scikit-learn
+        pools = []
+    try:
+        import pandas
+
+        pandas_version = pandas.__version__
+    except Exception:  # pragma: no cover
+        pandas_version = None
+    backend = getattr(hadamard, "get_backend", lambda: None)()
+    return {"numpy": np.__version__, "scipy": scipy.__version__, "pandas": pandas_version,
+            "hadamard_backend": str(backend), "threads": pools,
+            "env_threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
+                                                          "MKL_NUM_THREADS")},
+            "machine": [platform.machine(), platform.processor(), platform.node(), os.cpu_count()]}
 
 
 def code_fingerprint() -> str:
-    """SHA-256 (first 16 hex digits) of the solver sources; changes whenever the maths may change."""
+    """SHA-256 (first 16 hex digits) of the sources of every module that affects a grid result."""
     h = hashlib.sha256()
     base = Path(__file__).resolve().parent
     for name in _SOURCE_FILES:
@@ -137,43 +182,104 @@ def _hash_key(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def _have_pyarrow() -> bool:
-    try:
-        import pyarrow  # noqa: F401
-    except Exception:
-        return False
-    return True
-
-
 def _cache_path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / (f"{key}.parquet" if _have_pyarrow() else f"{key}.pkl")
+    return cache_dir / f"{key}.pkl"
 
 
-def _read_cache(path: Path):
+def _rows_digest(df) -> str:
     import pandas as pd
+
+    return hashlib.sha256(pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes()
+                          + repr(list(df.columns)).encode()).hexdigest()
+
+
+def _read_cache(path: Path, key: str, n_rows: int):
+    """The rows cached for ``key``, or None (missing, or not what it should be: warned)."""
+    import pickle
+    import warnings
 
     if not path.exists():
         return None
+    problem = None
     try:
-        return pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_pickle(path)
-    except Exception:  # a corrupt file is recomputed (cannot happen with atomic writes)
+        with open(path, "rb") as fh:
+            env = pickle.load(fh)
+    except Exception as exc:
+        env, problem = None, f"unreadable ({type(exc).__name__})"
+    if problem is None:
+        if not isinstance(env, dict) or env.get("format") != _CACHE_FORMAT or "frame" not in env:
+            problem = "not a fastmix grid-cell file"
+        elif env.get("key") != key:
+            problem = "it holds another cell"
+        else:
+            df = env["frame"]
+            if not hasattr(df, "columns") or len(df) != n_rows or env.get("n_rows") != n_rows:
+                problem = f"expected {n_rows} rows, found {len(df) if hasattr(df, '__len__') else '?'}"
+            elif "trial" not in df.columns or df["trial"].tolist() != list(range(n_rows)):
+                problem = "its trials are not 0..n-1 in order"
+            elif _rows_digest(df) != env.get("sha256"):
+                problem = "its rows do not match their digest"
+    if problem is not None:
+        warnings.warn(f"cache file {path.name} ignored and recomputed: {problem}.", CacheMismatchWarning,
+                      stacklevel=3)
         return None
+    return env["frame"]
 
 
-def _write_atomic(df, path: Path) -> None:
+def _write_atomic(df, path: Path, key: str) -> None:
+    import pickle
+
     path.parent.mkdir(parents=True, exist_ok=True)
+    env = {"format": _CACHE_FORMAT, "key": key, "n_rows": len(df), "sha256": _rows_digest(df), "frame": df}
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
     os.close(fd)
     try:
-        if path.suffix == ".parquet":
-            df.to_parquet(tmp)
-        else:
-            df.to_pickle(tmp)
+        with open(tmp, "wb") as fh:
+            pickle.dump(env, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - alive, owned by someone else
+        return True
+    return True
+
+
+def _claim(path: Path) -> bool:
+    """Claim the cell whose cache file is ``path``; False if another live process holds it."""
+    import socket
+
+    claim = path.with_suffix(".claim")
+    claim.parent.mkdir(parents=True, exist_ok=True)
+    me = f"{socket.gethostname()} {os.getpid()}"
+    for _ in range(2):
+        try:
+            fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                host, pid = claim.read_text().split()
+            except (OSError, ValueError):
+                host, pid = "", "0"
+            if host == socket.gethostname() and not _pid_alive(int(pid)):
+                claim.unlink(missing_ok=True)  # its process died: take the cell over
+                continue
+            return False
+        with os.fdopen(fd, "w") as fh:
+            fh.write(me)
+        return True
+    return False
+
+
+def _release(path: Path) -> None:
+    path.with_suffix(".claim").unlink(missing_ok=True)
 
 
 def _run_one(method, data: _Data, X, y, *, eps, delta, rho, T, ratio, clip, calibration, ihm_sketch, n_policy,
@@ -275,6 +381,7 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
     T = check_positive_int(T, "T")
     data_list = _resolve_datasets(datasets, dataset_kwargs)
     fp = code_fingerprint()
+    env_fp = environment_fingerprint() if cache_dir is not None else None
     cache_dir = Path(cache_dir) if cache_dir is not None else None
 
     cells = []
@@ -294,18 +401,26 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
                         "m_floor": m_floor if method == "FastIHM" else None,
                         "shared_eta": shared_eta if method == "FastIHM" else None,
                         "n_trials": n_trials, "root_seed": root_seed,
-                        "version": __version__, "code": fp,
+                        "version": __version__, "code": fp, "environment": env_fp,
                     }
                     cells.append((data, params))
 
     frames, todo = [], []
+
+    def from_cache(params):
+        if cache_dir is None:
+            return None
+        key = _hash_key(params)
+        cached = _read_cache(_cache_path(cache_dir, key), key, n_trials)
+        if cached is None:
+            return None
+        cached = cached.copy()
+        cached["from_cache"] = True
+        return cached
+
     for data, params in cells:
-        cached = None
-        if cache_dir is not None:
-            cached = _read_cache(_cache_path(cache_dir, _hash_key(params)))
+        cached = from_cache(params)
         if cached is not None:
-            cached = cached.copy()
-            cached["from_cache"] = True
             frames.append(cached)
         else:
             todo.append((data, params))
@@ -321,41 +436,72 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
             bar = None
 
     ols_cache: dict[str, tuple] = {}
-    for data, params in todo:
-        if data.name not in ols_cache:
-            ts = R.ols(data.X, data.y)
-            ols_cache[data.name] = (ts, R.training_mse(data.X, data.y, ts))
-        theta_star, ols_mse = ols_cache[data.name]
-        cid = _cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
-        rows = []
-        for trial in range(n_trials):
-            ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))
-            row = _run_one(params["method"], data, data.X, data.y, eps=params["epsilon"], delta=params["delta"],
-                           rho=params["rho"], T=T, ratio=params["k2_ratio"], clip=clip, calibration=calibration,
-                           ihm_sketch=ihm_sketch, n_policy=n_policy, seed_seq=ss, theta_star=theta_star,
-                           ols_mse=ols_mse, m_floor=m_floor, shared_eta=shared_eta)
-            rows.append({
-                "dataset": data.name, "method": params["method"],
-                "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
-                "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
-                "trial": trial, "root_seed": root_seed, "spawn_key": f"{trial},{cid}",
-                "n": data.X.shape[0], "d": data.X.shape[1], "T": T, "delta": params["delta"], "rho": params["rho"],
-                "clip": clip, "calibration": params["calibration"], "ihm_sketch": params["ihm_sketch"],
-                "n_policy": n_policy, "fastmix_version": __version__, "code_fingerprint": fp,
-                "data_fingerprint": data.fingerprint, **row,
-            })
-            if bar is not None:
-                bar.update(1)
-        df = pd.DataFrame(rows)
-        if cache_dir is not None:
-            _write_atomic(df, _cache_path(cache_dir, _hash_key(params)))
-        df["from_cache"] = False
-        frames.append(df)
+    deferred = []
+    queue = list(todo)
+    while queue or deferred:
+        if not queue:  # only cells another live process is computing: wait for its files
+            time.sleep(0.5)
+            queue, deferred = deferred, []
+            continue
+        data, params = queue.pop(0)
+        path = _cache_path(cache_dir, _hash_key(params)) if cache_dir is not None else None
+        if path is not None:
+            cached = from_cache(params)  # another run may have finished it meanwhile
+            if cached is not None:
+                frames.append(cached)
+                if bar is not None:
+                    bar.update(n_trials)
+                continue
+            if not _claim(path):
+                deferred.append((data, params))
+                continue
+        try:
+            frames.append(_compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, calibration,
+                                        ihm_sketch, n_policy, m_floor, shared_eta, fp, bar))
+        finally:
+            if path is not None:
+                _release(path)
     if bar is not None:
         bar.close()
     if not frames:
         return pd.DataFrame()
     return pd.concat(frames, ignore_index=True)
+
+
+def _compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, calibration, ihm_sketch, n_policy,
+                  m_floor, shared_eta, fp, bar):
+    """All trials of one grid cell, written to ``path`` (when caching) before being returned."""
+    import pandas as pd
+
+    if data.name not in ols_cache:
+        ts = R.ols(data.X, data.y)
+        ols_cache[data.name] = (ts, R.training_mse(data.X, data.y, ts))
+    theta_star, ols_mse = ols_cache[data.name]
+    cid = _cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
+    rows = []
+    for trial in range(n_trials):
+        ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))
+        row = _run_one(params["method"], data, data.X, data.y, eps=params["epsilon"], delta=params["delta"],
+                       rho=params["rho"], T=T, ratio=params["k2_ratio"], clip=clip, calibration=calibration,
+                       ihm_sketch=ihm_sketch, n_policy=n_policy, seed_seq=ss, theta_star=theta_star,
+                       ols_mse=ols_mse, m_floor=m_floor, shared_eta=shared_eta)
+        rows.append({
+            "dataset": data.name, "method": params["method"],
+            "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
+            "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
+            "trial": trial, "root_seed": root_seed, "spawn_key": f"{trial},{cid}",
+            "n": data.X.shape[0], "d": data.X.shape[1], "T": T, "delta": params["delta"], "rho": params["rho"],
+            "clip": clip, "calibration": params["calibration"], "ihm_sketch": params["ihm_sketch"],
+            "n_policy": n_policy, "fastmix_version": __version__, "code_fingerprint": fp,
+            "data_fingerprint": data.fingerprint, **row,
+        })
+        if bar is not None:
+            bar.update(1)
+    df = pd.DataFrame(rows)
+    if path is not None:
+        _write_atomic(df, path, _hash_key(params))
+    df["from_cache"] = False
+    return df
 
 
 def summarize(df):

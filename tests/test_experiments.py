@@ -150,3 +150,117 @@ def test_runtime_ratio_table_matches_speedup_table():
     ref = E.speedup_table(df).set_index("method")["ihm_over_method"]
     assert ratios.loc["toy", "FastIHS"] == pytest.approx(ref["FastIHS"])
     assert ratios.loc["toy", "FastIHM r2"] == pytest.approx(ref["FastIHM r=8"])
+
+
+# --------------------------------------------------------------------------- a cache that cannot lie
+
+SMALL = dict(methods=("IHM",), epsilons=(1.0, 10.0), n_trials=6, progress=False)
+
+
+def _cells(tmp_path):
+    X, y = _data(512)
+    df = E.run_grid({"toy": (X, y)}, cache_dir=tmp_path, **SMALL)
+    files = sorted(p for p in tmp_path.iterdir() if p.suffix == ".pkl")
+    assert len(files) == 2 and not df["from_cache"].any()
+    return (X, y), df, files
+
+
+def _envelope(path):
+    import pickle
+
+    return pickle.loads(path.read_bytes())
+
+
+def _rewrite(path, env):
+    import pickle
+
+    path.write_bytes(pickle.dumps(env))
+
+
+def _rerun(data, tmp_path, expect_warning):
+    if expect_warning:
+        with pytest.warns(E.CacheMismatchWarning, match=expect_warning):
+            return E.run_grid({"toy": data}, cache_dir=tmp_path, **SMALL)
+    return E.run_grid({"toy": data}, cache_dir=tmp_path, **SMALL)
+
+
+@pytest.mark.parametrize("forge, message", [
+    (lambda env, other: {**env, "frame": env["frame"].iloc[:2], "n_rows": 2}, "expected 6 rows, found 2"),
+    (lambda env, other: other, "it holds another cell"),
+    (lambda env, other: {**env, "frame": env["frame"].assign(excess_risk=env["frame"]["excess_risk"] * 1000)},
+     "do not match their digest"),
+    (lambda env, other: [1, 2, 3], "not a fastmix grid-cell file"),
+    (lambda env, other: {**env, "frame": env["frame"].iloc[::-1].reset_index(drop=True)}, "trials are not 0..n-1"),
+])
+def test_a_forged_cache_file_is_recomputed_with_a_warning(tmp_path, forge, message):
+    data, first, (a, b) = _cells(tmp_path)
+    _rewrite(a, forge(_envelope(a), _envelope(b)))
+    again = _rerun(data, tmp_path, message)
+    assert again["from_cache"].sum() == 6  # the intact cell
+    pd.testing.assert_frame_equal(
+        first.drop(columns=["from_cache", "runtime_ns", "runtime_s"]).sort_values(["epsilon", "trial"]).reset_index(drop=True),
+        again.drop(columns=["from_cache", "runtime_ns", "runtime_s"]).sort_values(["epsilon", "trial"]).reset_index(drop=True))
+    assert not _rerun(data, tmp_path, None)["from_cache"].eq(False).any()  # and the file is repaired
+
+
+def test_a_truncated_file_is_recomputed(tmp_path):
+    data, _, (a, _) = _cells(tmp_path)
+    a.write_bytes(a.read_bytes()[:40])
+    assert _rerun(data, tmp_path, "unreadable")["from_cache"].sum() == 6
+
+
+def test_the_key_covers_the_environment(tmp_path, monkeypatch):
+    data, _, _ = _cells(tmp_path)
+    monkeypatch.setattr(E, "environment_fingerprint", lambda: {"threads": "another machine"})
+    assert not _rerun(data, tmp_path, None)["from_cache"].any()
+
+
+def test_the_code_fingerprint_covers_the_runner_and_validation():
+    assert {"experiments.py", "_validation.py", "regression.py"} <= set(E._SOURCE_FILES)
+
+
+def test_a_cell_claimed_by_a_live_run_is_awaited_not_recomputed(tmp_path, monkeypatch):
+    import socket
+    import threading
+
+    data, first, files = _cells(tmp_path / "other")
+    target = tmp_path / "shared"
+    target.mkdir()
+    # another live process (our parent) claims both cells and writes them a moment later
+    for f in files:
+        (target / f.name).with_suffix(".claim").write_text(f"{socket.gethostname()} {os.getppid()}")
+
+    def other_run():
+        import time
+
+        time.sleep(1.0)
+        for f in files:
+            (target / f.name).write_bytes(f.read_bytes())
+            (target / f.name).with_suffix(".claim").unlink()
+
+    monkeypatch.setattr(E, "_run_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
+    t = threading.Thread(target=other_run)
+    t.start()
+    got = E.run_grid({"toy": data}, cache_dir=target, **SMALL)
+    t.join()
+    assert got["from_cache"].all() and len(got) == 12
+
+
+def test_a_claim_left_by_a_dead_run_is_taken_over(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    X, y = _data(512)
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    pid = int(dead.stdout)
+    key_files = []
+    E.run_grid({"toy": (X, y)}, cache_dir=tmp_path / "probe", **SMALL)
+    key_files = sorted(p.name for p in (tmp_path / "probe").iterdir() if p.suffix == ".pkl")
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    for name in key_files:
+        (shared / name).with_suffix(".claim").write_text(f"{socket.gethostname()} {pid}")
+    got = E.run_grid({"toy": (X, y)}, cache_dir=shared, **SMALL)
+    assert not got["from_cache"].any() and len(got) == 12
+    assert not list(shared.glob("*.claim"))
