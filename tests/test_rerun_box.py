@@ -34,12 +34,12 @@ NOTEBOOK = "hello_fastmix"
 
 
 def _box_block(css_class: str) -> str:
-    from docutils import nodes
+    if fastmix_book is None:
+        skip_or_fail(_REASON)
+    from docutils import nodes  # installed with Sphinx, which the extension needs
 
     from fastmix import run
 
-    if fastmix_book is None:
-        skip_or_fail(_REASON)
     box = fastmix_book.rerun_box(run.resolve_notebook(NOTEBOOK))
     blocks = [n.astext() for n in box.findall(nodes.literal_block) if css_class in n["classes"]]
     assert len(blocks) == 1, f"the box should hold one {css_class} block, found {len(blocks)}"
