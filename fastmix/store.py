@@ -343,6 +343,11 @@ class ResultsStore:
         from .provenance import _describe_source, collect_provenance
 
         base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
+        if new or not hasattr(self, "_base_at_start"):
+            # the code a sitting runs is the code it imported when it started: keep that commit,
+            # even if the checkout moves on while it runs (the end's commit is noted beside it)
+            self._base_at_start = base
+        start = self._base_at_start
         record = self.provenance() or {}
         sittings = list(record.get("sittings", []))
         if not new and sittings:
@@ -354,9 +359,11 @@ class ResultsStore:
             "seconds": round(time.time() - self._started, 1),
             "cells_computed": self._cells_this_sitting,
             "finished": finished,
-            "commit": base["git"].get("commit"),
-            "dirty": base["git"].get("dirty"),
-            "fastmix_version": base["fastmix_version"],
+            "commit": start["git"].get("commit"),
+            "dirty": start["git"].get("dirty"),
+            **({"commit_at_end": base["git"].get("commit"), "dirty_at_end": base["git"].get("dirty")}
+               if not new and base["git"] != start["git"] else {}),
+            "fastmix_version": start["fastmix_version"],
             "load_before": self._load_before,
             "load_after": None if new else machine_load(),
             "threads": thread_settings(),
@@ -368,8 +375,8 @@ class ResultsStore:
             sources[desc.get("name", str(len(sources)))] = desc
         record.update({
             "notebook": self.name,
-            "fastmix_version": base["fastmix_version"],
-            "git": base["git"],
+            "fastmix_version": start["fastmix_version"],
+            "git": start["git"],
             "python": base["python"],
             "packages": base["packages"],
             "hadamard_backend": base["hadamard_backend"],

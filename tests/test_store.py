@@ -230,3 +230,26 @@ def test_load_returns_every_table_or_none_until_the_required_ones_exist(tmp_path
     st.put_table("datasets", pd.DataFrame({"name": ["s"]}))
     loaded = st.load("runs")
     assert sorted(loaded) == ["datasets", "runs"] and list(loaded["runs"]["x"]) == [1]
+
+
+def test_a_sitting_keeps_the_commit_it_started_from(tmp_path, monkeypatch):
+    """The code a sitting runs is what it imported at its start; a commit made meanwhile is noted."""
+    import fastmix.provenance as P
+
+    real = P.collect_provenance
+    commits = iter(["aaaa", "bbbb", "bbbb", "bbbb"])
+
+    def fake(*a, **k):
+        out = real(*a, **k)
+        out["git"] = {"commit": next(commits), "dirty": False}
+        return out
+
+    monkeypatch.setattr(P, "collect_provenance", fake)
+    st = _store(tmp_path)
+    with st.sitting({"seed": 1}):
+        st.add_cell("runs", "a", [{"x": 1}])
+    prov = st.provenance()
+    last = prov["sittings"][-1]
+    assert last["commit"] == "aaaa" and prov["git"]["commit"] == "aaaa"
+    assert last["commit_at_end"] == "bbbb"
+    assert S.entry_status("demo", tmp_path).commit == "aaaa"
