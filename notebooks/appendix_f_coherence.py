@@ -53,6 +53,7 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown
+from fastmix.pages import caption, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_upper_scale
 from fastmix.store import ResultsStore, entry_markdown, entry_status
@@ -65,20 +66,8 @@ PARAMS = {"log2_ns": log2_ns, "n_draws": n_draws, "k_per_octave": k_per_octave, 
           "upper_constant": upper_constant, "seed": seed}
 
 
-def caption(name, text):
-    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
-
-    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
-    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
-    that the notebook runs without myst-nb installed.
-    """
-    display({"application/papermill.record/text/markdown": text}, raw=True,
-            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
-
-
-# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
-plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
-                     "ytick.labelsize": 11, "legend.fontsize": 10})
+# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+use_book_style()
 
 
 def coherence_text(coh, rho, constant):

@@ -51,6 +51,7 @@ from IPython.display import Markdown, display
 
 from fastmix import datasets as fd
 from fastmix.claims import claims_markdown, percentile_of
+from fastmix.pages import caption, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.store import ResultsStore, entry_markdown, entry_status
 from fastmix.studies import appendix_j as study
@@ -101,20 +102,8 @@ def statistics_markdown(statistics):
     return "\n".join(lines)
 
 
-def caption(name, text):
-    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
-
-    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
-    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
-    that the notebook runs without myst-nb installed.
-    """
-    display({"application/papermill.record/text/markdown": text}, raw=True,
-            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
-
-
-# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
-plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
-                     "ytick.labelsize": 11, "legend.fontsize": 10})
+# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+use_book_style()
 
 
 def spread_text(spread):

@@ -40,6 +40,7 @@ import numpy as np
 from IPython.display import display
 
 from fastmix.hadamard import fwht, get_backend
+from fastmix.pages import caption, use_book_style
 from fastmix.provenance import provenance_report
 
 started_at = time.time()
@@ -48,20 +49,8 @@ started_at = time.time()
 # Book display helpers: the figure caption's text, and figure text sized for the book's column.
 
 
-def caption(name, text):
-    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
-
-    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
-    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
-    that the notebook runs without myst-nb installed.
-    """
-    display({"application/papermill.record/text/markdown": text}, raw=True,
-            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
-
-
-# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
-plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
-                     "ytick.labelsize": 11, "legend.fontsize": 10})
+# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+use_book_style()
 
 # %% [markdown]
 # We draw one standard normal vector of length $n$ and transform it with the active backend.

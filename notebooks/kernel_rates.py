@@ -58,6 +58,7 @@ import numpy as np
 from IPython.display import Markdown, display
 
 from fastmix.claims import Claim, claims_markdown
+from fastmix.pages import caption, tex_num, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.store import ResultsStore, entry_markdown
 from fastmix.studies import kernel_rates as study
@@ -74,30 +75,8 @@ PARAMS = {
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
-def caption(name, text):
-    """Hand the caption of figure ``name`` (MyST Markdown, maths included) to the book.
-
-    The figure cell's metadata holds the label ("Figure 2.") and pastes this text after it
-    ({glue:md}); Jupyter does not show the output. This is myst-nb's glue format, written out so
-    that the notebook runs without myst-nb installed.
-    """
-    display({"application/papermill.record/text/markdown": text}, raw=True,
-            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
-
-
-# Figures fill the book's content column, which shows them at about half their drawn size: larger text.
-plt.rcParams.update({"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
-                     "ytick.labelsize": 11, "legend.fontsize": 10})
-
-
-def tex_num(x):
-    """A number for MyST maths: 1e-05 as 10^{-5}, 2.5e-06 as 2.5 \\cdot 10^{-6}, others as with :g."""
-    text = f"{float(x):g}"
-    if "e" not in text:
-        return text
-    mantissa, exponent = text.split("e")
-    power = f"10^{{{int(exponent)}}}"
-    return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+use_book_style()
 
 
 RATES_TEXT = (
