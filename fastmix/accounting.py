@@ -1328,6 +1328,14 @@ class PrivacyLedger:
         e, d = _check_spend(epsilon, delta, "can_spend")
         return self._fits([e], [d])[0]
 
+    def check_spend(self, mechanism, epsilon, delta=0.0) -> None:
+        """Dry run of :meth:`spend`: raise :class:`BudgetExceededError` (with the totals it would
+        reach) if ``(epsilon, delta)`` does not fit; record nothing either way."""
+        entry = self._make_entry(mechanism, epsilon, delta)
+        ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
+        if not ok:
+            raise self._overflow_error(entry, tot_e, tot_d)
+
     def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None) -> LedgerEntry:
         if not isinstance(mechanism, str):
             raise TypeError(

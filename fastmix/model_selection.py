@@ -98,16 +98,13 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         clash = sorted({"epsilon", "delta", "ledger", "random_state"} & {k for c in candidates for k in c})
         if clash:
             raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
-        if self.ledger is not None and not self.ledger.can_spend(eps, delta):
-            raise self.ledger._overflow_error(  # refused before the data are touched
-                self.ledger._make_entry("PrivateGridSearch", eps, delta), self.ledger.total_epsilon + eps,
-                self.ledger.total_delta + delta)
+        if self.ledger is not None:
+            self.ledger.check_spend("PrivateGridSearch", eps, delta)  # refused before the data are touched
         G = len(candidates)
         eps_fit, delta_fit, eps_sel = eps * (1.0 - share) / G, delta / G, eps * share
         own = PrivacyLedger(eps, delta, name="PrivateGridSearch")
         rng = check_random_state(self.random_state)
-        seeds = rng.spawn(G + 1) if hasattr(rng, "spawn") else [np.random.default_rng(rng.integers(2**63))
-                                                                 for _ in range(G + 1)]
+        seeds = rng.spawn(G + 1)
         y_arr = np.asarray(y, dtype=float).ravel()
         y_c = np.clip(y_arr, -C, C)
         n = y_c.size

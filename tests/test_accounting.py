@@ -607,3 +607,15 @@ def test_bad_inputs():
         acc.gaussian_renyi_divergence(2.0, [[1.0, 0.5], [0.0, 1.0]], np.eye(2))
     with pytest.raises(ValueError, match="alpha_max must be > 1"):
         acc.epsilon_from_rdp(lambda a: a, 1e-5, 1.0)
+
+
+def test_check_spend_is_a_dry_run_of_spend():
+    from fastmix.accounting import BudgetExceededError, PrivacyLedger
+
+    led = PrivacyLedger(1.0, 1e-6)
+    led.check_spend("fits", 1.0, 1e-6)  # fits exactly: no error, nothing recorded
+    assert led.entries == ()
+    led.spend("a", 0.5)
+    with pytest.raises(BudgetExceededError, match="Nothing was recorded"):
+        led.check_spend("b", 0.6)
+    assert len(led.entries) == 1
