@@ -335,34 +335,41 @@ def test_title_protection_and_escaping():
 # --------------------------------------------------------------------------------------------
 
 
+# The version and release date the repository carries now, and a later version to bump to.
+_CFF = yaml.safe_load((ROOT / "CITATION.cff").read_text(encoding="utf-8"))
+CUR, CUR_DATE = str(_CFF["version"]), str(_CFF["date-released"])
+_major, _minor, _ = (int(x) for x in CUR.split("."))
+NEXT = f"{_major}.{_minor + 1}.0"
+
+
 def test_copy_of_the_repository_is_in_sync(tmp_repo, capsys):
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 0
 
 
 def test_version_changed_only_in_citation_cff_is_a_mismatch(tmp_repo, capsys):
-    _edit(tmp_repo / "CITATION.cff", 'version: "0.1.0"', 'version: "0.2.0"')
+    _edit(tmp_repo / "CITATION.cff", f'version: "{CUR}"', f'version: "{NEXT}"')
     before = _snapshot(tmp_repo)
     problems = citation.validate(citation.load_sources(tmp_repo))
     assert any("__version__" in p for p in problems)
-    assert any("CHANGELOG.md" in p and "0.2.0" in p for p in problems)
+    assert any("CHANGELOG.md" in p and NEXT in p for p in problems)
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 2
-    assert "0.2.0" in capsys.readouterr().err
+    assert NEXT in capsys.readouterr().err
     assert citation.main(["--root", str(tmp_repo)]) == 2  # inconsistent sources: writes nothing
     assert _snapshot(tmp_repo) == before
 
 
 def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
-    _edit(tmp_repo / "CITATION.cff", 'version: "0.1.0"', 'version: "0.2.0"')
-    _edit(tmp_repo / "CITATION.cff", 'date-released: "2026-11-30"', 'date-released: "2027-01-15"')
-    _edit(tmp_repo / "fastmix" / "__init__.py", '"0.1.0"', '"0.2.0"')
+    _edit(tmp_repo / "CITATION.cff", f'version: "{CUR}"', f'version: "{NEXT}"')
+    _edit(tmp_repo / "CITATION.cff", f'date-released: "{CUR_DATE}"', 'date-released: "2027-01-15"')
+    _edit(tmp_repo / "fastmix" / "__init__.py", f'"{CUR}"', f'"{NEXT}"')
     _edit(tmp_repo / "CHANGELOG.md", "## [Unreleased]\n",
-          "## [Unreleased]\n\n## [0.2.0] - 2027-01-15\n")
+          f"## [Unreleased]\n\n## [{NEXT}] - 2027-01-15\n")
     before = _snapshot(tmp_repo)
 
     stale = citation.stale_outputs(citation.load_sources(tmp_repo))
     assert set(stale) == {".zenodo.json", "README.md", "book/intro.md", "fastmix/provenance.py"}
-    assert '+  "version": "0.2.0",' in stale[".zenodo.json"]
-    assert "+  version = {0.2.0}," in stale["book/intro.md"]
+    assert f'+  "version": "{NEXT}",' in stale[".zenodo.json"]
+    assert f"+  version = {{{NEXT}}}," in stale["book/intro.md"]
     assert '+    "year": "2027",' in stale["fastmix/provenance.py"]
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 1
     err = capsys.readouterr().err
@@ -374,26 +381,26 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
     assert citation.main(["--root", str(tmp_repo)]) == 0
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 0
     regenerated = json.loads((tmp_repo / ".zenodo.json").read_text(encoding="utf-8"))
-    assert regenerated["version"] == "0.2.0"
+    assert regenerated["version"] == NEXT
     assert regenerated["publication_date"] == "2027-01-15"
-    assert any(r["identifier"].endswith("/tree/v0.2.0") for r in regenerated["related_identifiers"])
+    assert any(r["identifier"].endswith(f"/tree/v{NEXT}") for r in regenerated["related_identifiers"])
     readme = (tmp_repo / "README.md").read_text(encoding="utf-8")
-    assert "version = {0.2.0}" in readme and "year    = {2027}" in readme
+    assert f"version = {{{NEXT}}}" in readme and "year    = {2027}" in readme
     # Only the marker block changed.
     original = (ROOT / "README.md").read_text(encoding="utf-8")
     assert readme.split(citation.README_START)[0] == original.split(citation.README_START)[0]
     assert readme.split(citation.README_END)[1] == original.split(citation.README_END)[1]
     book = (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8")
-    assert "version = {0.2.0}" in book
+    assert f"version = {{{NEXT}}}" in book
     original = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     assert book.split(citation.BOOK_START)[0] == original.split(citation.BOOK_START)[0]
     assert book.split(citation.BOOK_END)[1] == original.split(citation.BOOK_END)[1]
 
 
 def test_changelog_date_must_match_release_date(tmp_repo):
-    _edit(tmp_repo / "CHANGELOG.md", "## [0.1.0] - 2026-11-30", "## [0.1.0] - 2026-12-01")
+    _edit(tmp_repo / "CHANGELOG.md", f"## [{CUR}] - {CUR_DATE}", f"## [{CUR}] - 2026-12-02")
     problems = citation.validate(citation.load_sources(tmp_repo))
-    assert any("dated '2026-12-01'" in p for p in problems)
+    assert any("dated '2026-12-02'" in p for p in problems)
 
 
 def test_address_mismatch_with_pyproject_is_reported(tmp_repo):
@@ -417,7 +424,7 @@ def test_missing_markers_are_reported(tmp_repo, name, marker):
 
 
 def test_hand_edit_inside_the_book_block_is_stale_and_regenerated(tmp_repo):
-    _edit(tmp_repo / "book" / "intro.md", "version = {0.1.0}", "version = {0.0.9}")
+    _edit(tmp_repo / "book" / "intro.md", f"version = {{{CUR}}}", "version = {0.0.9}")
     assert set(citation.stale_outputs(citation.load_sources(tmp_repo))) == {"book/intro.md"}
     assert citation.main(["--root", str(tmp_repo)]) == 0
     assert (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8") == (
