@@ -51,7 +51,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ._validation import (
+from .._validation import (
     check_matrix,
     check_positive,
     check_positive_int,
@@ -60,7 +60,7 @@ from ._validation import (
     check_vector,
     row_norms,
 )
-from .hadamard import is_power_of_two, pad_rows_to_power_of_two
+from ..hadamard import is_power_of_two, pad_rows_to_power_of_two
 
 __all__ = [
     "Dataset",
@@ -654,7 +654,7 @@ def get_data_home(data_home=None) -> Path:
     env = os.environ.get(DATA_ENV_VAR, "").strip()
     if env:
         return Path(env).expanduser()
-    repo = Path(__file__).resolve().parent.parent
+    repo = Path(__file__).resolve().parents[2]
     if (repo / "pyproject.toml").is_file() and (repo / "fastmix").is_dir():
         return repo / "data" / "cache"
     cache = os.environ.get("XDG_CACHE_HOME", "").strip() or str(Path.home() / ".cache")
