@@ -13,7 +13,8 @@ Labels:
   dataset"), on the page that reproduces that figure at paper scale from the results store.
 * ``<letter>.<k>``: a figure the companion adds, numbered within its page: ``S3`` (Section 3),
   ``F``, ``I`` and ``J`` (FastMix Appendices F, I and J; the paper has no figure in F or J),
-  ``P`` (privacy audit), ``K`` (kernel comparison), ``R`` (kernel rates), ``H`` (hello page).
+  ``P`` (privacy audit), ``C`` (choosing a solver), ``K`` (kernel comparison), ``R`` (kernel
+  rates), ``H`` (hello page).
   The kernel paper's experiments are not in the text available to us, so its figures are not
   matched by number; its pages use companion labels.
 * A live smoke-scale run of a figure carries that figure's label followed by ``(smoke scale)``,
@@ -66,6 +67,7 @@ PAGES: dict[str, list[Label]] = {
                                    _live("Figure K.1" + SMOKE), _live("Figure K.2" + SMOKE),
                                    _live("Figure K.3" + SMOKE)],
     "notebooks/kernel_rates": [_store("Figure R.1"), _live("Figure R.1" + SMOKE)],
+    "notebooks/solver_choice": [_store("Figure C.1"), _store("Figure C.2"), _live("Figure C.1" + SMOKE)],
     "notebooks/hello_fastmix": [_live("Figure H.1")],
 }
 

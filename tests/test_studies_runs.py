@@ -1,4 +1,4 @@
-"""The paper-scale studies of Appendix I, the privacy audit and Figure 3 (fastmix.studies).
+"""The paper-scale studies of Appendix I, the privacy audit, Figure 3 and the solver map (fastmix.studies).
 
 Each study runs at tiny parameters and must return its documented tables and columns, resume
 from a store without recomputing a cell, never touch the network, and decide its claims from
@@ -27,6 +27,7 @@ TINY = {
                            "k2_ratios": "4,8,16"},
     "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 8, "n_starts": 0, "n_releases": 2000},
     "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
+    "solver_choice": {"log2_ns": "8", "ds": "4", "epsilons": "1.0,10.0", "trials": 2},
 }
 COLUMNS = {
     "appendix_i_airline": {
@@ -51,6 +52,11 @@ COLUMNS = {
         "datasets": {"shape", "paper_dataset", "data_used", "why", "n", "d", "k2_ratios", "k1", "k2s"},
         "runs": {"cell", "dataset", "series", "method", "epsilon", "trial", "runtime_s", "load1_before", "load1_after"},
         "timing": {"shape", "pools", "blas_threads", "load1_min", "load1_max", "load1_mean", "seconds"},
+    },
+    "solver_choice": {
+        "datasets": {"shape", "n", "d", "design", "k1", "k2", "k2_capped", "delta", "rho"},
+        "runs": {"cell", "series", "method", "ihm_sketch", "epsilon", "trial", "n", "d", "excess_risk", "runtime_s",
+                 "eta", "eps_spent", "load1_before", "load1_after"},
     },
 }
 
@@ -222,3 +228,53 @@ def test_stored_entry_has_the_registry_parameters(name):
     assert not parameters_differ(store.parameters(), expected), parameters_differ(store.parameters(), expected)
     assert set(registry[name]["parameters"]) == set(study_module(name).DEFAULTS), \
         "the registry entry must list every parameter of the study"
+
+
+def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0):
+    """A runs table for solver_choice's readers: per series, lognormal trials around the given values."""
+    rng = np.random.default_rng(0)
+    rows = []
+    for series in ("FastIHM", "IHM (dense)", "IHM (Gram)", "AdaSSP"):
+        for t in range(trials):
+            rows.append({"series": series, "n": n, "d": d, "epsilon": eps, "trial": t,
+                         "excess_risk": risk[series] * np.exp(0.05 * rng.standard_normal()), "ols_mse": 0.1,
+                         "runtime_s": runtime[series] * np.exp(0.05 * rng.standard_normal()),
+                         "eta": eta if series == "FastIHM" else np.nan})
+    return pd.DataFrame(rows)
+
+
+def test_solver_choice_map_and_claims_follow_the_runs():
+    study = study_module("solver_choice")
+    fast = {"FastIHM": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5, "AdaSSP": 0.1}
+    # FastIHM far behind in accuracy while its noise ratio is below the warning's threshold:
+    runs = _solver_runs({"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5}, fast,
+                        eta=np.sqrt(2.0 * 2**17 / 8))
+    cmap = study.choice_map(runs)
+    assert cmap.shape[0] == 1
+    row = cmap.iloc[0]
+    assert set(row["accuracy_ties"].split(", ")) == {"IHM (dense)", "IHM (Gram)"}  # indistinguishable
+    assert row["time_best"] == "AdaSSP" and row["time_ties"] == "AdaSSP"
+    assert not row["fastihm_warns"]
+    claims = {c.claim: c for c in study.claims({"runs": runs})}
+    assert claims["FastIHM is faster than IHM with the dense sketch at n >= 2^17"].holds is True
+    assert claims["FastIHMRegressor warns wherever FastIHM is far behind"].holds is False
+    assert claims["FastIHMRegressor's noise warning is no false alarm"].holds is True
+
+    # The warning fires while FastIHM is the most accurate, and FastIHM is slower than dense IHM:
+    slow = dict(fast, FastIHM=9.0)
+    runs = _solver_runs({"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5}, slow,
+                        eta=np.sqrt(50.0 * 2**17 / 8))
+    assert study.choice_map(runs).iloc[0]["fastihm_warns"]
+    claims = {c.claim: c for c in study.claims({"runs": runs})}
+    assert claims["FastIHMRegressor's noise warning is no false alarm"].holds is False
+    assert claims["FastIHM is faster than IHM with the dense sketch at n >= 2^17"].holds is False
+
+
+def test_solver_choice_skips_dense_ihm_beyond_its_size(tmp_path):
+    t = run_study("solver_choice", {"log2_ns": "7,8", "ds": "4", "epsilons": "1.0", "trials": 2,
+                                    "dense_ihm_max_log2_n": 7}, log=None)
+    dense = t["runs"][t["runs"]["series"] == "IHM (dense)"]
+    assert set(dense["n"]) == {2**7}
+    assert set(t["runs"].loc[t["runs"]["series"] == "IHM (Gram)", "n"]) == {2**7, 2**8}
+    spent = t["runs"].dropna(subset=["eps_spent"])
+    assert np.all(spent["eps_spent"] <= 1.0 + 1e-12)

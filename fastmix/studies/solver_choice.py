@@ -1,0 +1,337 @@
+"""Which private least-squares solver to use: accuracy and runtime over n, d and epsilon, as a study.
+
+The FastMix paper compares FastIHM with IHM at a few shapes (Figures 2 and 3). A practitioner
+needs the whole map: for a table of n rows and d features and a budget epsilon, which private
+solver is most accurate, and which is fastest? This study runs, at every ``(n, d, epsilon)`` of
+a grid and on the same data,
+
+* FastIHM (Algorithm 2 of the FastMix paper) at the SRHT size ``k2 = k2_ratio max{d, log(4T/rho)}``
+  (capped at n), the default of :class:`fastmix.regression.FastIHMRegressor`;
+* IHM with the dense ``k x n`` Gaussian sketch (the paper's baseline), up to
+  ``n = 2^dense_ihm_max_log2_n``, and IHM drawn through its Gram factor ``G (X^T X)^{1/2}``
+  (the same output distribution; :func:`fastmix.regression.ihm`);
+* AdaSSP (Wang 2018; :func:`fastmix.regression.adassp`);
+* as non-private references, FastIHS and OLS,
+
+all at ``delta = 1/n^2`` and ``rho = delta/10`` (Appendix H), ``T`` iterations, through
+:func:`fastmix.experiments.run_grid` (so the excess empirical risk, the seeds and the timer are
+those of Figures 2 and 3). The timer brackets the solver call only, with every BLAS and OpenMP
+pool limited to ``blas_threads`` threads; each cell records the machine's 1-minute load.
+
+IHM's dense and Gram variants of one cell share their random streams (run_grid seeds a cell by
+dataset, method, epsilon and ratio): they compute different matrices from them, so their errors
+are not equal, but the two are not independent samples either; the map compares each of them
+with the other methods, never with each other.
+
+Data: the synthetic designs of Appendix H (``design``), drawn per shape from ``seed``.
+
+Tables
+------
+``datasets``  one row per shape: n, d, the design, k, k1, k2, delta.
+``runs``      one row per solve (run_grid's columns) with ``series`` and the cell's load.
+
+Reading them: :func:`summary` (geometric means per cell and series), :func:`choice_map` (the
+methods not significantly worse than the best, in accuracy and in time, per ``(n, d, epsilon)``)
+and :func:`claims`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import numpy as np
+
+from . import CellTable
+from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
+
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "SERIES", "PRIVATE_SERIES", "run", "summary", "choice_map",
+           "claims"]
+
+NOTEBOOK = "solver_choice"
+
+DEFAULTS: dict[str, Any] = {
+    "design": "synthetic_correlated",
+    "log2_ns": "10,12",
+    "ds": "8,32",
+    "epsilons": "1.259",
+    "trials": 3,
+    "T": 4,
+    "k2_ratio": 800.0,
+    "dense_ihm_max_log2_n": 18,
+    "blas_threads": 1,
+    "seed": 0,
+}
+"""The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the full grid."""
+
+PARAMETERS = {
+    "design": Choice("synthetic_correlated", "synthetic_sphere"),
+    "log2_ns": IntegerList(6, MAX_LOG2_N),
+    "ds": IntegerList(1, 4096),
+    "epsilons": RealList(0, low_open=True),
+    "trials": Integer(2),
+    "T": Integer(1),
+    "k2_ratio": Real(0, low_open=True),
+    "dense_ihm_max_log2_n": Integer(0, MAX_LOG2_N),
+    "blas_threads": Integer(0),  # 0: library default
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
+#: Every series of the runs table, in the order the page draws them.
+SERIES = ("FastIHM", "IHM (dense)", "IHM (Gram)", "AdaSSP", "FastIHS (non-private)", "OLS (non-private)")
+#: The private solvers among which the map chooses.
+PRIVATE_SERIES = SERIES[:4]
+#: The smallest n of Figure 3's shapes (2^17): the runtime claim is checked from there up.
+PAPER_MIN_N = 2**17
+
+_METHOD = {"FastIHM": ("FastIHM", "dense"), "IHM (dense)": ("IHM", "dense"), "IHM (Gram)": ("IHM", "gram"),
+           "AdaSSP": ("AdaSSP", "dense"), "FastIHS (non-private)": ("FastIHS", "dense"),
+           "OLS (non-private)": ("OLS", "dense")}
+_KEEP = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key", "n", "d", "T", "k", "k1",
+         "k2", "delta", "rho", "runtime_s", "runtime_ns", "mse", "ols_mse", "excess_risk", "theta_error", "eta",
+         "eps_spent", "delta_spent", "n_used", "rows_added"]
+
+
+def _split(text, kind=float):
+    if isinstance(text, (list, tuple)):
+        return tuple(kind(v) for v in text)
+    return tuple(kind(v) for v in str(text).split(",") if v.strip())
+
+
+def _load1():
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return float("nan")
+
+
+def _shape_label(log2_n: int, d: int) -> str:
+    return f"2^{log2_n} x {d}"
+
+
+def _design(name, n, d, seed, index):
+    from ..datasets import make_correlated_regression, make_sphere_regression
+
+    rs = np.random.SeedSequence(int(seed), spawn_key=(4000 + index,))
+    make = make_correlated_regression if name == "synthetic_correlated" else make_sphere_regression
+    return make(n=n, d=d, random_state=rs)
+
+
+def run(params, store=None, log=print) -> dict:
+    """Run every solver at every ``(n, d, epsilon)`` (see the module docstring); resumable with a store.
+
+    Shapes run from the smallest ``n d`` up, so a stopped run has its small shapes complete.
+    """
+    from .. import regression as R
+    from ..experiments import run_grid
+
+    if int(params.get("blas_threads", 0)) > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=int(params["blas_threads"]))
+    epsilons = _split(params["epsilons"])
+    trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
+    ratio = float(params["k2_ratio"])
+    shapes = sorted(((a, d) for a in _split(params["log2_ns"], int) for d in _split(params["ds"], int)),
+                    key=lambda s: (2 ** s[0] * s[1], s[0]))
+    info = CellTable(store, "datasets", log)
+    runs = CellTable(store, "runs", log)
+    for index, (log2_n, d) in enumerate(shapes):
+        label = _shape_label(log2_n, d)
+        n = 2 ** log2_n
+        if d >= n:
+            raise ValueError(f"shape {label}: d = {d} must be smaller than n = {n}; drop it from ds or log2_ns.")
+        done = runs.done(f"{label}|OLS (non-private)|eps=-") and all(
+            runs.done(f"{label}|{s}|eps={e:g}") for s in PRIVATE_SERIES for e in epsilons
+            if s != "IHM (dense)" or log2_n <= int(params["dense_ihm_max_log2_n"]))
+        if done and info.done(label):
+            continue
+        ds = _design(params["design"], n, d, seed, index)
+        if store is not None:
+            store.add_data_sources([ds])
+        X = np.asarray(ds.X, dtype=np.float64, order="F")
+        y = np.asarray(ds.y, dtype=np.float64)
+        defaults = R.paper_defaults(n)
+        k1, k2 = R.paper_sketch_sizes(d, T, defaults["rho"], ratio)
+        info.compute(label, lambda: [{"shape": label, "log2_n": log2_n, "n": n, "d": d, "design": ds.name,
+                                      "k": k1, "k1": k1, "k2": min(k2, n), "k2_capped": bool(k2 > n),
+                                      "delta": defaults["delta"], "rho": defaults["rho"]}])
+
+        def cell(series, eps):
+            method, sketch = _METHOD[series]
+            key = f"{label}|{series}|eps={'-' if eps is None else f'{eps:g}'}"
+
+            def compute():
+                before, started = _load1(), time.time()
+                df = run_grid({label: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
+                              k2_ratios=(ratio,), n_trials=trials, root_seed=seed, T=T, ihm_sketch=sketch,
+                              progress=False)
+                df["ihm_sketch"] = sketch if method == "IHM" else None
+                df = df[[c for c in _KEEP if c in df.columns]].copy()
+                df["series"] = series
+                df["load1_before"], df["load1_after"] = before, _load1()
+                df["cell_seconds"] = round(time.time() - started, 2)
+                return df
+
+            runs.compute(key, compute)
+
+        cell("OLS (non-private)", None)
+        cell("FastIHS (non-private)", None)
+        for eps in epsilons:
+            for series in PRIVATE_SERIES:
+                if series == "IHM (dense)" and log2_n > int(params["dense_ihm_max_log2_n"]):
+                    continue
+                cell(series, eps)
+    return {"datasets": info.frame(), "runs": runs.frame()}
+
+
+# --------------------------------------------------------------------------- reading the tables
+
+
+def _positive(values, floor):
+    v = np.asarray(values, dtype=float)
+    return np.maximum(v, floor)
+
+
+def summary(runs, risk_floor: float = 1e-300):
+    """Geometric means per ``(n, d, epsilon, series)``: excess risk, runtime, and FastIHM's noise ratio.
+
+    ``eta_ratio`` is the median of ``eta^2 / (n/d)`` over the trials, the quantity
+    :class:`fastmix.regression.FastIHMRegressor` compares with
+    :data:`fastmix.regression.NOISE_DOMINATES_RATIO` to warn that the noise dominates.
+    Excess risks are floored at ``risk_floor`` before taking logs (a non-private solver can
+    match OLS to rounding).
+    """
+    import pandas as pd
+
+    rows = []
+    for (n, d, series), sub in runs.groupby(["n", "d", "series"], sort=False):
+        for eps, cell in (sub.groupby("epsilon", dropna=False) if sub["epsilon"].notna().any() else [(np.nan, sub)]):
+            risk = _positive(cell["excess_risk"], risk_floor)
+            rows.append({
+                "n": int(n), "d": int(d), "epsilon": float(eps), "series": series, "trials": len(cell),
+                "excess_risk": float(np.exp(np.mean(np.log(risk)))),
+                "excess_risk_median": float(np.median(cell["excess_risk"])),
+                "ols_mse": float(cell["ols_mse"].iloc[0]),
+                "runtime_s": float(np.exp(np.mean(np.log(_positive(cell["runtime_s"], 1e-12))))),
+                "eta_ratio": float(np.median(cell["eta"] ** 2 / (n / d))) if series == "FastIHM" else np.nan,
+            })
+    return pd.DataFrame(rows)
+
+
+def _best_set(samples: dict, alpha: float) -> tuple[str, list[str]]:
+    """The series with the smallest geometric mean, and every series not significantly above it.
+
+    A series is excluded when Welch's one-sided test on the log scale says the best one is
+    smaller (Holm over the comparisons at level ``alpha``).
+    """
+    from ..claims import holm, one_sided_less
+
+    gm = {s: float(np.mean(np.log(v))) for s, v in samples.items()}
+    best = min(gm, key=gm.get)
+    others = [s for s in samples if s != best]
+    if not others:
+        return best, [best]
+    rejected = holm([one_sided_less(samples[best], samples[s]) for s in others], alpha)
+    return best, [best] + [s for s, r in zip(others, rejected) if not r]
+
+
+def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
+    """Per ``(n, d, epsilon)``: the most accurate and the fastest private solvers, and ties.
+
+    For accuracy the samples are the trials' excess empirical risks, for time their runtimes;
+    ``accuracy_best`` / ``time_best`` is the series with the smallest geometric mean, and
+    ``accuracy_ties`` / ``time_ties`` lists every private series not significantly worse
+    (see :func:`_best_set`; the best one first). ``fastihm_warns`` says whether FastIHM's
+    median ``eta^2/(n/d)`` exceeds :data:`fastmix.regression.NOISE_DOMINATES_RATIO`, i.e.
+    whether :class:`fastmix.regression.FastIHMRegressor` warns at that cell.
+    """
+    import pandas as pd
+
+    from ..regression import NOISE_DOMINATES_RATIO
+
+    private = runs[runs["series"].isin(PRIVATE_SERIES)]
+    rows = []
+    for (n, d, eps), cell in private.groupby(["n", "d", "epsilon"], sort=True):
+        by = {s: c for s, c in cell.groupby("series") if len(c) > 1}
+        if len(by) < 2:
+            continue
+        risk = {s: _positive(c["excess_risk"], risk_floor) for s, c in by.items()}
+        rt = {s: _positive(c["runtime_s"], 1e-12) for s, c in by.items()}
+        abest, aties = _best_set(risk, alpha)
+        tbest, tties = _best_set(rt, alpha)
+        eta = float(np.median(by["FastIHM"]["eta"] ** 2 / (n / d))) if "FastIHM" in by else np.nan
+        rows.append({"n": int(n), "d": int(d), "epsilon": float(eps), "series_run": len(by),
+                     "accuracy_best": abest, "accuracy_ties": ", ".join(aties),
+                     "time_best": tbest, "time_ties": ", ".join(tties),
+                     "fastihm_eta_ratio": eta, "fastihm_warns": bool(eta > NOISE_DOMINATES_RATIO)})
+    return pd.DataFrame(rows)
+
+
+def claims(tables, alpha: float = 0.05):
+    """The checks the page reports, as :class:`fastmix.claims.Claim`, decided on the stored runs.
+
+    * FastIHM is faster than dense IHM at every cell with ``n >= PAPER_MIN_N`` where both ran
+      (the FastMix paper's Figure 3 claims it at four shapes with n of 2^17 and 2^19): per cell,
+      the 95% interval of runtime(IHM dense) / runtime(FastIHM); holds if every lower limit is
+      above 1, does not hold if some upper limit is below 1, else undecided.
+    * (Ours) FastIHMRegressor's noise warning is no false alarm: at every cell where it fires,
+      FastIHM is not among the most accurate private solvers.
+    * (Ours) FastIHMRegressor's warning is not silent where FastIHM loses by far: at every cell
+      where FastIHM's excess risk is more than 10 times the best private solver's, it fires.
+    """
+    from ..claims import Claim, format_interval, log_ratio_interval
+
+    runs = tables["runs"]
+    out = []
+    ivs = []
+    big = runs[runs["series"].isin(["FastIHM", "IHM (dense)"]) & (runs["n"] >= PAPER_MIN_N)]
+    for (n, d, eps), cell in big.groupby(["n", "d", "epsilon"]):
+        by = dict(tuple(cell.groupby("series")))
+        if len(by) == 2 and all(len(c) > 1 for c in by.values()):
+            ivs.append(((n, d, eps), log_ratio_interval(by["IHM (dense)"]["runtime_s"], by["FastIHM"]["runtime_s"])))
+    if ivs:
+        above = [c for c, v in ivs if v.low > 1]
+        below = [c for c, v in ivs if v.high < 1]
+        (n, d, eps), iv = min(ivs, key=lambda t: t[1].estimate)
+        out.append(Claim(
+            claim=f"FastIHM is faster than IHM with the dense sketch at n >= 2^{PAPER_MIN_N.bit_length() - 1}",
+            paper="Figure 3: IHM / FastIHM between 1.5 and 3 at shapes 2^17 x 81 to 2^19 x 32",
+            measured=(f"runtime(IHM dense) / runtime(FastIHM) significantly above 1 at {len(above)} of {len(ivs)} "
+                      f"cells, below 1 at {len(below)}; smallest at n = {n}, d = {d}, eps = {eps:g}: "
+                      f"{format_interval(iv)}"),
+            rule="95% Welch interval of the ratio of geometric mean runtimes per cell; holds if every lower limit "
+                 "> 1, does not hold if some upper limit < 1, else undecided",
+            holds=True if len(above) == len(ivs) else (False if below else None)))
+    cmap = choice_map(runs, alpha)
+    if not cmap.empty and "FastIHM" in set(runs["series"]):
+        summ = summary(runs)
+        fired = cmap[cmap["fastihm_warns"]]
+        false_alarms = fired[[("FastIHM" in t.split(", ")) for t in fired["accuracy_ties"]]]
+        out.append(Claim(
+            claim="FastIHMRegressor's noise warning is no false alarm",
+            paper="(not in the paper) the estimator warns when eta^2 > 10 n/d",
+            measured=(f"fires at {len(fired)} of {len(cmap)} cells; FastIHM is among the most accurate at "
+                      f"{len(false_alarms)} of them"),
+            rule="holds if FastIHM is never among the most accurate private solvers where the warning fires",
+            holds=bool(false_alarms.empty)))
+        gap = []
+        for r in cmap.itertuples():
+            s = summ[(summ["n"] == r.n) & (summ["d"] == r.d) & (summ["epsilon"] == r.epsilon)].set_index("series")
+            if "FastIHM" in s.index:
+                best = s.loc[[x for x in PRIVATE_SERIES if x in s.index], "excess_risk"].min()
+                gap.append((r, float(s.loc["FastIHM", "excess_risk"] / best)))
+        far = [(r, g) for r, g in gap if g > 10]
+        silent = [(r, g) for r, g in far if not r.fastihm_warns]
+        out.append(Claim(
+            claim="FastIHMRegressor warns wherever FastIHM is far behind",
+            paper="(not in the paper)",
+            measured=(f"FastIHM's excess risk is more than 10 times the best private solver's at {len(far)} cells; "
+                      f"the warning is silent at {len(silent)} of them"
+                      + (f" (e.g. n = {silent[0][0].n}, d = {silent[0][0].d}, eps = {silent[0][0].epsilon:g}: "
+                         f"{silent[0][1]:.3g} times)" if silent else "")),
+            rule="holds if the warning fires at every such cell",
+            holds=not silent))
+    return out

@@ -1,0 +1,265 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Which private solver when
+#
+# {cite:t}`lev2026fastmix` compare FastIHM with IHM {cite:p}`lev2026near` at a handful of data
+# shapes (Figures 2 and 3). Someone with a table of $n$ rows and $d$ features and a privacy budget
+# $\varepsilon$ needs the whole map: which private least-squares solver is most accurate there, and
+# which is fastest? This page measures it on one grid of $(n, d, \varepsilon)$, running every solver
+# on the same data with the protocol of Figures 2 and 3 (excess empirical risk over OLS, the timer
+# around the solve only, one BLAS thread):
+#
+# * **FastIHM** (Algorithm 2 of the FastMix paper) at the SRHT size of
+#   {py:class}`~fastmix.regression.FastIHMRegressor`'s default, $k_2 = 800\max\{d, \log(4T/\varrho)\}$
+#   capped at $n$;
+# * **IHM** with the dense $k \times n$ Gaussian sketch (the paper's baseline) and **IHM (Gram)**,
+#   which draws the same sketched matrix through the Gram factor $G (X^\top X)^{1/2}$: the same output
+#   distribution, so the same privacy and accuracy, at another cost;
+# * **AdaSSP** {cite:p}`wang2018revisiting`, sufficient statistics perturbation with an adaptive ridge;
+# * as non-private references, FastIHS {cite:p}`pilanci2016iterative` and OLS.
+#
+# All private solvers spend the same $(\varepsilon, \delta = 1/n^2)$. The page leads with the grid
+# read from the results store and the map decided from it; a quick run at the notebook's defaults
+# comes last, only to show that the code works.
+
+# %% tags=["parameters"]
+design: str = "synthetic_correlated"  # Appendix H design: synthetic_correlated or synthetic_sphere
+log2_ns: str = "10,12"  # comma-separated log2(n) of the grid
+ds: str = "8,32"  # comma-separated numbers of features d
+epsilons: str = "1.259"  # comma-separated epsilons (the paper's grid: 0.316,0.631,1.259,2.512,5.012,10.0)
+trials: int = 3  # trials per solver and grid point
+T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
+k2_ratio: float = 800.0  # FastIHM's k2 = k2_ratio * max(d, log(4T/rho)), capped at n (FastIHMRegressor's default)
+dense_ihm_max_log2_n: int = 18  # IHM with the dense sketch runs only up to n = 2**dense_ihm_max_log2_n
+blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
+seed: int = 0  # root seed of every run (numpy SeedSequence)
+
+# %% tags=["hide-input"]
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Markdown, display
+
+from fastmix.claims import claims_markdown
+from fastmix.pages import caption, use_book_style
+from fastmix.provenance import provenance_report
+from fastmix.regression import NOISE_DOMINATES_RATIO
+from fastmix.store import ResultsStore, entry_markdown
+from fastmix.studies import run_study
+from fastmix.studies import solver_choice as study
+
+started_at = time.time()
+NAME = "solver_choice"
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+STYLE = {"FastIHM": ("C1", "o", "-"), "IHM (dense)": ("C0", "s", "-"), "IHM (Gram)": ("C4", "^", "--"),
+         "AdaSSP": ("C2", "D", "-"), "FastIHS (non-private)": ("0.45", "v", ":"), "OLS (non-private)": ("0.2", "x", ":")}
+
+use_book_style()
+
+ACCURACY_TEXT = (
+    "Excess empirical risk $\\frac1n\\|y - X\\hat\\theta\\|^2 - \\frac1n\\|y - X\\hat\\theta_{\\mathrm{OLS}}\\|^2$ "
+    "against $n$ (log scales; geometric mean over trials), one panel per number of features $d$ (rows) and privacy "
+    "budget $\\varepsilon$ (columns), for the four private solvers and the non-private FastIHS.")
+RUNTIME_TEXT = (
+    "Runtime of one solve against $n$ (log scales; geometric mean over trials and $\\varepsilon$), one panel per $d$, "
+    "for every solver, OLS included.")
+
+
+def setting_text(tables, p):
+    def tex_set(text):
+        return ", ".join(v.strip() for v in str(text).split(","))
+
+    return (f"{p['design'].replace('_', ' ')} design, $\\log_2 n \\in \\{{{tex_set(p['log2_ns'])}\\}}$, "
+            f"$d \\in \\{{{tex_set(p['ds'])}\\}}$, $\\varepsilon \\in \\{{{tex_set(p['epsilons'])}\\}}$, "
+            f"$T = {p['T']}$, {p['trials']} trials, {len(tables['runs']):,} solves on {len(tables['datasets'])} shapes")
+
+
+def draw_accuracy(tables, title):
+    s = study.summary(tables["runs"])
+    dims = sorted(s["d"].unique())
+    eps = sorted(e for e in s["epsilon"].unique() if np.isfinite(e))
+    fig, axes = plt.subplots(len(dims), len(eps), figsize=(3.6 * len(eps) + 1.5, 2.9 * len(dims) + 0.6),
+                             squeeze=False, sharex=True)
+    for i, d in enumerate(dims):
+        for j, e in enumerate(eps):
+            ax = axes[i][j]
+            for series in study.SERIES[:5]:
+                sub = s[(s["d"] == d) & (s["series"] == series)]
+                sub = sub[sub["epsilon"] == e] if series in study.PRIVATE_SERIES else sub
+                if sub.empty:
+                    continue
+                color, marker, ls = STYLE[series]
+                ax.plot(sub["n"], sub["excess_risk"], marker=marker, ls=ls, color=color, label=series, ms=5)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.grid(True, which="major", alpha=0.3)
+            ax.set_title(f"$d = {d}$, $\\varepsilon = {e:g}$", fontsize=11)
+            if j == 0:
+                ax.set_ylabel("excess risk")
+            if i == len(dims) - 1:
+                ax.set_xlabel("$n$")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=5, fontsize=10, bbox_to_anchor=(0.5, -0.01))
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout(rect=(0, 0.05, 1, 1))
+    plt.show()
+
+
+def draw_runtime(tables, title):
+    runs = tables["runs"]
+    dims = sorted(runs["d"].unique())
+    fig, axes = plt.subplots(1, len(dims), figsize=(3.6 * len(dims) + 1.5, 3.4), squeeze=False, sharey=True)
+    for j, d in enumerate(dims):
+        ax = axes[0][j]
+        for series in study.SERIES:
+            sub = runs[(runs["d"] == d) & (runs["series"] == series)]
+            if sub.empty:
+                continue
+            gm = sub.groupby("n")["runtime_s"].apply(lambda v: float(np.exp(np.mean(np.log(np.maximum(v, 1e-12))))))
+            color, marker, ls = STYLE[series]
+            ax.plot(gm.index, gm.values, marker=marker, ls=ls, color=color, label=series, ms=5)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_title(f"$d = {d}$", fontsize=11)
+        ax.set_xlabel("$n$")
+        if j == 0:
+            ax.set_ylabel("seconds per solve")
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=6, fontsize=10, bbox_to_anchor=(0.5, -0.02))
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout(rect=(0, 0.09, 1, 1))
+    plt.show()
+
+
+def map_markdown(cmap):
+    """The decision table: one row per (d, n), one column per epsilon."""
+    eps = sorted(cmap["epsilon"].unique())
+    lines = ["| $d$ | $n$ | " + " | ".join(f"$\\varepsilon = {e:g}$" for e in eps) + " |",
+             "|---:|---:|" + "---|" * len(eps)]
+    for (d, n), rows in cmap.groupby(["d", "n"], sort=True):
+        cells = []
+        for e in eps:
+            r = rows[rows["epsilon"] == e]
+            if r.empty:
+                cells.append("-")
+                continue
+            r = r.iloc[0]
+            acc = r["accuracy_ties"].replace(", ", " ~ ")
+            fast = r["time_ties"].replace(", ", " ~ ")
+            cells.append(f"**{acc}**; fastest {fast}" + (" (warns)" if r["fastihm_warns"] else ""))
+        lines.append(f"| {d} | $2^{{{int(np.log2(n))}}}$ | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def map_prose(cmap):
+    total = len(cmap)
+    wins = cmap["accuracy_ties"].str.split(", ")
+    alone = cmap["accuracy_ties"].str.count(",") == 0
+    parts = []
+    for series in study.PRIVATE_SERIES:
+        among = int(sum(series in w for w in wins))
+        only = int(sum(alone & (cmap["accuracy_best"] == series)))
+        if among:
+            parts.append(f"{series} is among the most accurate at {among} of {total} grid points "
+                         f"({only} alone)")
+    fast = cmap["time_best"].value_counts()
+    fast_text = ", ".join(f"{k} at {v}" for k, v in fast.items())
+    warns = int(cmap["fastihm_warns"].sum())
+    return ("; ".join(parts) + f". The fastest private solver is {fast_text} of the {total} points. "
+            f"FastIHMRegressor's warning ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\, n/d$) fires at {warns} of them.")
+
+
+store = ResultsStore(NAME)
+stored = store.load("datasets", "runs")
+
+# %% [markdown]
+# ## The map at full scale
+#
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix.run --paper-scale solver_choice` (its parameters are in
+# `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+
+# %% mystnb={"figure": {"caption": "**Figure C.1.** {glue:md}`solver-accuracy-caption:myst`", "name": "solver-accuracy"}} tags=["remove-input"]
+if stored is not None:
+    p = store.parameters()
+    caption("solver-accuracy", ACCURACY_TEXT + " From the results store: " + setting_text(stored, p) + ".")
+    draw_accuracy(stored, "results store")
+else:
+    print("No stored results to draw; see the note above.")
+
+# %% [markdown]
+# Each cell of the table below names the private solvers that are most accurate at that $(n, d,
+# \varepsilon)$ (bold; several joined by ~ when the trials cannot tell them apart: Welch's one-sided
+# test on the log excess risk against the best one, Holm-corrected at 5% within the cell), then the
+# fastest ones by the same rule on the runtimes. "(warns)" marks the points where
+# {py:class}`~fastmix.regression.FastIHMRegressor` warns that its noise dominates.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    CMAP = study.choice_map(stored["runs"])
+    if not CMAP.empty:
+        display(Markdown(map_markdown(CMAP)))
+        display(Markdown(map_prose(CMAP)))
+
+# %% mystnb={"figure": {"caption": "**Figure C.2.** {glue:md}`solver-runtime-caption:myst`", "name": "solver-runtime"}} tags=["remove-input"]
+if stored is not None:
+    caption("solver-runtime", RUNTIME_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + ".")
+    draw_runtime(stored, "results store")
+
+# %% [markdown]
+# ## Checks
+#
+# Each row is a statement (the paper's, or ours where marked), the number that decides it and a rule
+# fixed before the numbers were computed.
+
+# %% tags=["remove-input"]
+CLAIMS = study.claims(stored) if stored is not None else []
+display(Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top)."))
+
+# %% [markdown]
+# ## What this map does and does not say
+#
+# * **Data.** The synthetic designs of Appendix H, rows of norm at most 1 and $|y_i| \le 1$. Accuracy
+#   depends on the data through $\lambda_{\min}(X^\top X)$ and the noise level; a table whose
+#   smallest eigenvalue is far below $n/d$ favours the solvers whose noise does not scale with it.
+# * **Runtime.** One core, one BLAS thread, on a shared two-core virtual machine (the provenance of
+#   the store entry records the load of every cell). Ratios between solvers depend on the machine's
+#   Gaussian sampler, BLAS and memory bandwidth; the ordering at large $n$ is the robust part.
+# * **Dense IHM** runs only up to the size stated in the setting: beyond it, its $k \times n$ sketch
+#   costs minutes per solve, and the Gram route releases the same distribution.
+#
+# ## Smoke-scale run: the code still works
+#
+# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless changed); with a few trials at small $n$ it decides nothing.
+
+# %% mystnb={"figure": {"caption": "**Figure C.1 (smoke scale).** {glue:md}`solver-smoke-caption:myst`", "name": "solver-smoke"}} tags=["hide-input"]
+smoke = run_study(NAME, PARAMS, log=None)
+caption("solver-smoke", "Smoke-scale run, computed live at this page's parameters: " + ACCURACY_TEXT
+        + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.")
+draw_accuracy(smoke, "smoke scale (not evidence)")
+
+# %% [markdown]
+# ## Provenance
+
+# %%
+provenance_report(parameters=PARAMS, seed=seed, data_sources=[r.design for r in smoke["datasets"].itertuples()],
+                  started_at=started_at)
