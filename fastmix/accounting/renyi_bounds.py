@@ -48,7 +48,7 @@ from scipy import linalg as _sla
 from scipy import optimize as _opt
 from scipy import special as _sp
 
-from ._validation import (
+from .._validation import (
     check_delta,
     check_epsilon,
     check_matrix,
