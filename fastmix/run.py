@@ -939,6 +939,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             overrides[name] = value if declared == "str" else parse_value(value)
         overrides = validate_parameters(overrides, spec, notebook=path.name)
         effective = check_notebook_parameters(path, overrides, spec)
+        _check_run_options(path, args)
     except ParameterError as exc:
         print(f"error: {exc.summary}", file=sys.stderr)
         return 2
@@ -975,6 +976,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             print("  (--verbose prints the traceback)", file=sys.stderr)
         return 1
+
+
+def _check_run_options(path: Path, args) -> None:
+    """Refuse, before anything starts, options that cannot work (ValueError with a one-line message).
+
+    ``--restart`` without ``--paper-scale``; an ``--output-dir`` that is a file or cannot be
+    created; a ``--kernel`` that is not installed (only when a kernel will be started; the
+    default ``python3`` is registered on demand by :func:`ensure_kernel`).
+    """
+    if args.restart and not args.paper_scale:
+        raise ValueError("--restart only applies with --paper-scale (it discards a stored results entry); "
+                         "drop --restart, or add --paper-scale")
+    out = Path(args.output_dir)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--output-dir {out} is a file, not a folder; give a folder (it is created if missing)")
+    existing = next((p for p in [out, *out.absolute().parents] if p.exists()), None)
+    if existing is not None and existing != out and (not existing.is_dir() or not os.access(existing, os.W_OK)):
+        what = "is a file" if not existing.is_dir() else "is not writable"
+        raise ValueError(f"--output-dir {out} cannot be created: {existing} {what}; give a folder you can write to")
+    if out.exists() and not os.access(out, os.W_OK):
+        raise ValueError(f"--output-dir {out} is not writable; give a folder you can write to")
+    from fastmix.studies import has_study
+
+    starts_kernel = not (args.paper_scale and has_study(path.stem))
+    if starts_kernel and args.kernel != "python3":
+        from jupyter_client.kernelspec import KernelSpecManager
+
+        installed = sorted(KernelSpecManager().find_kernel_specs())
+        if args.kernel not in installed:
+            raise ValueError(f"--kernel {args.kernel}: no Jupyter kernel of that name is installed (installed: "
+                             f"{', '.join(installed) or 'none'}); drop --kernel to use python3")
 
 
 def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:

@@ -536,3 +536,50 @@ def test_refusal_imports_no_jupyter_machinery():
             "if m in sys.modules]\nprint(rc, heavy)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.stdout.strip() == "2 []", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("figure1", "--restart"), "--restart only applies with --paper-scale"),
+        (("figure1", "--output-dir", "{file}"), "is a file, not a folder"),
+        (("figure1", "--output-dir", "{file}/sub"), "cannot be created: {file} is a file"),
+        (("--paper-scale", "figure1", "--output-dir", "{file}"), "is a file, not a folder"),
+        (("figure1", "--kernel", "no-such-kernel", "--output-dir", "{dir}"),
+         "--kernel no-such-kernel: no Jupyter kernel of that name is installed"),
+        (("figure1", "-p", "eps_min", "nan", "--output-dir", "{dir}"), "parameter eps_min = nan: must be a number > 0"),
+        (("figure1", "-p", "eps_max", "inf", "--output-dir", "{dir}"), "must be a finite number"),
+        (("figure1", "-p", "n_eps", "3.5", "--output-dir", "{dir}"), "parameter n_eps = 3.5: must be an integer"),
+        (("figure2", "-p", "use_paper_ratios", "maybe", "--output-dir", "{dir}"), "must be true or false"),
+        (("figure2", "-p", "epsilons", ",", "--output-dir", "{dir}"), "must be a comma-separated list of numbers"),
+        (("README.md",), "No notebook 'README.md'"),
+    ],
+)
+def test_cli_refuses_options_that_cannot_work_in_one_line(tmp_path, args, expected):
+    """Each class of bad option or value: exit 2, one line naming it, nothing started or written."""
+    afile = tmp_path / "a-file"
+    afile.write_text("not a folder")
+    folder = tmp_path / "out"
+    fill = {"file": str(afile), "dir": str(folder)}
+    done = _cli(*(a.format(**fill) for a in args))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), done.stderr
+    assert expected.format(**fill) in lines[0]
+    assert "Traceback" not in done.stderr and done.stdout == ""
+    assert not folder.exists() and afile.read_text() == "not a folder"
+
+
+def test_cli_refuses_an_unwritable_output_dir(tmp_path):
+    import os
+
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user who can write anywhere (root)")
+        done = _cli("figure1", "--output-dir", str(locked / "out"))
+        assert done.returncode == 2 and "is not writable" in done.stderr
+    finally:
+        locked.chmod(0o700)
