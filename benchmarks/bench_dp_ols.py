@@ -34,16 +34,24 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from fastmix import regression as R  # noqa: E402
-from fastmix.hadamard import fwht, get_backend  # noqa: E402
-from fastmix.mechanisms import mix_sketch  # noqa: E402
-from fastmix.srht import SRHT, sketch_quantities  # noqa: E402
+from fastmix import regression as R
+from fastmix.hadamard import fwht, get_backend
+from fastmix.mechanisms import mix_sketch
+from fastmix.srht import SRHT, sketch_quantities
 
 PAPER = {  # Figure 3: runtime of IHM / method
-    (2**19, 32): {"label": "Synthetic lambda_min = n/d (n/d = 16384)", "FastIHS": 5.0,
-                  "FastIHM": (2.52, 2.26, 2.06), "ratios": (4, 400, 800)},
-    (2**17, 90): {"label": "YearsMSD shape (n/d ~ 1456)", "FastIHS": 7.10,
-                  "FastIHM": (2.51, 1.70, 1.53), "ratios": (4, 100, 200)},
+    (2**19, 32): {
+        "label": "Synthetic lambda_min = n/d (n/d = 16384)",
+        "FastIHS": 5.0,
+        "FastIHM": (2.52, 2.26, 2.06),
+        "ratios": (4, 400, 800),
+    },
+    (2**17, 90): {
+        "label": "YearsMSD shape (n/d ~ 1456)",
+        "FastIHS": 7.10,
+        "FastIHM": (2.51, 1.70, 1.53),
+        "ratios": (4, 100, 200),
+    },
 }
 
 
@@ -96,10 +104,13 @@ def fastihm_breakdown(X, y, cal, k2, seed=0):
     """
     rng = np.random.default_rng(seed)
     n, d = X.shape
-    parts = {"sketch_quantities (fwd+adj transforms, m_hat, coherence, SVD)": 0.0,
-             "  [forward transform + sampling alone, for reference]": 0.0,
-             "Laplace releases + eta (Algorithm 3 lines 7-10)": 0.0,
-             "Gaussian step S_G X~ + eta xi": 0.0, "gradient X^T clip(.) + solve": 0.0}
+    parts = {
+        "sketch_quantities (fwd+adj transforms, m_hat, coherence, SVD)": 0.0,
+        "  [forward transform + sampling alone, for reference]": 0.0,
+        "Laplace releases + eta (Algorithm 3 lines 7-10)": 0.0,
+        "Gaussian step S_G X~ + eta xi": 0.0,
+        "gradient X^T clip(.) + solve": 0.0,
+    }
     theta = np.zeros(d)
     for _ in range(cal.T):
         S = SRHT(n, k2, random_state=rng)
@@ -120,7 +131,7 @@ def fastihm_breakdown(X, y, cal, k2, seed=0):
         theta = theta + R._solve_spd(H, g)
         t5 = time.perf_counter()
         keys = list(parts)
-        for key, dt in zip(keys, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
+        for key, dt in zip(keys, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4), strict=True):
             parts[key] += dt
     return parts
 
@@ -144,8 +155,10 @@ def bench_shape(n, d, ratios, eps, repeats, paper):
     k1 = R.paper_sketch_sizes(d, T, rho, 4)[0]
     theta_star = R.ols(X, y)
     ols_mse = R.training_mse(X, y, theta_star)
-    print(f"\n=== n = {n} (2^{int(math.log2(n))}), d = {d}, T = {T}, k1 = k = {k1}, delta = 1/n^2, rho = delta/10, "
-          f"eps = {eps:g} ===")
+    print(
+        f"\n=== n = {n} (2^{int(math.log2(n))}), d = {d}, T = {T}, k1 = k = {k1}, delta = 1/n^2, rho = delta/10, "
+        f"eps = {eps:g} ==="
+    )
     if paper:
         print(f"    paper row: {paper['label']}")
     cal_ihm = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho)
@@ -158,8 +171,12 @@ def bench_shape(n, d, ratios, eps, repeats, paper):
     ]
     for r in ratios:
         k2 = min(R.paper_sketch_sizes(d, T, rho, r)[1], n)
-        runs.append((f"FastIHM r={r} (k2={k2})",
-                     lambda k2=k2: R.fast_ihm(X, y, calibration=cal_f, k1=k1, k2=k2, random_state=3)))
+        runs.append(
+            (
+                f"FastIHM r={r} (k2={k2})",
+                lambda k2=k2: R.fast_ihm(X, y, calibration=cal_f, k1=k1, k2=k2, random_state=3),
+            )
+        )
     results = {}
     for name, fn in runs:
         fn()  # warm-up (page faults, BLAS threads)
@@ -178,9 +195,11 @@ def bench_shape(n, d, ratios, eps, repeats, paper):
                 ref = f"{paper['FastIHM'][i - 4]:.2f}"
         print(f"{name:<28}{t:>10.3f}{t_ihm / t:>12.2f}{ref:>8}{risk:>14.3e}{peak / xbytes:>16.2f}")
     t_raw = raw_transform_time(X, T, repeats)
-    first = [k for k in results if k.startswith("FastIHM")][0]
-    print(f"T = {T} raw transforms of X (copy + FWHT, backend {get_backend()}): {t_raw:.3f} s; "
-          f"{first} / that = {results[first][0] / t_raw:.2f}")
+    first = next(k for k in results if k.startswith("FastIHM"))
+    print(
+        f"T = {T} raw transforms of X (copy + FWHT, backend {get_backend()}): {t_raw:.3f} s; "
+        f"{first} / that = {results[first][0] / t_raw:.2f}"
+    )
     k2 = min(R.paper_sketch_sizes(d, T, rho, ratios[0])[1], n)
     parts = fastihm_breakdown(X, y, cal_f, k2)
     tot = sum(v for k, v in parts.items() if not k.startswith("  ["))
@@ -195,18 +214,27 @@ def main(argv=None):
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="n / 16")
     ap.add_argument("--epsilon", type=float, default=1.0)
-    ap.add_argument("--blas-threads", type=int, default=1,
-                    help="BLAS threads (threadpoolctl; default 1: multithreaded OpenBLAS spins badly on a shared machine; 0 = leave as is)")
+    ap.add_argument(
+        "--blas-threads",
+        type=int,
+        default=1,
+        help="BLAS threads (threadpoolctl; default 1: multithreaded OpenBLAS spins badly on a shared machine; "
+        "0 = leave as is)",
+    )
     args = ap.parse_args(argv)
-    print(f"fastmix DP-OLS benchmark | python {platform.python_version()} | numpy {np.__version__} | "
-          f"{os.cpu_count()} CPUs | load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
+    print(
+        f"fastmix DP-OLS benchmark | python {platform.python_version()} | numpy {np.__version__} | "
+        f"{os.cpu_count()} CPUs | load average {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}"
+    )
     ctx = None
     if args.blas_threads:
         from threadpoolctl import threadpool_limits
 
         ctx = threadpool_limits(args.blas_threads)
-    print(f"BLAS threads: {args.blas_threads or 'library default'}; Walsh-Hadamard backend: {get_backend()}; "
-          f"median of {args.repeats} repeats; calibration outside the timer")
+    print(
+        f"BLAS threads: {args.blas_threads or 'library default'}; Walsh-Hadamard backend: {get_backend()}; "
+        f"median of {args.repeats} repeats; calibration outside the timer"
+    )
     shapes = [((2**19, 32), (4, 400, 800)), ((2**17, 90), (4, 100, 200))]
     all_res = {}
     for (n, d), ratios in shapes:
@@ -218,14 +246,20 @@ def main(argv=None):
     if not args.quick:
         res = all_res[(2**19, 32)]
         t_ihm = res["IHM"][0]
-        fihm = [v for k, v in res.items() if k.startswith("FastIHM")][0][0]
+        fihm = next(v for k, v in res.items() if k.startswith("FastIHM"))[0]
         print("\nTargets at n = 2^19, d = 32:")
-        print(f"    FastIHM (smallest k2) >= 5x faster than IHM: {t_ihm / fihm:.2f}x -> "
-              f"{'met' if t_ihm / fihm >= 5 else 'NOT met'}")
-        print(f"    FastIHS >= 10x faster than IHM: {t_ihm / res['FastIHS'][0]:.2f}x -> "
-              f"{'met' if t_ihm / res['FastIHS'][0] >= 10 else 'NOT met'}")
-        print(f"    (IHM-gram, same mechanism in distribution: {t_ihm / res['IHM-gram'][0]:.2f}x faster than dense IHM, "
-              f"{fihm / res['IHM-gram'][0]:.2f}x faster than FastIHM r=4)")
+        print(
+            f"    FastIHM (smallest k2) >= 5x faster than IHM: {t_ihm / fihm:.2f}x -> "
+            f"{'met' if t_ihm / fihm >= 5 else 'NOT met'}"
+        )
+        print(
+            f"    FastIHS >= 10x faster than IHM: {t_ihm / res['FastIHS'][0]:.2f}x -> "
+            f"{'met' if t_ihm / res['FastIHS'][0] >= 10 else 'NOT met'}"
+        )
+        print(
+            f"    (IHM-gram, same mechanism in distribution: {t_ihm / res['IHM-gram'][0]:.2f}x faster than dense IHM, "
+            f"{fihm / res['IHM-gram'][0]:.2f}x faster than FastIHM r=4)"
+        )
     print(f"load average at end: {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
     if ctx is not None:
         ctx.restore_original_limits()

@@ -13,9 +13,10 @@ travel across machines better than seconds.
 
 It then measures the overhead of the exact random-projection fit over its unavoidable core,
 building the n x n kernel matrix and factorising it (LAPACK ``dpotrf`` in place, no copy and
-no clean-up of the other triangle), on the same data and in one run (each timing the best of three): the ratio "exact fit / (kernel matrix +
-Cholesky)" (target <= 1.15 at n = 5000) and the fit's peak traced memory in units of one n x n
-float64 array (target <= 2; NumPy reports its allocations to ``tracemalloc``). Not a test.
+no clean-up of the other triangle), on the same data and in one run (each timing the best of
+three): the ratio "exact fit / (kernel matrix + Cholesky)" (target <= 1.15 at n = 5000) and
+the fit's peak traced memory in units of one n x n float64 array (target <= 2; NumPy reports
+its allocations to ``tracemalloc``). Not a test.
 """
 
 from __future__ import annotations
@@ -26,10 +27,9 @@ import time
 import tracemalloc
 
 import numpy as np
-
-from fastmix import __version__
 from scipy import linalg
 
+from fastmix import __version__
 from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR, GaussianKernel
 
 
@@ -74,19 +74,34 @@ def main(argv=None):
     rows = []
     rows.append(("RFF (Alg. 3)", args.n, *_time(DPRandomFeatureKRR(**common), X, y, X_test)))
     rows.append(("RP exact (Alg. 1)", args.n, *_time(DPRandomProjectionKRR(sampler="exact", **common), X, y, X_test)))
-    rows.append(("RP approx D=%d (Alg. 1)" % args.n_frequencies, args.n,
-                 *_time(DPRandomProjectionKRR(sampler="approximate", n_frequencies=args.n_frequencies, **common),
-                        X, y, X_test)))
+    rows.append(
+        (
+            f"RP approx D={args.n_frequencies} (Alg. 1)",
+            args.n,
+            *_time(
+                DPRandomProjectionKRR(sampler="approximate", n_frequencies=args.n_frequencies, **common), X, y, X_test
+            ),
+        )
+    )
     X_big, y_big = _data(args.n_large, args.d, rng)
-    rows.append(("RP approx D=%d (Alg. 1)" % args.n_frequencies, args.n_large,
-                 *_time(DPRandomProjectionKRR(sampler="approximate", n_frequencies=args.n_frequencies, **common),
-                        X_big, y_big, X_test)))
+    rows.append(
+        (
+            f"RP approx D={args.n_frequencies} (Alg. 1)",
+            args.n_large,
+            *_time(
+                DPRandomProjectionKRR(sampler="approximate", n_frequencies=args.n_frequencies, **common),
+                X_big,
+                y_big,
+                X_test,
+            ),
+        )
+    )
     rows.append(("RFF (Alg. 3)", args.n_large, *_time(DPRandomFeatureKRR(**common), X_big, y_big, X_test)))
 
     ref = rows[0][2]
     print(f"fastmix {__version__} | numpy {np.__version__} | {platform.processor() or platform.machine()}")
     print(f"d = {args.d}, M = {args.M}, n_test = {args.n_test}, one run each\n")
-    print(f"{'method':<28} {'n':>7} {'fit [s]':>9} {'predict [s]':>12} {'fit / RFF fit(n=%d)' % args.n:>22}")
+    print(f"{'method':<28} {'n':>7} {'fit [s]':>9} {'predict [s]':>12} {f'fit / RFF fit(n={args.n})':>22}")
     for name, n, t_fit, t_pred in rows:
         print(f"{name:<28} {n:>7} {t_fit:>9.3f} {t_pred:>12.3f} {t_fit / ref:>22.1f}")
     _exact_overhead(X, y, common)
@@ -117,8 +132,11 @@ def _exact_overhead(X, y, common, repeats: int = 3):
     DPRandomProjectionKRR(sampler="exact", **common).fit(X, y)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"\nexact RP fit at n = {n}: {t_fit:.3f} s; kernel matrix {t_kernel:.3f} s + Cholesky {t_chol:.3f} s "
-          f"= {t_kernel + t_chol:.3f} s (best of {repeats} each); ratio {t_fit / (t_kernel + t_chol):.2f} (target <= 1.15)")
+    print(
+        f"\nexact RP fit at n = {n}: {t_fit:.3f} s; kernel matrix {t_kernel:.3f} s + Cholesky {t_chol:.3f} s "
+        f"= {t_kernel + t_chol:.3f} s (best of {repeats} each); ratio {t_fit / (t_kernel + t_chol):.2f} "
+        "(target <= 1.15)"
+    )
     print(f"peak traced memory of the fit: {peak / (8.0 * n * n):.2f} n x n float64 arrays (target <= 2)")
 
 

@@ -25,8 +25,8 @@ import tracemalloc
 import numpy as np
 
 from fastmix import __version__
-from fastmix.hadamard import available_backends, fwht
 from fastmix._validation import check_matrix
+from fastmix.hadamard import available_backends, fwht
 from fastmix.srht import SRHT, _sketch_quantities
 
 
@@ -113,16 +113,21 @@ def main(argv=None):
     t_fm = time.perf_counter() - t0
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    print(f"\nOne FastMix draw (k1 = {cal.k1}, k2 = {k}): {1e3 * t_fm:.1f} ms = {t_fm / raw:.2f} x raw transform; "
-          f"peak extra memory {peak / 2**20:.0f} MiB = {peak / X.nbytes:.2f} copies of X "
-          f"(X itself: {X.nbytes / 2**20:.0f} MiB; target: total about <= 3 copies incl. X)")
-    print(f"  m_hat = {rel.m_hat:.3f}, Delta_hat = {rel.delta_hat:.4f}, lambda_min(Z) = {rel.lambda_min:.2f}, "
-          f"eta_tilde = {rel.eta_tilde:.2f}")
+    print(
+        f"\nOne FastMix draw (k1 = {cal.k1}, k2 = {k}): {1e3 * t_fm:.1f} ms = {t_fm / raw:.2f} x raw transform; "
+        f"peak extra memory {peak / 2**20:.0f} MiB = {peak / X.nbytes:.2f} copies of X "
+        f"(X itself: {X.nbytes / 2**20:.0f} MiB; target: total about <= 3 copies incl. X)"
+    )
+    print(
+        f"  m_hat = {rel.m_hat:.3f}, Delta_hat = {rel.delta_hat:.4f}, lambda_min(Z) = {rel.lambda_min:.2f}, "
+        f"eta_tilde = {rel.eta_tilde:.2f}"
+    )
     t_expl = _min_time(lambda: fast_mix(X, cal, k2=k, random_state=2), lambda: None, args.repeats)
-    t_gram = _min_time(lambda: fast_mix(X, cal, k2=k, random_state=2, gaussian_step="gram"), lambda: None,
-                       args.repeats)
-    print(f"  FastMix draw, min of {args.repeats}: explicit S_G Z {1e3 * t_expl:.1f} ms = {t_expl / raw:.2f} x raw; "
-          f"Gram-factor Gaussian step (same law) {1e3 * t_gram:.1f} ms = {t_gram / raw:.2f} x raw")
+    t_gram = _min_time(lambda: fast_mix(X, cal, k2=k, random_state=2, gaussian_step="gram"), lambda: None, args.repeats)
+    print(
+        f"  FastMix draw, min of {args.repeats}: explicit S_G Z {1e3 * t_expl:.1f} ms = {t_expl / raw:.2f} x raw; "
+        f"Gram-factor Gaussian step (same law) {1e3 * t_gram:.1f} ms = {t_gram / raw:.2f} x raw"
+    )
 
 
 if __name__ == "__main__":
