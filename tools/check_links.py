@@ -84,7 +84,9 @@ def jupyter_book_executable() -> str:
 def content_pages(html_dir: Path) -> list[Path]:
     """The built HTML pages, sorted; not ``_static/`` (the theme's Jinja fragments) or ``_sources/``."""
     html_dir = Path(html_dir)
-    return sorted(p for p in html_dir.rglob("*.html") if not {"_sources", "_static"} & set(p.relative_to(html_dir).parts))
+    return sorted(
+        p for p in html_dir.rglob("*.html") if not {"_sources", "_static"} & set(p.relative_to(html_dir).parts)
+    )
 
 
 def check_html(html_dir: Path) -> LinkReport:
@@ -108,7 +110,8 @@ def check_html(html_dir: Path) -> LinkReport:
             if parts.path.endswith("/") or target.is_dir():
                 target = target / "index.html"
             if not target.exists():
-                report.broken.append(f"{name}: {link} -> missing {target.relative_to(html_dir) if target.is_relative_to(html_dir) else target}")
+                shown = target.relative_to(html_dir) if target.is_relative_to(html_dir) else target
+                report.broken.append(f"{name}: {link} -> missing {shown}")
                 continue
             fragment = unquote(parts.fragment)
             if fragment and target.suffix == ".html":
@@ -131,23 +134,38 @@ def sphinx_linkcheck(root: Path, out: Path) -> list[dict]:
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     sphinx = config.setdefault("sphinx", {})
     sphinx.setdefault("config", {})["linkcheck_ignore"] = [r"^https?://"]
-    sphinx["local_extensions"] = {name: str((root / path).resolve()) for name, path in (sphinx.get("local_extensions") or {}).items()}
+    sphinx["local_extensions"] = {
+        name: str((root / path).resolve()) for name, path in (sphinx.get("local_extensions") or {}).items()
+    }
     out.mkdir(parents=True, exist_ok=True)
     config_path = out / "linkcheck_config.yml"
     config_path.write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
-    command = [jupyter_book_executable(), "build", str(root),
-               "--builder", "linkcheck", "--config", str(config_path), "--path-output", str(out)]
+    command = [
+        jupyter_book_executable(),
+        "build",
+        str(root),
+        "--builder",
+        "linkcheck",
+        "--config",
+        str(config_path),
+        "--path-output",
+        str(out),
+    ]
     done = subprocess.run(command, cwd=root, capture_output=True, text=True)
     output = out / "_build" / "html" / "output.json"
     if done.returncode != 0 or not output.is_file():
-        raise RuntimeError(f"Sphinx linkcheck failed ({' '.join(command)}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"Sphinx linkcheck failed ({' '.join(command)}):\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     return [json.loads(line) for line in output.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--html", type=Path, default=ROOT / "_build" / "html", help="built book (default _build/html)")
-    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "links", help="report folder (default _build/links)")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "_build" / "links", help="report folder (default _build/links)"
+    )
     parser.add_argument("--sphinx", action="store_true", help="also run Sphinx's linkcheck builder on the sources")
     args = parser.parse_args(argv)
     if not (args.html / "index.html").is_file():
@@ -171,11 +189,18 @@ def main(argv: list[str] | None = None) -> int:
         + "".join(f"{uri}\t{', '.join(sorted(pages))}\n" for uri, pages in sorted(external.items())),
         encoding="utf-8",
     )
-    summary = {"pages": report.pages, "internal_links": report.internal, "broken": broken,
-               "external_links": len(external), "sphinx_linkcheck": sphinx_counts}
+    summary = {
+        "pages": report.pages,
+        "internal_links": report.internal,
+        "broken": broken,
+        "external_links": len(external),
+        "sphinx_linkcheck": sphinx_counts,
+    }
     (args.out / "report.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    print(f"{report.pages} pages, {report.internal} internal links checked, {len(broken)} broken; "
-          f"{len(external)} external links listed in {os.path.relpath(listing)} (not fetched)")
+    print(
+        f"{report.pages} pages, {report.internal} internal links checked, {len(broken)} broken; "
+        f"{len(external)} external links listed in {os.path.relpath(listing)} (not fetched)"
+    )
     if sphinx_counts:
         print("Sphinx linkcheck: " + ", ".join(f"{n} {status}" for status, n in sorted(sphinx_counts.items())))
     for line in broken:

@@ -104,8 +104,11 @@ def run(rows, jobs, log_dir):
                     print(f"{time.strftime('%H:%M:%S')} finished {name} ({minutes:.0f} min)", flush=True)
                 else:
                     failed.append(name)
-                    print(f"{time.strftime('%H:%M:%S')} FAILED {name} (exit {proc.returncode}); see "
-                          f"{log_dir / (name + '.log')}", flush=True)
+                    print(
+                        f"{time.strftime('%H:%M:%S')} FAILED {name} (exit {proc.returncode}); see "
+                        f"{log_dir / (name + '.log')}",
+                        flush=True,
+                    )
             for row in list(waiting):
                 if len(running) >= jobs:
                     break
@@ -120,30 +123,37 @@ def run(rows, jobs, log_dir):
                     continue
                 waiting.remove(row)
                 handle = open(log_dir / f"{name}.log", "a")
-                proc = subprocess.Popen(_command(name, restart), cwd=ROOT, env=env, stdout=handle,
-                                        stderr=subprocess.STDOUT)
+                proc = subprocess.Popen(
+                    _command(name, restart), cwd=ROOT, env=env, stdout=handle, stderr=subprocess.STDOUT
+                )
                 running[name] = (proc, handle, time.time())
-                print(f"{time.strftime('%H:%M:%S')} started {name} ({reason}); log: {log_dir / (name + '.log')}",
-                      flush=True)
+                print(
+                    f"{time.strftime('%H:%M:%S')} started {name} ({reason}); log: {log_dir / (name + '.log')}",
+                    flush=True,
+                )
             time.sleep(2)
     except KeyboardInterrupt:
         for proc, handle, _ in running.values():
             proc.terminate()
             handle.close()
         print("\ninterrupted: run this command again to resume the partial entries", file=sys.stderr)
-        raise SystemExit(130)
+        raise SystemExit(130) from None
     return failed
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--jobs", type=int, default=1, help="entries computed at once (one core each; default 1)")
     parser.add_argument("--only", default="", help="comma-separated notebook names (default: every study)")
     parser.add_argument("--force", action="store_true", help="recompute the chosen entries even when current")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and exit")
-    parser.add_argument("--log-dir", default=str(ROOT / "_build" / "paper-scale-logs"),
-                        help="where each entry's log goes (default: _build/paper-scale-logs)")
+    parser.add_argument(
+        "--log-dir",
+        default=str(ROOT / "_build" / "paper-scale-logs"),
+        help="where each entry's log goes (default: _build/paper-scale-logs)",
+    )
     args = parser.parse_args(argv)
     if args.jobs < 1:
         parser.error(f"--jobs must be at least 1; got {args.jobs}")
