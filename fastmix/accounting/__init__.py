@@ -1,21 +1,160 @@
-"""Privacy accounting for Gaussian sketches, FastMix and the Gaussian mechanism (a package).
+"""Privacy accounting for Gaussian sketches, FastMix and the Gaussian mechanism.
 
-The implementation lives in the submodules; this module re-exports their public names.
+Every privacy-loss formula of the FastMix paper (Lev, Shenfeld, Srinivasan, Ligett and Wilson, 2026,
+arXiv:2605.30600) that the package relies on lives in this package, one small pure function
+per formula, with the formula in the docstring and the equation it comes from. Every public
+name is importable from ``fastmix.accounting`` itself; the modules hold one concept each.
+
+Vocabulary
+----------
+* A *Renyi bound* ``r(alpha)`` bounds the alpha-Renyi divergence between the outputs of a
+  mechanism on zero-out neighbouring datasets (Definition 2). The bounds below are for a
+  *single* Gaussian row ``g^T S_f X + sigma xi^T``; ``k`` independent rows compose
+  additively, so multiply by the number of rows (and by the number of repeated releases).
+* A *conversion* turns an RDP curve into an (epsilon, delta) guarantee; the tightest
+  epsilon is the minimum over alpha (Proposition 1, Canonne et al. 2020, Prop. 12).
+* ``gamma`` is the noise-to-signal parameter of the paper: for the dense Gaussian sketch
+  ``gamma = lambda_min(X^T X) + sigma^2`` (Proposition 2); for FastMix
+  ``gamma = (lambda_min(S_f X) + sigma^2) / C^2_{S_f X}`` (eq. 7); for the bound without a
+  row-norm control ``gamma_inf = lambda_min(S_f X) + sigma^2`` (Appendix C.2 / D.2).
+
+Modules
+-------
+* ``conversions``: RDP to (epsilon, delta), Proposition 1, and the minimisation over alpha.
+* ``renyi_bounds``: per-row Renyi bounds of the Gaussian mixing mechanism (Proposition 2) and of
+  FastMix (Lemma 1, Appendix C), their admissible gammas and orders.
+* ``sketch_epsilon``: composed sketches and one FastMix call (Theorem 1, Appendix D closed
+  forms) and the gamma for a target epsilon (eq. 185, Theorem 2).
+* ``gaussian_mechanism``: the Gaussian mechanism (Lemma 7; analytic calibration of Balle and
+  Wang 2018; classical calibration).
+* ``divergences``: exact Renyi divergences between Gaussians (eq. 16, 18-23).
+* ``ledger``: :class:`PrivacyLedger`, its entries and errors (basic composition).
+* ``noise_scale``: the noise scale of Figure 1.
+* ``search``: :func:`smallest_feasible`, the bisection behind every calibration.
+
+Public functions validate their inputs and raise :class:`ValueError` with the valid range.
+Functions whose name starts with an underscore are unchecked and return ``np.inf`` outside
+their domain so that they can be used inside minimisations.
+
+References
+----------
+- O. Lev, M. Shenfeld, V. Srinivasan, K. Ligett, A. C. Wilson, 2026, "The Fast Mixing Mechanism
+  for Differential Privacy", arXiv:2605.30600.
+- C. Canonne, G. Kamath, T. Steinke, 2020, "The Discrete Gaussian for Differential
+  Privacy", Proposition 12.
+- I. Mironov, 2017, "Renyi Differential Privacy", Proposition 3 and Corollary 3.
+- M. Gil, F. Alajaji, T. Linder, 2013, "Renyi divergence measures for commonly used
+  univariate continuous distributions" (multivariate Gaussian closed form).
+- B. Balle, Y.-X. Wang, 2018, "Improving the Gaussian Mechanism for Differential
+  Privacy: Analytical Calibration and Optimal Denoising", ICML, Theorem 8 / Algorithm 1.
+- C. Dwork, A. Roth, 2014, "The Algorithmic Foundations of Differential Privacy",
+  Theorem A.1.
 """
 
-from .renyi_bounds import *  # noqa: F401,F403
-from .renyi_bounds import (  # noqa: F401
-    ALPHA_CAP,
-    __all__,
-    _canonne_term,
-    _epsilon_from_rdp,
-    _fastmix_rdp_bar,
-    _fastmix_rdp_simple,
-    _fastmix_rdp_unbounded_simple,
-    _gamma_bar_q,
-    _gaussian_mix_rdp,
-    _mix_rdp_q,
-    _q_from_c2,
-    _renyi_from_generalised_eigs,
-    _smallest_feasible,
+from __future__ import annotations
+
+# The private names below are reached through ``fastmix.accounting`` from outside the package:
+# ``_smallest_feasible`` by fastmix.regression (until it calls smallest_feasible), the others by
+# the tests that compare the unchecked cores with brute force. The package's own modules import
+# from each other directly.
+from .conversions import ALPHA_CAP as ALPHA_CAP
+from .conversions import _canonne_term as _canonne_term
+from .conversions import _epsilon_from_rdp as _epsilon_from_rdp
+from .conversions import epsilon_from_rdp, rdp_to_dp_epsilon, rdp_to_dp_epsilon_classic
+from .divergences import _renyi_from_generalised_eigs as _renyi_from_generalised_eigs
+from .divergences import gaussian_mix_divergence, gaussian_renyi_divergence
+from .gaussian_mechanism import (
+    analytic_gaussian_delta,
+    analytic_gaussian_sigma,
+    classical_gaussian_sigma,
+    gaussian_mechanism_rdp,
+    gaussian_mechanism_sigma_rdp,
 )
+from .ledger import BudgetExceededError, DetachedLedgerError, LedgerEntry, PrivacyLedger
+from .noise_scale import (
+    noise_gamma_for_epsilon,
+    sketch_epsilon_for_noise,
+    sketch_noise_for_epsilon,
+    upadhyay_noise_scale,
+)
+from .renyi_bounds import _fastmix_rdp_simple as _fastmix_rdp_simple
+from .renyi_bounds import _fastmix_rdp_unbounded_simple as _fastmix_rdp_unbounded_simple
+from .renyi_bounds import _gaussian_mix_rdp as _gaussian_mix_rdp
+from .renyi_bounds import (
+    fastmix_alpha_max,
+    fastmix_gamma_bar,
+    fastmix_gamma_min,
+    fastmix_rdp_bar,
+    fastmix_rdp_exact,
+    fastmix_rdp_simple,
+    fastmix_rdp_unbounded,
+    fastmix_rdp_unbounded_simple,
+    gaussian_mix_rdp,
+    mixing_rdp,
+    q_from_c2,
+    renyi_bound,
+)
+from .search import smallest_feasible
+from .sketch_epsilon import (
+    fastmix_epsilon_closed_form,
+    fastmix_epsilon_tight,
+    fastmix_gamma_closed_form,
+    fastmix_gamma_for_epsilon,
+    fastmix_sketch_epsilon,
+    gaussian_sketch_epsilon,
+    gaussian_sketch_gamma_for_epsilon,
+    sketch_epsilon_closed_form,
+    sketch_epsilon_closed_form_unbounded,
+)
+
+_smallest_feasible = smallest_feasible
+
+__all__ = [
+    # conversions
+    "rdp_to_dp_epsilon",
+    "rdp_to_dp_epsilon_classic",
+    "epsilon_from_rdp",
+    # Renyi bounds (per Gaussian row)
+    "gaussian_mix_rdp",
+    "fastmix_rdp_exact",
+    "fastmix_rdp_bar",
+    "fastmix_rdp_simple",
+    "fastmix_rdp_unbounded",
+    "fastmix_rdp_unbounded_simple",
+    "mixing_rdp",
+    "renyi_bound",
+    "q_from_c2",
+    "gaussian_mechanism_rdp",
+    "fastmix_alpha_max",
+    "fastmix_gamma_min",
+    "fastmix_gamma_bar",
+    # epsilons
+    "gaussian_sketch_epsilon",
+    "fastmix_sketch_epsilon",
+    "fastmix_epsilon_tight",
+    "fastmix_epsilon_closed_form",
+    "sketch_epsilon_closed_form",
+    "sketch_epsilon_closed_form_unbounded",
+    # inverse solvers
+    "gaussian_sketch_gamma_for_epsilon",
+    "fastmix_gamma_for_epsilon",
+    "fastmix_gamma_closed_form",
+    "analytic_gaussian_delta",
+    "analytic_gaussian_sigma",
+    "classical_gaussian_sigma",
+    "gaussian_mechanism_sigma_rdp",
+    "smallest_feasible",
+    # exact divergences
+    "gaussian_renyi_divergence",
+    "gaussian_mix_divergence",
+    # ledger
+    "LedgerEntry",
+    "BudgetExceededError",
+    "DetachedLedgerError",
+    "PrivacyLedger",
+    # Figure 1: noise scale for a target epsilon
+    "noise_gamma_for_epsilon",
+    "sketch_noise_for_epsilon",
+    "sketch_epsilon_for_noise",
+    "upadhyay_noise_scale",
+]

@@ -1,0 +1,302 @@
+"""The privacy ledger: a running (epsilon, delta) budget under basic composition.
+
+Every release of the package's mechanisms is recorded as a :class:`LedgerEntry` (what was
+released, its guarantee and the result of the FastMix paper it comes from) in a
+:class:`PrivacyLedger`, which refuses (:class:`BudgetExceededError`) a spend that would exceed
+its target, offers a dry run (:meth:`PrivacyLedger.check_spend`), and cannot be duplicated
+(:class:`DetachedLedgerError`). Composition is Dwork and Roth (2014), Theorem 3.16.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Real
+from types import MappingProxyType
+
+import numpy as np
+
+from .._validation import check_delta, check_epsilon
+
+__all__ = ["LedgerEntry", "BudgetExceededError", "DetachedLedgerError", "PrivacyLedger"]
+
+_LEDGER_SLACK = 1e-12
+
+
+def _freeze_details(details) -> tuple:
+    if details is None:
+        return ()
+    if isinstance(details, (dict, MappingProxyType)):
+        items = details.items()
+    else:
+        items = details
+    out = []
+    for item in items:
+        key, value = item
+        if isinstance(value, (list, np.ndarray)):
+            value = tuple(np.asarray(value).tolist()) if isinstance(value, np.ndarray) else tuple(value)
+        if isinstance(value, dict):
+            value = _freeze_details(value)
+        out.append((str(key), value))
+    frozen = tuple(out)
+    hash(frozen)  # fail early on unhashable values
+    return frozen
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One (epsilon, delta) expenditure recorded by :class:`PrivacyLedger`.
+
+    Attributes
+    ----------
+    mechanism : str
+        What was released (e.g. ``"FastMix sketch, t=0"``).
+    epsilon, delta : float
+        The guarantee of that release.
+    source : str
+        Where the numbers come from (e.g. ``"Theorem 1, eq. (114)"``).
+    details : tuple of (key, value) pairs
+        Parameters of the release (gamma, k1, ...); immutable and hashable.
+    """
+
+    mechanism: str
+    epsilon: float
+    delta: float
+    source: str = ""
+    details: tuple = ()
+
+    def as_dict(self) -> dict:
+        """Plain-dict view (``details`` becomes a dict)."""
+        return {
+            "mechanism": self.mechanism,
+            "epsilon": self.epsilon,
+            "delta": self.delta,
+            "source": self.source,
+            "details": dict(self.details),
+        }
+
+
+class BudgetExceededError(ValueError):
+    """Raised when a spend would take the ledger over its (epsilon, delta) target."""
+
+
+def _check_spend(epsilon, delta, mechanism) -> tuple[float, float]:
+    for name, value in (("epsilon", epsilon), ("delta", delta)):
+        if isinstance(value, bool) or not isinstance(value, (Real, np.floating, np.integer)):
+            raise TypeError(f"{name} of {mechanism!r} must be a real number; got {value!r}.")
+        if math.isnan(float(value)) or float(value) < 0:
+            raise ValueError(f"{name} of {mechanism!r} must be a number >= 0; got {value!r}.")
+    if not math.isfinite(float(epsilon)):
+        raise ValueError(f"epsilon of {mechanism!r} is infinite: the release is not private.")
+    if not float(delta) < 1.0:
+        raise ValueError(f"delta of {mechanism!r} must be < 1; got {delta!r}.")
+    return float(epsilon), float(delta)
+
+
+class DetachedLedgerError(RuntimeError):
+    """A spend on a ledger restored from a pickle (a copy whose spending cannot reach the original)."""
+
+
+class PrivacyLedger:
+    """Running (epsilon, delta) budget under basic sequential composition.
+
+    Spending ``(eps_i, delta_i)`` for releases i = 1..m yields
+    ``(sum eps_i, sum delta_i)``-DP (Dwork & Roth 2014, Theorem 3.16). Totals are summed with
+    :func:`math.fsum`. A spend that would take either total above the target (allowing a
+    relative slack of 1e-12 for rounding) raises :class:`BudgetExceededError` and records
+    nothing, so a ledger never holds an over-budget history.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon > 0.
+    delta : float
+        Target delta in (0, 1).
+    name : str, optional
+    """
+
+    def __init__(self, epsilon, delta, *, name=""):
+        self._target_epsilon = check_epsilon(epsilon, "target epsilon")
+        self._target_delta = check_delta(delta, "target delta")
+        self.name = str(name)
+        self._entries: list[LedgerEntry] = []
+        self._detached = False
+
+    # -- one budget, never duplicated --------------------------------------------------
+    # A ledger stands for the budget of one data set: a copy would let two holders spend it
+    # twice. ``copy.copy`` and ``copy.deepcopy`` therefore return the ledger itself (so an
+    # estimator given ``ledger=`` and cloned by scikit-learn, e.g. inside GridSearchCV, still
+    # charges the same budget), and a ledger restored from a pickle (for instance in a worker
+    # process of joblib) can be read but refuses to spend: its spending would never reach the
+    # original.
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._detached = True
+
+    def _check_attached(self, what):
+        if getattr(self, "_detached", False):
+            raise DetachedLedgerError(
+                f"cannot record {what}: this ledger was restored from a pickle (for instance sent to another "
+                "process by joblib with n_jobs > 1), so its spending would not reach the original budget. Fit "
+                "in one process (n_jobs=1), or give each process a ledger of its own share of the budget."
+            )
+
+    # -- properties ---------------------------------------------------------------------
+    @property
+    def entries(self) -> tuple:
+        return tuple(self._entries)
+
+    @property
+    def target_epsilon(self) -> float:
+        return self._target_epsilon
+
+    @property
+    def target_delta(self) -> float:
+        return self._target_delta
+
+    @property
+    def total_epsilon(self) -> float:
+        return math.fsum(e.epsilon for e in self._entries)
+
+    @property
+    def total_delta(self) -> float:
+        return math.fsum(e.delta for e in self._entries)
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(0.0, self._target_epsilon - self.total_epsilon)
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(0.0, self._target_delta - self.total_delta)
+
+    # -- spending ----------------------------------------------------------------------
+    def _fits(self, eps_list, delta_list) -> tuple[bool, float, float]:
+        tot_e = math.fsum([*(e.epsilon for e in self._entries), *eps_list])
+        tot_d = math.fsum([*(e.delta for e in self._entries), *delta_list])
+        ok = tot_e <= self._target_epsilon * (1.0 + _LEDGER_SLACK) and tot_d <= self._target_delta * (
+            1.0 + _LEDGER_SLACK
+        )
+        return ok, tot_e, tot_d
+
+    def can_spend(self, epsilon, delta=0.0) -> bool:
+        """Whether ``(epsilon, delta)`` still fits in the budget (nothing is recorded)."""
+        e, d = _check_spend(epsilon, delta, "can_spend")
+        return self._fits([e], [d])[0]
+
+    def check_spend(self, mechanism, epsilon, delta=0.0) -> None:
+        """Dry run of :meth:`spend`: raise :class:`BudgetExceededError` (with the totals it would
+        reach) if ``(epsilon, delta)`` does not fit; record nothing either way."""
+        entry = self._make_entry(mechanism, epsilon, delta)
+        ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
+        if not ok:
+            raise self._overflow_error(entry, tot_e, tot_d)
+
+    def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None) -> LedgerEntry:
+        if not isinstance(mechanism, str):
+            raise TypeError(
+                f"mechanism must be a string naming the release; got {mechanism!r} of type {type(mechanism).__name__}."
+            )
+        if not mechanism:
+            raise ValueError(f"mechanism must be a non-empty string naming the release; got {mechanism!r}.")
+        e, d = _check_spend(epsilon, delta, mechanism)
+        return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details))
+
+    def _overflow_error(self, entry: LedgerEntry, tot_e: float, tot_d: float) -> BudgetExceededError:
+        return BudgetExceededError(
+            f"spending (epsilon={entry.epsilon:.6g}, delta={entry.delta:.3g}) on {entry.mechanism!r} would bring "
+            f"the totals to (epsilon={tot_e:.6g}, delta={tot_d:.3g}), above the target "
+            f"(epsilon={self._target_epsilon:.6g}, delta={self._target_delta:.3g}); remaining budget is "
+            f"(epsilon={self.remaining_epsilon:.6g}, delta={self.remaining_delta:.3g}). Nothing was recorded: "
+            "lower this release's share or raise the target."
+        )
+
+    def spend(self, mechanism, epsilon, delta=0.0, *, source="", details=None) -> LedgerEntry:
+        """Record a release costing ``(epsilon, delta)``; refuse it if the budget would overflow.
+
+        Returns
+        -------
+        LedgerEntry
+        """
+        entry = self._make_entry(mechanism, epsilon, delta, source, details)
+        self._check_attached(repr(entry.mechanism))
+        ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
+        if not ok:
+            raise self._overflow_error(entry, tot_e, tot_d)
+        self._entries.append(entry)
+        return entry
+
+    def spend_all(self, entries) -> tuple:
+        """Record several releases atomically: all are checked first, then all recorded.
+
+        ``entries`` is an iterable of :class:`LedgerEntry` or of tuples/dicts with the
+        arguments of :meth:`spend`. If any entry is invalid or the running totals would
+        overflow at any point, nothing is recorded.
+        """
+        if isinstance(entries, (str, bytes, LedgerEntry, dict)) or not hasattr(entries, "__iter__"):
+            raise TypeError(
+                "spend_all needs an iterable of entries (e.g. calibration.ledger_entries()); got "
+                f"{type(entries).__name__}. Use spend(...) for a single release."
+            )
+        self._check_attached("these releases")
+        staged: list[LedgerEntry] = []
+        for item in entries:
+            if isinstance(item, LedgerEntry):
+                entry = self._make_entry(item.mechanism, item.epsilon, item.delta, item.source, item.details)
+            elif isinstance(item, dict):
+                entry = self._make_entry(
+                    item["mechanism"],
+                    item["epsilon"],
+                    item.get("delta", 0.0),
+                    item.get("source", ""),
+                    item.get("details"),
+                )
+            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 5:
+                entry = self._make_entry(*item)
+            else:
+                raise TypeError(
+                    "spend_all needs LedgerEntry objects, dicts or tuples (mechanism, epsilon, delta, source, "
+                    f"details); got {item!r} of type {type(item).__name__}."
+                )
+            ok, tot_e, tot_d = self._fits(
+                [*(s.epsilon for s in staged), entry.epsilon], [*(s.delta for s in staged), entry.delta]
+            )
+            if not ok:
+                raise self._overflow_error(entry, tot_e, tot_d)
+            staged.append(entry)
+        self._entries.extend(staged)
+        return tuple(staged)
+
+    # -- reporting ---------------------------------------------------------------------
+    def records(self) -> list:
+        """List of dicts, one per entry, in spending order."""
+        return [e.as_dict() for e in self._entries]
+
+    def summary(self) -> str:
+        """Plain-text table of the entries, the totals and the remaining budget."""
+        head = f"Privacy ledger{(' ' + repr(self.name)) if self.name else ''}: target (epsilon={self._target_epsilon:.6g}, delta={self._target_delta:.3g})"
+        rows = [("mechanism", "epsilon", "delta", "source")]
+        for e in self._entries:
+            rows.append((e.mechanism, f"{e.epsilon:.6g}", f"{e.delta:.3g}", e.source))
+        rows.append(("TOTAL", f"{self.total_epsilon:.6g}", f"{self.total_delta:.3g}", ""))
+        rows.append(("remaining", f"{self.remaining_epsilon:.6g}", f"{self.remaining_delta:.3g}", ""))
+        widths = [max(len(r[i]) for r in rows) for i in range(4)]
+        lines = [head]
+        for j, r in enumerate(rows):
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            if j == 0 or j == len(rows) - 3:
+                lines.append("  ".join("-" * w for w in widths))
+        return "\n".join(lines)
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivacyLedger(name={self.name!r}, target=(epsilon={self._target_epsilon:.6g}, "
+            f"delta={self._target_delta:.3g}), spent=(epsilon={self.total_epsilon:.6g}, "
+            f"delta={self.total_delta:.3g}), entries={len(self._entries)})"
+        )
