@@ -62,8 +62,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_f_coherence"
-PARAMS = {"log2_ns": log2_ns, "n_draws": n_draws, "k_per_octave": k_per_octave, "rho": rho,
-          "upper_constant": upper_constant, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 
 
 # Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
@@ -248,8 +247,7 @@ draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smok
 
 # %%
 provenance_report(
-    parameters={"log2_ns": log2_ns, "n_draws": n_draws, "k_per_octave": k_per_octave, "rho": rho,
-                "upper_constant": upper_constant, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

@@ -68,8 +68,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_i_airline"
-PARAMS = {"dataset": dataset, "log2_n": log2_n, "n_policy": n_policy, "epsilons": epsilons, "k2_ratios": k2_ratios,
-          "n_trials": n_trials, "T": T, "blas_threads": blas_threads, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 TABLES = ("datasets", "sketch_sizes", "runs", "noise")
 STYLE = {"FastIHM r1": ("C1", "o", "-"), "FastIHM r2": ("C2", "o", "-"), "FastIHM r3": ("C3", "o", "-"),
          "IHM (dense sketch)": ("k", "s", "-"), "IHM (Gram factor)": ("0.55", "D", "--")}
@@ -458,8 +457,7 @@ draw_tradeoff(smoke, title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"dataset": dataset, "log2_n": log2_n, "n_policy": n_policy, "epsilons": epsilons,
-                "k2_ratios": k2_ratios, "n_trials": n_trials, "T": T, "blas_threads": blas_threads, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[f"{smoke['datasets']['dataset'].iloc[0]}: {smoke['datasets']['source'].iloc[0]}"],
     started_at=started_at,

@@ -59,8 +59,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_j_statistics"
-PARAMS = {"log2_n": log2_n, "d": d, "power_of_two": power_of_two, "spread_log2_n": spread_log2_n,
-          "n_seeds": n_seeds, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLUMNS = ["n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d"]
 PAPER_OF = {"nycflights": "airline"}  # offline stand-ins, compared with the dataset they replace
 LABELS = {"lambda_min": r"$\lambda_{\min}(X^\top X)$", "lambda_max": r"$\lambda_{\max}(X^\top X)$",
@@ -294,8 +293,7 @@ draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"log2_n": log2_n, "d": d, "power_of_two": power_of_two, "spread_log2_n": spread_log2_n,
-                "n_seeds": n_seeds, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

@@ -70,8 +70,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "figure1_noise_scale"
-PARAMS = {"d": d, "k": k, "delta_exponent": delta_exponent, "c2": c2, "c2_source": c2_source, "c2_designs": c2_designs,
-          "c2_k2_ratio": c2_k2_ratio, "eps_min": eps_min, "eps_max": eps_max, "n_eps": n_eps, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {"upadhyay": ("C3", "-", "^"), "fastmix_unbounded": ("C1", "-", "o"), "fastmix_c2": ("C0", "-", "s"),
          "gaussmix": ("C2", "--", "*")}
 MEASURED_STYLE = {"synthetic_correlated": ("C4", "-.", "d"), "synthetic_sphere": ("C9", ":", "P")}
@@ -335,8 +334,7 @@ draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"d": d, "k": k, "delta_exponent": delta_exponent, "c2": c2, "c2_source": c2_source, "c2_designs": c2_designs,
-                "c2_k2_ratio": c2_k2_ratio, "eps_min": eps_min, "eps_max": eps_max, "n_eps": n_eps, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

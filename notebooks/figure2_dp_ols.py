@@ -73,10 +73,7 @@ from fastmix.studies import figure2 as study
 
 started_at = time.time()
 NAME = "figure2_dp_ols"
-PARAMS = {"datasets": datasets, "log2_n": log2_n, "d": d, "k2_ratios": k2_ratios, "use_paper_ratios": use_paper_ratios,
-          "epsilons": epsilons, "trials": trials, "T": T, "ihm_sketch": ihm_sketch,
-          "dense_check_epsilon": dense_check_epsilon, "nycflights_rows": nycflights_rows,
-          "blas_threads": blas_threads, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLORS = ("C1", "C2", "C3")
 
 

@@ -61,8 +61,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "figure3_runtime"
-PARAMS = {"shapes": shapes, "k2_ratios": k2_ratios, "epsilons": epsilons, "trials": trials, "T": T,
-          "use_real_data": use_real_data, "blas_threads": blas_threads, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 TABLES = ("datasets", "runs")  # and "timing", written when every cell is done
 ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
@@ -324,8 +323,7 @@ draw_bars(smoke, title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"shapes": shapes, "k2_ratios": k2_ratios, "epsilons": epsilons, "trials": trials, "T": T,
-                "use_real_data": use_real_data, "blas_threads": blas_threads, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[f"{r.shape}: {r.why}" for r in smoke["datasets"].itertuples()],
     started_at=started_at,

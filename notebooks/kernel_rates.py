@@ -66,12 +66,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "kernel_rates"
-PARAMS = {
-    "seed": seed, "n_values": n_values, "epsilon": epsilon, "eps_values": eps_values, "n_fixed": n_fixed,
-    "delta": delta, "d": d, "target": target, "n_test": n_test, "n_reps": n_reps, "rep_block": rep_block,
-    "noise_sd": noise_sd, "c_m": c_m, "c_lam": c_lam, "max_components": max_components,
-    "blas_threads": blas_threads,
-}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
@@ -240,12 +235,7 @@ draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
 # %%
 provenance_report(
-    parameters={
-        "seed": seed, "n_values": n_values, "epsilon": epsilon, "eps_values": eps_values, "n_fixed": n_fixed,
-        "delta": delta, "d": d, "target": target, "n_test": n_test, "n_reps": n_reps, "rep_block": rep_block,
-        "noise_sd": noise_sd, "c_m": c_m, "c_lam": c_lam, "max_components": max_components,
-        "blas_threads": blas_threads,
-    },
+    parameters=PARAMS,
     seed=seed,
     data_sources=["synthetic: x ~ U[-1,1]^d, a random RKHS function (or plane wave) plus N(0, noise_sd^2) noise"],
     started_at=started_at,

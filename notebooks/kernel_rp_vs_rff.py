@@ -83,13 +83,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "kernel_rp_vs_rff"
-PARAMS = {
-    "seed": seed, "n_train": n_train, "n_val": n_val, "n_test": n_test, "dims": dims, "targets": targets,
-    "real_data": real_data, "epsilons": epsilons, "delta": delta, "n_reps": n_reps, "rep_block": rep_block,
-    "noise_sd": noise_sd, "response_bound": response_bound, "m_grid": m_grid, "lam_grid": lam_grid,
-    "sel_m_grid": sel_m_grid, "sel_fraction": sel_fraction, "sweep_epsilons": sweep_epsilons, "c_m": c_m,
-    "c_lam": c_lam, "krr_reps": krr_reps, "blas_threads": blas_threads,
-}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 PROTOCOLS = study.PROTOCOLS
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
@@ -437,13 +431,7 @@ draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 
 # %%
 provenance_report(
-    parameters={
-        "seed": seed, "n_train": n_train, "n_val": n_val, "n_test": n_test, "dims": dims, "targets": targets,
-        "real_data": real_data, "epsilons": epsilons, "delta": delta, "n_reps": n_reps, "rep_block": rep_block,
-        "noise_sd": noise_sd, "response_bound": response_bound, "m_grid": m_grid, "lam_grid": lam_grid,
-        "sel_m_grid": sel_m_grid, "sel_fraction": sel_fraction, "sweep_epsilons": sweep_epsilons, "c_m": c_m,
-        "c_lam": c_lam, "krr_reps": krr_reps, "blas_threads": blas_threads,
-    },
+    parameters=PARAMS,
     seed=seed,
     data_sources=["synthetic: x ~ U[-1,1]^d; plane wave 0.8 sin(sum x / sqrt(d/3)) or a random RKHS function; "
                   "N(0, noise_sd^2) noise", "sklearn.datasets.load_diabetes (bundled with scikit-learn)"],

@@ -67,8 +67,7 @@ from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "privacy_audit"
-PARAMS = {"n": n, "d": d, "k2": k2, "k1": k1, "gamma": gamma, "delta": delta, "n_alphas": n_alphas,
-          "n_starts": n_starts, "n_releases": n_releases, "confidence": confidence, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 TABLES = ("designs", "optimised", "curve", "attack", "tradeoff", "profile")
 LABELS = {"exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)", "bar": r"$\bar\phi(\alpha;\gamma)$ (eq. 57)",
           "simple": r"$25\alpha/(32\gamma^2)$ (eq. 8)"}
@@ -332,8 +331,7 @@ draw_divergence(smoke, title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"n": n, "d": d, "k2": k2, "k1": k1, "gamma": gamma, "delta": delta, "n_alphas": n_alphas,
-                "n_starts": n_starts, "n_releases": n_releases, "confidence": confidence, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=["synthetic adversarial designs from fastmix.audit.adversarial_designs (no external data)"],
     started_at=started_at,

@@ -72,9 +72,7 @@ from fastmix.studies import section3 as study
 
 started_at = time.time()
 NAME = "section3_fastmix"
-PARAMS = {"log2_n": log2_n, "d": d, "n_draws": n_draws, "log2_k2_min": log2_k2_min, "log2_k2_max": log2_k2_max,
-          "paper_ratios": paper_ratios, "tiny_log2_n": tiny_log2_n, "tiny_d": tiny_d, "tiny_k2": tiny_k2, "k1": k1,
-          "delta": delta, "omega": omega, "n_gamma": n_gamma, "seed": seed}
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLORS = {"synthetic_sphere": "C0", "synthetic_correlated": "C1"}
 MARKERS = {4.0: "v", 400.0: "s", 800.0: "D"}
 
@@ -341,9 +339,7 @@ draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters={"log2_n": log2_n, "d": d, "n_draws": n_draws, "log2_k2_min": log2_k2_min, "log2_k2_max": log2_k2_max,
-                "paper_ratios": paper_ratios, "tiny_log2_n": tiny_log2_n, "tiny_d": tiny_d, "tiny_k2": tiny_k2, "k1": k1,
-                "delta": delta, "omega": omega, "n_gamma": n_gamma, "seed": seed},
+    parameters=PARAMS,
     seed=seed,
     data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
     started_at=started_at,

@@ -33,6 +33,7 @@ SMOKE_PARAMETERS: dict[str, dict] = {
     "figure3_runtime": {"shapes": "10x4", "k2_ratios": "4,8,16", "epsilons": "1.259", "trials": 2},
     "appendix_i_airline": {"dataset": "nycflights", "log2_n": 11, "epsilons": "1.0,10.0", "n_trials": 2,
                            "k2_ratios": "4,8,16"},
+    "solver_choice": {"log2_ns": "9", "ds": "4,8", "epsilons": "1.259", "trials": 2},
 }
 
 pytestmark = pytest.mark.notebook
@@ -84,22 +85,38 @@ def test_parameters_cell_is_readable_by_papermill(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
 def test_provenance_records_every_parameter(path):
-    """The provenance cell lists the parameters by hand; it must not forget one (extras are fine)."""
+    """The provenance cell records the parameters cell's own values, every one of them.
+
+    A notebook with a study builds ``PARAMS = {name: globals()[name] for name in study.DEFAULTS}``
+    (the study's DEFAULTS are the parameters cell, checked in tests/test_studies_*.py) and passes
+    it to provenance_report, so no parameter is copied by hand; any other notebook passes a dict
+    literal, which must name every parameter.
+    """
     import ast
     import re
 
     from fastmix.run import inspect_parameters
+    from fastmix.studies import has_study, study_module
 
     source = re.sub(r"^\s*[%!].*$", "", path.read_text(encoding="utf-8"), flags=re.M)  # magics are not Python
-    calls = [node for node in ast.walk(ast.parse(source))
+    tree = ast.parse(source)
+    calls = [node for node in ast.walk(tree)
              if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "provenance_report"]
     assert len(calls) == 1, f"{path.name}: the last cell should call provenance_report once"
     given = next((kw.value for kw in calls[0].keywords if kw.arg == "parameters"), calls[0].args[0] if calls[0].args else None)
-    if isinstance(given, ast.Name):  # a name bound once to a dict literal in the notebook
-        bound = [node.value for node in ast.walk(ast.parse(source)) if isinstance(node, ast.Assign)
+    declared = set(inspect_parameters(path))
+    if isinstance(given, ast.Name):  # a name bound once in the notebook
+        bound = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
                  and any(isinstance(t, ast.Name) and t.id == given.id for t in node.targets)]
-        given = bound[0] if len(bound) == 1 else given
+        assert len(bound) == 1, f"{path.name}: {given.id} should be bound once"
+        given = bound[0]
+    if isinstance(given, ast.DictComp):
+        assert has_study(path.stem), f"{path.name}: only a notebook with a study can take its names from DEFAULTS"
+        text = ast.unparse(given)
+        assert re.fullmatch(r"\{name: globals\(\)\[name\] for name in \w+\.DEFAULTS\}", text), text
+        assert set(study_module(path.stem).DEFAULTS) == declared
+        return
     assert isinstance(given, ast.Dict), f"{path.name}: pass the parameters to provenance_report as a dict literal"
     recorded = {key.value for key in given.keys if isinstance(key, ast.Constant)}
-    missing = set(inspect_parameters(path)) - recorded
+    missing = declared - recorded
     assert not missing, f"{path.name}: the provenance record leaves out parameters {sorted(missing)}"
