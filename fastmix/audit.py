@@ -68,6 +68,7 @@ from ._validation import (
     check_random_state,
     row_norms,
 )
+from .srht import sketch_quantities_dense
 
 __all__ = [
     "sketch_constants",
@@ -144,15 +145,14 @@ def sketch_constants(X, S) -> dict:
     Returns
     -------
     dict with ``Z``, ``lambda_min``, ``m_hat`` and ``c2``.
+
+    The quantities are those of :func:`fastmix.srht.sketch_quantities_dense`; this function
+    adds the audit's check of ``S`` (columns of norm at most 1) and ``C^2``.
     """
     X = check_matrix(X, "X", dtype=float)
     S = _check_sketch(X, S)
-    Z = S @ X
-    D = X.T @ (S.T @ S - np.eye(X.shape[0]))
-    m_hat = float(np.sqrt(np.einsum("ij,ij->j", D, D).max()))
-    gram = Z.T @ Z
-    lam = float(np.linalg.eigvalsh(0.5 * (gram + gram.T))[0])
-    return {"Z": Z, "lambda_min": max(lam, 0.0), "m_hat": m_hat, "c2": 1.0 + 2.0 * m_hat}
+    q = sketch_quantities_dense(X, S)
+    return {"Z": q.Z, "lambda_min": q.lambda_min, "m_hat": q.m_hat, "c2": 1.0 + 2.0 * q.m_hat}
 
 
 def noise_for_gamma(X, S, gamma) -> float:
@@ -181,19 +181,15 @@ def accounted_bounds(alphas, gamma, c2) -> dict:
       and ``alpha < gamma / gamma_bar(C^2)``;
     * ``"bar"``: ``phi_bar(alpha; gamma)``, eq. (57), for ``gamma > 5/4``, ``alpha < 4 gamma/5``;
     * ``"simple"``: ``25 alpha / (32 gamma^2)``, eq. (8), for ``gamma > 25/8``, ``alpha < 8 gamma/25``.
+
+    Each is :func:`fastmix.accounting.renyi_bound` with that ``bound``.
     """
     a = _check_alphas(alphas)
     g = check_positive(gamma, "gamma")
     c = check_positive(c2, "c2", allow_inf=True)
     if c < 1.0:
         raise ValueError(f"c2 = C^2 is at least 1 by definition; got {c2!r}.")
-    q = acc._q_from_c2(c)
-    gbar = acc._gamma_bar_q(q)
-    exact = acc._mix_rdp_q(a, g, q) if g > gbar else np.full(a.shape, np.inf)
-    exact = np.where(a < g / gbar, exact, np.inf)
-    bar = acc._fastmix_rdp_bar(a, g) if g > 1.25 else np.full(a.shape, np.inf)
-    simple = acc._fastmix_rdp_simple(a, g) if g > 25.0 / 8.0 else np.full(a.shape, np.inf)
-    return {"exact": np.asarray(exact, float), "bar": np.asarray(bar, float), "simple": np.asarray(simple, float)}
+    return {name: np.asarray(acc.renyi_bound(a, g, name, c2=c), float) for name in _BOUND_NAMES}
 
 
 # =========================================================================== exact audit
@@ -858,7 +854,6 @@ def accounted_epsilon(gamma, k1, delta, *, bound="bar", c2=None) -> float:
     if bound == "exact":
         if c2 is None:
             raise ValueError("bound='exact' needs c2 = C^2_{S_f X}.")
-        q = acc._q_from_c2(float(c2))
         amax = acc.fastmix_alpha_max(g, "exact", c2=c2)
-        return float(acc.epsilon_from_rdp(lambda a: k1 * acc._mix_rdp_q(a, g, q), delta, amax)[0])
+        return float(acc.epsilon_from_rdp(lambda a: k1 * acc.renyi_bound(a, g, "exact", c2=c2), delta, amax)[0])
     raise ValueError(f"bound must be one of {_BOUND_NAMES}; got {bound!r}.")
