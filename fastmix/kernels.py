@@ -1174,7 +1174,61 @@ def _truncate(y, T):
     return yc, int(np.count_nonzero(yc != y))
 
 
-class DPRandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
+class _DPKRRBase(_KRRBase):
+    """The fit both private kernel ridge regressions share (kernel paper, Algorithms 1 and 3).
+
+    A subclass supplies the feature map (:meth:`_fit_features`), the norm bound ``D2`` on its
+    features with the delta each release gets (:meth:`_bound_features`, which also records a
+    norm event in the ledger when the bound is only probable) and the paper's references for the
+    ledger (``_release_source``).  The rest is common: parameter checks, response truncation,
+    the Gaussian-mechanism release of ``(C~, u~)`` at ``epsilon/2`` each, the two ledger spends
+    and the floored ridge solve.
+    """
+
+    #: Where the two Gaussian releases come from, as recorded in the ledger.
+    _release_source = ""
+
+    def _check_kernel(self, kernel):
+        """Refuse a kernel the feature map cannot use (before the data are read)."""
+
+    def _fit_features(self, kernel, M, X, rng):  # pragma: no cover - abstract
+        """Fit the feature map on ``X`` with ``rng``, set ``feature_map_`` and return the features."""
+        raise NotImplementedError
+
+    def _bound_features(self, Z, M, delta, ledger):  # pragma: no cover - abstract
+        """``(Z, D2, delta_covariance, delta_vector)``: the features as released and their norm bound."""
+        raise NotImplementedError
+
+    def fit(self, X, y):
+        """Fit and record every privacy spend in ``privacy_ledger_``."""
+        eps, delta = _check_privacy(self)
+        M, lam, kernel = _check_common(self)
+        T = check_positive(self.response_bound, "response_bound")
+        floor = check_positive(self.psd_floor, "psd_floor")
+        self._check_kernel(kernel)
+        X, y = _fit_inputs(self, X, y, kernel)
+        rng_features, rng_noise = check_random_state(self.random_state).spawn(2)
+        Z = self._fit_features(kernel, M, X, rng_features)
+        y, self.n_responses_clipped_ = _truncate(y, T)
+        ledger = PrivacyLedger(eps, delta, name=type(self).__name__)
+        Z, D2, d_cov, d_vec = self._bound_features(Z, M, delta, ledger)
+        rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
+                                            feature_norm_sq=D2, response_bound=T, random_state=rng_noise)
+        for what, d_release, sens, sig in (
+                ("covariance C~", d_cov, rel.sensitivity_covariance, rel.sigma_covariance),
+                ("vector u~", d_vec, rel.sensitivity_vector, rel.sigma_vector)):
+            ledger.spend(f"Gaussian mechanism: {what}", eps / 2.0, d_release,
+                         source=f"{_PAPER}, {self._release_source}; analytic Gaussian (Balle & Wang 2018)",
+                         details={"sensitivity": sens, "sigma": sig})
+        self.release_ = rel
+        self.coef_, self.n_eigenvalues_floored_, self.min_eigenvalue_ = solve_ridge_floored(
+            rel.covariance, rel.vector, lam, psd_floor=floor)
+        self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
+        self.privacy_ledger_ = ledger
+        return self
+
+
+class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression by random projection (kernel paper, Algorithm 1).
 
     Steps (sufficient-statistics perturbation after Wang 2018; privacy: Theorem 1, Appendix A.1):
@@ -1268,18 +1322,18 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
         self.row_norm_policy = row_norm_policy
         self.random_state = random_state
 
+    _release_source = "Algorithm 1 / Theorem 1"
+
     def fit(self, X, y):
         """Fit by Algorithm 1 and record every privacy spend in ``privacy_ledger_``."""
-        eps, delta = _check_privacy(self)
-        M, lam, kernel = _check_common(self)
-        T = check_positive(self.response_bound, "response_bound")
-        floor = check_positive(self.psd_floor, "psd_floor")
-        X, y = _fit_inputs(self, X, y, kernel)
-        rng_paths, rng_noise = check_random_state(self.random_state).spawn(2)
-        self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng_paths).fit(X)
-        Z = self.feature_map_.transform(X)
-        y, self.n_responses_clipped_ = _truncate(y, T)
-        ledger = PrivacyLedger(eps, delta, name=type(self).__name__)
+        return super().fit(X, y)
+
+    def _fit_features(self, kernel, M, X, rng):
+        self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng).fit(X)
+        return self.feature_map_.transform(X)
+
+    def _bound_features(self, Z, M, delta, ledger):
+        """Laurent-Massart bound ``D2`` at ``t = delta/8`` (Lemma 2): clip to it, or charge its event."""
         D2 = laurent_massart_bound(self.feature_map_.variance_bound, M, delta / 8.0)
         self.norm_bound_sq_ = D2
         norms_sq = np.einsum("ij,ij->i", Z, Z)
@@ -1287,32 +1341,17 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
             Z, self.n_features_clipped_ = _clip_rows(Z, D2)
             self.n_features_over_bound_ = self.n_features_clipped_
             self.feature_clip_ = D2
-            d_cov, d_vec = delta / 2.0, delta / 2.0
-        else:
-            self.n_features_clipped_ = 0
-            self.n_features_over_bound_ = int(np.count_nonzero(norms_sq > D2))
-            self.feature_clip_ = None
-            d_cov, d_vec = delta / 4.0, delta / 2.0
-            ledger.spend("Laurent-Massart norm event (both differing records, t = delta/8 each)", 0.0, delta / 4.0,
-                         source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
-                         details={"D2": D2, "t": delta / 8.0, "M": M})
-        rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
-                                            feature_norm_sq=D2, response_bound=T, random_state=rng_noise)
-        ledger.spend("Gaussian mechanism: covariance C~", eps / 2.0, d_cov,
-                     source=f"{_PAPER}, Algorithm 1 / Theorem 1; analytic Gaussian (Balle & Wang 2018)",
-                     details={"sensitivity": rel.sensitivity_covariance, "sigma": rel.sigma_covariance})
-        ledger.spend("Gaussian mechanism: vector u~", eps / 2.0, d_vec,
-                     source=f"{_PAPER}, Algorithm 1 / Theorem 1; analytic Gaussian (Balle & Wang 2018)",
-                     details={"sensitivity": rel.sensitivity_vector, "sigma": rel.sigma_vector})
-        self.release_ = rel
-        self.coef_, self.n_eigenvalues_floored_, self.min_eigenvalue_ = solve_ridge_floored(
-            rel.covariance, rel.vector, lam, psd_floor=floor)
-        self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
-        self.privacy_ledger_ = ledger
-        return self
+            return Z, D2, delta / 2.0, delta / 2.0
+        self.n_features_clipped_ = 0
+        self.n_features_over_bound_ = int(np.count_nonzero(norms_sq > D2))
+        self.feature_clip_ = None
+        ledger.spend("Laurent-Massart norm event (both differing records, t = delta/8 each)", 0.0, delta / 4.0,
+                     source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
+                     details={"D2": D2, "t": delta / 8.0, "M": M})
+        return Z, D2, delta / 4.0, delta / 2.0
 
 
-class DPRandomFeatureKRR(_KRRBase):
+class DPRandomFeatureKRR(_DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression on random Fourier features (kernel paper, Algorithm 3).
 
     Algorithm 1 with ``z_i = phi_M(x_i) = sqrt(2/M) cos(W^T x_i + b)``; since
@@ -1345,36 +1384,25 @@ class DPRandomFeatureKRR(_KRRBase):
         self.psd_floor = psd_floor
         self.random_state = random_state
 
+    _release_source = "Algorithm 3 / Theorem 5"
+
     def fit(self, X, y):
         """Fit by Algorithm 3 and record every privacy spend in ``privacy_ledger_``."""
-        eps, delta = _check_privacy(self)
-        M, lam, kernel = _check_common(self)
-        T = check_positive(self.response_bound, "response_bound")
-        floor = check_positive(self.psd_floor, "psd_floor")
+        return super().fit(X, y)
+
+    def _check_kernel(self, kernel):
         _require_shift_invariant(kernel)
-        X, y = _fit_inputs(self, X, y, kernel)
-        rng_feat, rng_noise = check_random_state(self.random_state).spawn(2)
-        self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng_feat).fit(X)
-        Z = self.feature_map_.transform(X)
-        y, self.n_responses_clipped_ = _truncate(y, T)
-        ledger = PrivacyLedger(eps, delta, name=type(self).__name__)
+
+    def _fit_features(self, kernel, M, X, rng):
+        self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng).fit(X)
+        return self.feature_map_.transform(X)
+
+    def _bound_features(self, Z, M, delta, ledger):
+        """``||phi_M(x)||^2 <= 2`` surely (proof of Theorem 5): no norm event, ``delta/2`` per release."""
         D2 = RandomFourierFeatures.norm_bound_sq
-        rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=delta / 2.0,
-                                            delta_vector=delta / 2.0, feature_norm_sq=D2, response_bound=T,
-                                            random_state=rng_noise)
-        for what, sens, sig in (("covariance C~", rel.sensitivity_covariance, rel.sigma_covariance),
-                                ("vector u~", rel.sensitivity_vector, rel.sigma_vector)):
-            ledger.spend(f"Gaussian mechanism: {what}", eps / 2.0, delta / 2.0,
-                         source=f"{_PAPER}, Algorithm 3 / Theorem 5; analytic Gaussian (Balle & Wang 2018)",
-                         details={"sensitivity": sens, "sigma": sig})
-        self.release_ = rel
         self.norm_bound_sq_ = D2
         self.feature_clip_ = None
-        self.coef_, self.n_eigenvalues_floored_, self.min_eigenvalue_ = solve_ridge_floored(
-            rel.covariance, rel.vector, lam, psd_floor=floor)
-        self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
-        self.privacy_ledger_ = ledger
-        return self
+        return Z, D2, delta / 2.0, delta / 2.0
 
 
 def _logistic_newton(Z, s, lam, b, *, tol=1e-12, max_iter=200):

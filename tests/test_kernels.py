@@ -318,6 +318,34 @@ def test_ledger_total_within_budget(name, make, eps, delta):
     assert has_event == (name.startswith(("rp", "logistic")) and "clip" not in name)
 
 
+
+@pytest.mark.parametrize("name,clip,algorithm", [("rp", False, "Algorithm 1 / Theorem 1"),
+                                                 ("rp", True, "Algorithm 1 / Theorem 1"),
+                                                 ("rff", False, "Algorithm 3 / Theorem 5")])
+def test_dp_krr_ledger_records(name, clip, algorithm):
+    """Both private KRR fits spend the same way: (norm event,) covariance, vector, with their paper's source."""
+    eps, delta = 1.5, 1e-4
+    if name == "rp":
+        est = DPRandomProjectionKRR(epsilon=eps, delta=delta, n_components=8, clip_features=clip, random_state=3)
+    else:
+        est = DPRandomFeatureKRR(epsilon=eps, delta=delta, n_components=8, random_state=3)
+    est.fit(X_TRAIN, Y_TRAIN)
+    entries = est.privacy_ledger_.entries
+    event = name == "rp" and not clip
+    assert [e.mechanism for e in entries] == (
+        ["Laurent-Massart norm event (both differing records, t = delta/8 each)"] if event else []
+    ) + ["Gaussian mechanism: covariance C~", "Gaussian mechanism: vector u~"]
+    releases = entries[-2:]
+    assert [e.epsilon for e in releases] == [eps / 2, eps / 2]
+    assert [e.delta for e in releases] == ([delta / 4, delta / 2] if event else [delta / 2, delta / 2])
+    assert all(algorithm in e.source for e in releases)
+    rel = est.release_
+    assert releases[0].as_dict()["details"] == {"sensitivity": rel.sensitivity_covariance, "sigma": rel.sigma_covariance}
+    assert releases[1].as_dict()["details"] == {"sensitivity": rel.sensitivity_vector, "sigma": rel.sigma_vector}
+    assert est.norm_bound_sq_ == (2.0 if name == "rff" else laurent_massart_bound(
+        est.feature_map_.variance_bound, 8, delta / 8))
+
+
 NONPRIVATE = {
     "rp-exact": lambda **kw: RandomProjectionKRR(sampler="exact", **kw),
     "rp-exact-clip": lambda **kw: RandomProjectionKRR(sampler="exact", **kw),
