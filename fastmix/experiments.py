@@ -12,7 +12,8 @@ returns one tidy :class:`pandas.DataFrame` row per run, with
 * the seeds: every run's generator is ``SeedSequence(root_seed, spawn_key=(trial, cell_id))``
   where ``cell_id`` is a stable 32-bit hash of (dataset, method, epsilon, ratio). Seeds depend on
   what is run, not on the order of the grid, so adding a method does not change other results.
-  The same trial of different methods uses different streams;
+  The same trial of different methods uses different streams (IHM's dense and Gram sketches
+  count as one method here, and share theirs: :func:`cell_id`);
 * all parameters (k1, k2, T, delta, rho, C, calibration method, budget actually spent).
 
 Results are cached on disk, one file per grid cell (all trials of one dataset/method/epsilon/
@@ -58,6 +59,7 @@ __all__ = [
     "environment_fingerprint",
     "CacheMismatchWarning",
     "data_fingerprint",
+    "cell_id",
     "run_grid",
     "runtime_ratio_table",
     "speedup_table",
@@ -174,7 +176,13 @@ def _resolve_datasets(datasets, dataset_kwargs) -> list[_Data]:
     return out
 
 
-def _cell_id(*parts) -> int:
+def cell_id(*parts) -> int:
+    """A stable 32-bit identifier of a grid cell: the CRC-32 of ``parts`` as sorted JSON.
+
+    Seeds are ``SeedSequence(root_seed, spawn_key=(trial, cell_id(dataset, method, epsilon,
+    k2_ratio)))``, so they depend on what is run, not on the order of the grid. IHM's dense
+    and Gram sketches are one method here and share their streams.
+    """
     return zlib.crc32(json.dumps(parts, sort_keys=True, default=str).encode()) & 0xFFFFFFFF
 
 
@@ -477,7 +485,7 @@ def _compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, c
         ts = R.ols(data.X, data.y)
         ols_cache[data.name] = (ts, R.training_mse(data.X, data.y, ts))
     theta_star, ols_mse = ols_cache[data.name]
-    cid = _cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
+    cid = cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
     rows = []
     for trial in range(n_trials):
         ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))

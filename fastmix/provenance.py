@@ -38,7 +38,7 @@ from typing import Any
 
 __all__ = [
     "collect_provenance", "provenance_report", "ProvenanceReport", "git_info", "release_info",
-    "companion_bibtex",
+    "companion_bibtex", "jsonable", "describe_source",
 ]
 
 #: Libraries whose versions are recorded when they can be imported.
@@ -274,31 +274,36 @@ def _sha256_file(path: Path, chunk: int = 1 << 20) -> str:
     return digest.hexdigest()
 
 
-def _jsonable(value: Any) -> Any:
-    """Convert ``value`` to something :func:`json.dumps` accepts, losing as little as possible."""
+def jsonable(value: Any) -> Any:
+    """Convert ``value`` to something :func:`json.dumps` accepts, losing as little as possible.
+
+    Mappings and sequences are converted item by item; non-finite floats become their
+    ``repr`` (JSON has no NaN); paths become strings, dates ISO 8601; NumPy scalars and arrays
+    of up to 64 entries become numbers and lists, larger arrays a short description.
+    """
     if value is None or isinstance(value, (bool, int, str)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else repr(value)
     if isinstance(value, Mapping):
-        return {str(k): _jsonable(v) for k, v in value.items()}
+        return {str(k): jsonable(v) for k, v in value.items()}
     if isinstance(value, (list, tuple, set, frozenset)):
-        return [_jsonable(v) for v in value]
+        return [jsonable(v) for v in value]
     if isinstance(value, os.PathLike):
         return os.fspath(value)
     if isinstance(value, (_dt.datetime, _dt.date)):
         return value.isoformat()
     # numpy scalars and small arrays, without importing numpy here
     if hasattr(value, "item") and getattr(value, "shape", None) == ():
-        return _jsonable(value.item())
+        return jsonable(value.item())
     if hasattr(value, "tolist") and getattr(value, "size", 0) <= 64:
-        return _jsonable(value.tolist())
+        return jsonable(value.tolist())
     if hasattr(value, "shape") and hasattr(value, "dtype"):
         return f"<array shape={tuple(value.shape)} dtype={value.dtype}>"
     return repr(value)
 
 
-def _describe_source(item: Any) -> dict[str, Any]:
+def describe_source(item: Any) -> dict[str, Any]:
     """One data source as ``{"name", "source", "sha256", ...}``.
 
     Accepts a string (a file path is hashed; any other string is recorded as given),
@@ -311,10 +316,10 @@ def _describe_source(item: Any) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001
             return {"name": repr(item), "source": None, "sha256": None,
                     "error": f"{type(exc).__name__}: {exc}"}
-        return _describe_source(record) if isinstance(record, Mapping) else {
-            "name": repr(item), "source": _jsonable(record), "sha256": None}
+        return describe_source(record) if isinstance(record, Mapping) else {
+            "name": repr(item), "source": jsonable(record), "sha256": None}
     if isinstance(item, Mapping):
-        record = {str(k): _jsonable(v) for k, v in item.items()}
+        record = {str(k): jsonable(v) for k, v in item.items()}
         record.setdefault("name", record.get("source"))
         record.setdefault("source", None)
         record.setdefault("sha256", None)
@@ -392,8 +397,8 @@ def collect_provenance(
     if isinstance(data_sources, (str, os.PathLike, Mapping)):
         data_sources = [data_sources]
     return {
-        "parameters": _jsonable(dict(parameters or {})),
-        "seed": _jsonable(seed),
+        "parameters": jsonable(dict(parameters or {})),
+        "seed": jsonable(seed),
         "fastmix_version": _fastmix_version(),
         "git": git_info(),
         "python": platform.python_version(),
@@ -403,7 +408,7 @@ def collect_provenance(
         "platform": platform.platform(),
         "machine": platform.machine(),
         "cpu_count": os.cpu_count(),
-        "data_sources": [_describe_source(item) for item in data_sources],
+        "data_sources": [describe_source(item) for item in data_sources],
         "started_at": None if start is None else start.isoformat(timespec="seconds"),
         "finished_at": finished.isoformat(timespec="seconds"),
         "wall_time_seconds": None if start is None else round((finished - start).total_seconds(), 3),

@@ -65,7 +65,7 @@ def default_results_dir() -> Path:
 
 
 def _jsonable(value: Any) -> Any:
-    from .provenance import _jsonable as convert
+    from .provenance import jsonable as convert
 
     return convert(value)
 
@@ -340,7 +340,7 @@ class ResultsStore:
         _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
 
     def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
-        from .provenance import _describe_source, collect_provenance
+        from .provenance import collect_provenance, describe_source
 
         base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
         if new or not hasattr(self, "_base_at_start"):
@@ -371,7 +371,7 @@ class ResultsStore:
         })
         sources = {s.get("name", str(i)): s for i, s in enumerate(record.get("data_sources", []))}
         for item in getattr(self, "_data_sources", []):
-            desc = _describe_source(item)
+            desc = describe_source(item)
             sources[desc.get("name", str(len(sources)))] = desc
         record.update({
             "notebook": self.name,

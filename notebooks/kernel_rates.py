@@ -57,7 +57,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import Claim, claims_markdown
+from fastmix.claims import claims_markdown
 from fastmix.pages import caption, tex_num, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.store import ResultsStore, entry_markdown
@@ -129,35 +129,6 @@ def slopes_markdown(slopes):
     return "\n".join(lines)
 
 
-def build_claims(slopes):
-    s = slopes.set_index(["sweep", "method", "quantity"])
-    claims = []
-    for sweep in ("n", "epsilon"):
-        for method, th in (("RP", -1.0), ("RFF", -2.0 / 3.0)):
-            key = (sweep, method, "privacy cost")
-            if key not in s.index:
-                continue
-            r = s.loc[key]
-            claims.append(Claim(
-                f"{method}: privacy cost against {sweep}",
-                f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
-                f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
-                f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
-                "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
-                "lies entirely above it",
-                bool(r["low"] <= th)))
-        if (sweep, "RP", "privacy cost") in s.index and (sweep, "RFF", "privacy cost") in s.index:
-            a, b = s.loc[(sweep, "RP", "privacy cost")], s.loc[(sweep, "RFF", "privacy cost")]
-            claims.append(Claim(
-                f"RP's privacy cost falls faster than RFF's (against {sweep})",
-                "RP's privacy term (n eps)^-1 beats RFF's (n eps)^-2/3",
-                f"RP {a['slope']:.2f} [{a['low']:.2f}, {a['high']:.2f}], RFF {b['slope']:.2f} [{b['low']:.2f}, "
-                f"{b['high']:.2f}]",
-                "holds if RP's interval lies below RFF's, does not hold if above, else undecided",
-                True if a["high"] < b["low"] else (False if a["low"] > b["high"] else None)))
-    return claims
-
-
 def slope_prose(slopes):
     s = slopes[slopes["quantity"] == "privacy cost"]
     parts = [f"{r['method']} {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] against {r['sweep']}"
@@ -213,7 +184,7 @@ if stored is not None:
         f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules below do not allow for "
         f"it, so a slope within that margin above the exponent is 'does not hold' by the rule but not in conflict "
         f"with the bound."))
-    display(Markdown(claims_markdown(build_claims(slopes))))
+    display(Markdown(claims_markdown(study.claims(slopes))))
 
 # %% [markdown]
 # The exponents are those of upper bounds with unspecified constants and logarithmic factors, so a measured slope

@@ -77,7 +77,7 @@ def test_study_private_fit_is_the_estimators_algorithm(method, estimator):
     # Same seed -> same features and noise: the study's sub-block path must give the estimator's coefficients.
     M, eps, delta, lam = 16, 2.0, 1e-5, 0.03
     feats, rng_noise = _features(method, M, 11)
-    betas, floored, rel, D2 = study._private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
+    betas, floored, rel, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
     kwargs = dict(sampler="exact") if method == "RP" else {}
     est = estimator(epsilon=eps, delta=delta, bandwidth=1.2, n_components=M, lam=lam, random_state=11,
                     **kwargs).fit(X, Y)
@@ -103,7 +103,7 @@ def test_private_selection_releases_compose_to_the_budget():
     mus = []
     for M in (4, 16, 64):
         t = delta / (8 * G)
-        _, _, rel, D2 = study._private_path("RP", feats, M, eps, delta, np.array([0.1]), 1.0, rng, t=t,
+        _, _, rel, D2 = study.private_path("RP", feats, M, eps, delta, np.array([0.1]), 1.0, rng, t=t,
                                             multiplier=math.sqrt(2 * G), delta_gauss=0.75 * delta)
         assert D2 == pytest.approx(laurent_massart_bound(feats.variance_bound, M, t))
         mus += [rel.sensitivity_covariance / rel.sigma_covariance, rel.sensitivity_vector / rel.sigma_vector]
@@ -216,6 +216,29 @@ def test_fit_slopes_recovers_a_known_exponent():
         row = s.loc[(method, "private")]
         assert row["low"] <= a <= row["high"]
         assert row["high"] - row["low"] < 0.2
+
+
+
+def _slopes(rp, rff, width=0.05):
+    rows = []
+    for sweep in ("n", "epsilon"):
+        for method, slope, theory in (("RP", rp, -1.0), ("RFF", rff, -2.0 / 3.0)):
+            rows.append({"sweep": sweep, "method": method, "quantity": "privacy cost", "slope": slope,
+                         "low": slope - width, "high": slope + width, "points": 5, "dropped": 0, "reps": 40,
+                         "theory": theory})
+    return pd.DataFrame(rows)
+
+
+def test_rate_claims_hold_fail_or_stay_undecided_with_the_slopes():
+    ok = rates.claims(_slopes(-1.2, -0.8))
+    assert len(ok) == 6 and all(c.holds is True for c in ok)
+    slow = {c.claim: c.holds for c in rates.claims(_slopes(-0.5, -0.3))}
+    assert slow["RP: privacy cost against n"] is False and slow["RFF: privacy cost against epsilon"] is False
+    assert slow["RP's privacy cost falls faster than RFF's (against n)"] is True
+    level = {c.claim: c.holds for c in rates.claims(_slopes(-1.0, -1.02))}
+    assert level["RP's privacy cost falls faster than RFF's (against n)"] is None
+    reversed_ = {c.claim: c.holds for c in rates.claims(_slopes(-0.7, -1.5))}
+    assert reversed_["RP's privacy cost falls faster than RFF's (against epsilon)"] is False
 
 
 # --------------------------------------------------------------------------- the page's claims

@@ -136,7 +136,7 @@ def run(params, store=None, log=print) -> dict:
 
     from .. import regression as R
     from ..datasets import dataset_statistics
-    from ..experiments import _cell_id, run_grid
+    from ..experiments import cell_id, run_grid
     from ..srht import coherence_heuristic
 
     if int(params.get("blas_threads", 0)) > 0:
@@ -209,7 +209,7 @@ def run(params, store=None, log=print) -> dict:
         def diagnostics(eps=eps, ratio=ratio):
             k2 = min(R.paper_sketch_sizes(d, T, rho, ratio)[1], n)
             cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=1.0, method="tight")
-            cid = _cell_id(name, "FastIHM", eps, ratio)
+            cid = cell_id(name, "FastIHM", eps, ratio)
             rows = []
             for trial in range(trials):
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(trial, cid)))

@@ -32,7 +32,7 @@ import numpy as np
 from . import CellTable
 from ..parameters import Choice, Integer, IntegerList, Real, RealList
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes", "claims"]
 
 NOTEBOOK = "kernel_rates"
 
@@ -95,13 +95,13 @@ def _split(text, kind=float):
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
     from ..kernels import (ExactGaussianProcessPaths, RandomFourierFeatures, ridge_path_floored,
                            theory_hyperparameters, theory_rp_hyperparameters)
-    from .kernel_rp_vs_rff import _plane_wave, _private_path, _rkhs_target
+    from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
     key = (0 if sweep == "n" else 1, int(n), int(round(1000 * eps)), rep)
     data_ss, rp_ss, rff_ss, noise_ss = np.random.SeedSequence(int(params["seed"]), spawn_key=key).spawn(4)
     rng = np.random.default_rng(data_ss)
-    f = _plane_wave if params["target"] == "plane_wave" else _rkhs_target(d, kernel, rng)
+    f = plane_wave_target if params["target"] == "plane_wave" else rkhs_target(d, kernel, rng)
     nt = int(params["n_test"])
     X = rng.uniform(-1.0, 1.0, (n + nt, d))
     fx = f(X)
@@ -117,7 +117,7 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     for method, M, lam, ss, capped in (("RP", M_rp, lam_rp, rp_ss, info["capped"]),
                                        ("RFF", M_rff, lam_rff, rff_ss, M_full > cap)):
         feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
-        betas, floored, rel, D2 = _private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
+        betas, floored, rel, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
         C, u, _ = feats.stats("all", M)
         beta0, _, _ = ridge_path_floored(C, u, np.array([lam]))
         Zt = feats.map("te", M)
@@ -222,3 +222,43 @@ def fit_slopes(runs, *, n_boot=2000, level=0.95, seed=0):
                         "reps": int(min(v.size for _, v in groups)),
                         "theory": THEORY_SLOPES.get((sweep, method, quantity), np.nan)})
     return pd.DataFrame(out)
+
+
+def claims(slopes):
+    """The kernel paper's rate claims, decided on :func:`fit_slopes`'s table (a list of :class:`fastmix.claims.Claim`).
+
+    * For RP (Theorem 3) and RFF (Theorem 6 with alpha = 1), against n and against epsilon:
+      the privacy cost falls at least as fast as the theory's exponent (-1 for RP, -2/3 for
+      RFF) up to log factors; holds if the bootstrap interval of the slope reaches the
+      exponent or lies below it, does not hold if it lies entirely above.
+    * RP's privacy cost falls faster than RFF's: holds if RP's slope interval lies below RFF's,
+      does not hold if above, else undecided.
+    """
+    from ..claims import Claim
+
+    s = slopes.set_index(["sweep", "method", "quantity"])
+    claims = []
+    for sweep in ("n", "epsilon"):
+        for method, th in (("RP", -1.0), ("RFF", -2.0 / 3.0)):
+            key = (sweep, method, "privacy cost")
+            if key not in s.index:
+                continue
+            r = s.loc[key]
+            claims.append(Claim(
+                f"{method}: privacy cost against {sweep}",
+                f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
+                f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
+                f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
+                "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
+                "lies entirely above it",
+                bool(r["low"] <= th)))
+        if (sweep, "RP", "privacy cost") in s.index and (sweep, "RFF", "privacy cost") in s.index:
+            a, b = s.loc[(sweep, "RP", "privacy cost")], s.loc[(sweep, "RFF", "privacy cost")]
+            claims.append(Claim(
+                f"RP's privacy cost falls faster than RFF's (against {sweep})",
+                "RP's privacy term (n eps)^-1 beats RFF's (n eps)^-2/3",
+                f"RP {a['slope']:.2f} [{a['low']:.2f}, {a['high']:.2f}], RFF {b['slope']:.2f} [{b['low']:.2f}, "
+                f"{b['high']:.2f}]",
+                "holds if RP's interval lies below RFF's, does not hold if above, else undecided",
+                True if a["high"] < b["low"] else (False if a["low"] > b["high"] else None)))
+    return claims

@@ -79,7 +79,8 @@ from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "run", "panels", "summarise", "M_grid", "paired_log_ratios", "ratio_table",
            "panel_verdicts", "gap_with_d", "pooled_sweep", "equal_m_comparison", "noise_summary",
-           "chosen_hyperparameters", "claims", "verdict_markdown", "PROTOCOLS"]
+           "chosen_hyperparameters", "claims", "verdict_markdown", "PROTOCOLS", "plane_wave_target",
+           "rkhs_target", "private_path"]
 
 NOTEBOOK = "kernel_rp_vs_rff"
 
@@ -161,11 +162,17 @@ def panels(params) -> list[dict]:
 # ------------------------------------------------------------------------------------------ data
 
 
-def _plane_wave(X):
+def plane_wave_target(X):
+    """The smooth target ``0.8 sin(sum_j x_j / sqrt(d/3))``: unit-variance argument for x uniform on [-1, 1]^d."""
     return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
 
 
-def _rkhs_target(d, kernel, rng, n_centres=20, sd=0.5):
+def rkhs_target(d, kernel, rng, n_centres=20, sd=0.5):
+    """A random function in the kernel's RKHS: ``sum_i a_i k(c_i, x)`` over ``n_centres`` uniform centres.
+
+    The weights are standard normal, rescaled so that the function's RMS over the input law
+    (uniform on [-1, 1]^d, estimated on 2000 draws) is ``sd``. Returns the function.
+    """
     centres = rng.uniform(-1.0, 1.0, (n_centres, d))
     a = rng.standard_normal(n_centres)
     probe = rng.uniform(-1.0, 1.0, (2000, d))
@@ -198,7 +205,7 @@ def _draw_data(panel, params, rng, kernel, cache):
         tr, va, te = perm[:n_tr], perm[n_tr:n_tr + n_va], perm[n_tr + n_va:]
         return X[tr], np.clip(y[tr], -T, T), X[va], np.clip(y[va], -T, T), X[te], y[te]
     d = panel["d"]
-    f = _plane_wave if panel["target"] == "plane_wave" else _rkhs_target(d, kernel, rng)
+    f = plane_wave_target if panel["target"] == "plane_wave" else rkhs_target(d, kernel, rng)
     n, nv, nt = int(params["n_train"]), int(params["n_val"]), int(params["n_test"])
     X = rng.uniform(-1.0, 1.0, (n + nv + nt, d))
     fx = f(X)
@@ -269,7 +276,7 @@ def _norm_bound(method, feats, M, t):
     return laurent_massart_bound(feats.variance_bound, M, t)
 
 
-def _private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0,
+def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0,
                   delta_gauss=None):
     """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
     from ..kernels import release_from_statistics, ridge_path_floored
@@ -352,7 +359,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
             # ---- tuned (oracle validation) and the equal-M sweep
             best = None
             for M in Ms:
-                betas, floored, rel, D2 = _private_path(method, fm, M, eps, delta, lams, T, noise_rng)
+                betas, floored, rel, D2 = private_path(method, fm, M, eps, delta, lams, T, noise_rng)
                 ve = _mse(betas @ fm.map("val", M).T, y_val)
                 te = _mse(betas @ fm.map("te", M).T, target_te)
                 if eps in sweep_eps:
@@ -377,7 +384,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 M_t, lam_t = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]),
                                                     max_components=M_max)  # lambda for the capped M
                 capped = M_full > M_max
-            betas, floored, rel, D2 = _private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
+            betas, floored, rel, D2 = private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
             te = _mse(betas @ fm.map("te", M_t).T, target_te)[0]
             runs.append(row("theory", method, eps, M_t, lam_t, te, M_capped=capped, floored_share=floored[0] / M_t,
                             sigma_C=rel.sigma_covariance, sigma_u=rel.sigma_vector, D2=D2, eps_spent=eps,
@@ -390,7 +397,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 d_gauss, t = delta, None
             cands = []
             for M in sel_Ms:
-                betas, floored, rel, D2 = _private_path(method, fm, M, eps, delta, lams, T, noise_rng, rows=rows_A,
+                betas, floored, rel, D2 = private_path(method, fm, M, eps, delta, lams, T, noise_rng, rows=rows_A,
                                                         t=t, multiplier=math.sqrt(2.0 * G), delta_gauss=d_gauss)
                 pred_B = np.clip(betas @ (fm.tr[rows_B, :M] * fm.scale(M)).T, -T, T)
                 score = _mse(pred_B, y_tr[rows_B])
