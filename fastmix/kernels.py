@@ -515,6 +515,8 @@ def _cos_features(X: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
 class RandomFeatureGaussianProcessPaths:
     """Approximate GP paths of a shift-invariant kernel from D >> M random Fourier features.
 
+    An approximation of the random projection of the kernel paper's Definition 4, for large n.
+
     Each path is a random Gaussian combination of D random features sharing one set of
     frequencies ``w_l`` drawn from the kernel's spectral density::
 
@@ -610,7 +612,8 @@ class RandomFourierFeatures:
         phi_M(x) = sqrt(2/M) cos(W^T x + b),   W columns ~ spectral density,  b ~ U[0, 2 pi],
 
     so ``E[phi_M(x)^T phi_M(x')] = k(x, x')`` and ``||phi_M(x)||^2 <= 2`` for every x (the bound
-    Algorithm 3 of the kernel paper relies on, proof of Theorem 5).
+    Algorithm 3 of the kernel paper relies on, proof of Theorem 5).  It is the bounded random
+    feature map of the kernel paper's Definition 6, which the random projection is not.
 
     Parameters
     ----------
@@ -652,7 +655,7 @@ class RandomFourierFeatures:
 
 def random_projection_paths(kernel, n_paths: int, *, sampler: str = "exact", n_frequencies: int = 2000,
                             features: str = "sincos", random_state=None, **exact_options):
-    """Make an (unfitted) random projection sampler h_M for ``kernel``.
+    """Make an (unfitted) random projection sampler h_M for ``kernel`` (kernel paper, Definition 4).
 
     Parameters
     ----------
@@ -760,6 +763,10 @@ def release_from_statistics(C, u, n, *, epsilon, delta_covariance, delta_vector,
                             rng=None) -> SufficientStatisticsRelease:
     """The release of :func:`release_sufficient_statistics` from precomputed ``C`` and ``u``.
 
+    Each statistic goes through the analytic Gaussian mechanism (Balle and Wang 2018), which needs
+    less noise than the classical Gaussian mechanism of the kernel paper's Proposition 1 for the
+    same (epsilon, delta) and sensitivity.
+
     ``C = (1/n) sum z_i z_i^T`` and ``u = (1/n) sum [y_i]_T z_i`` (the caller computes them, e.g.
     as sub-blocks of the statistics of a larger feature map, which is how the comparison studies
     evaluate many projection dimensions at the cost of one); the noise is drawn in the same
@@ -844,6 +851,9 @@ def operator_spectrum(kernel, sample) -> np.ndarray:
     """Eigenvalues of ``K / m`` for a sample of m inputs: the Nystrom estimate of the spectrum of the
     kernel integral operator ``L`` under the sample's distribution (descending).
 
+    These are the eigenvalues ``mu_l`` whose polynomial decay the kernel paper's Assumption 3
+    (the eigenvalue assumption) restricts.
+
     Used with a *public* sample (drawn from a known input law, not the private data) so that
     quantities of the theory that depend on ``L``, such as :func:`effective_dimension`, cost no privacy.
     """
@@ -918,6 +928,8 @@ def theory_rp_hyperparameters(n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0
 def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lipschitz, smoothness, n, lam):
     """Noise scale and minimum regularisation for objective perturbation (our derivation).
 
+    The calibration behind the kernel paper's Algorithm 2 and its privacy guarantee, Theorem 2.
+
     Objective (kernel paper, Algorithm 2; Kifer et al. 2012)::
 
         J(beta) = (1/n) sum_i l(y_i, beta^T z_i) + (lam/2) ||beta||^2 + (1/n) b^T beta,
@@ -971,7 +983,8 @@ def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1
         lam = max(rate, c_lam * D2 * sqrt(M log(1/delta)) / (n eps)).
 
     ``D2`` is the Laurent-Massart bound at ``t = delta/8`` for RP and 2 for RFF.  The constants
-    ``c_lam`` and ``c_m`` are ours (the paper leaves them unspecified).
+    ``c_lam`` and ``c_m`` are ours (the paper leaves them unspecified).  The RFF choice takes
+    ``alpha = 1``, i.e. it assumes nothing about the compatibility condition (Assumption 5).
 
     Returns
     -------
@@ -1246,7 +1259,8 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
 
     Delta allocation (derived in book/kernel_calibration.md): without clipping, norm event
     ``delta/4`` (charged once: the same event serves both releases), covariance ``delta/4``,
-    vector ``delta/2``; with clipping there is no event and each release gets ``delta/2``.
+    vector ``delta/2``; with clipping there is no event and each release gets ``delta/2``.  The
+    spends add up in ``privacy_ledger_`` (basic composition, Proposition 2).
 
     Test-time paths: the exact sampler draws the paths at new points from the GP conditional
     given all values drawn before (one consistent GP draw, see
@@ -1357,7 +1371,8 @@ class DPRandomFeatureKRR(_DPKRRBase):
     Algorithm 1 with ``z_i = phi_M(x_i) = sqrt(2/M) cos(W^T x_i + b)``; since
     ``||phi_M(x)||^2 <= 2`` surely, no norm event is needed (proof of Theorem 5): covariance
     sensitivity ``2 sqrt(2) / n``, vector sensitivity ``2 sqrt(2) T / n``, each released by the
-    analytic Gaussian mechanism at ``(epsilon/2, delta/2)``.
+    analytic Gaussian mechanism at ``(epsilon/2, delta/2)``; the two spends compose by
+    Proposition 2.
 
     Parameters
     ----------
