@@ -60,14 +60,12 @@ from __future__ import annotations
 
 import argparse
 import ast
-import io
 import json
 import os
 import re
 import shlex
 import sys
 import time
-import tokenize
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -256,26 +254,28 @@ def _parameters_cell_source(nb) -> str | None:
 
 
 def _parse_parameters_source(source: str) -> dict[str, NotebookParameter]:
-    comments: dict[int, str] = {}
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type == tokenize.COMMENT:
-                comments[tok.start[0]] = tok.string.lstrip("#").strip()
-    except (tokenize.TokenError, IndentationError):
-        pass
-    tree = ast.parse(source)
+    """The parameters of a ``parameters`` cell as papermill's Python translator reads them.
+
+    The same reading as ``papermill --help-notebook``: one ``name: type = default  # help``
+    (or ``name = default``) per line. Papermill skips, with a log message only, any line it
+    cannot read (for instance a help comment containing ``=``); such a parameter would
+    silently disappear from validation, so it is an error here, naming the line.
+    """
+    import nbformat
+    from papermill.translators import PythonTranslator
+
     params: dict[str, NotebookParameter] = {}
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
-            names, kind, value = [node.target.id], ast.unparse(node.annotation), node.value
-        elif isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets):
-            names, kind, value = [t.id for t in node.targets], None, node.value
-        else:
-            continue
-        last_line = getattr(node, "end_lineno", node.lineno)
-        help_text = comments.get(last_line, comments.get(node.lineno, ""))
-        for name in names:
-            params[name] = NotebookParameter(name, kind, ast.unparse(value), help_text)
+    for p in PythonTranslator.inspect(nbformat.v4.new_code_cell(source)):
+        kind = None if p.inferred_type_name in (None, "", "None") else p.inferred_type_name
+        params[p.name] = NotebookParameter(p.name, kind, p.default.strip(), (p.help or "").strip())
+    for node in ast.parse(source).body:  # every top-level assignment must be one papermill read
+        targets = [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else \
+            getattr(node, "targets", []) if isinstance(node, ast.Assign) else []
+        for target in targets:
+            if isinstance(target, ast.Name) and target.id not in params:
+                line = source.splitlines()[node.lineno - 1]
+                raise ValueError(f"papermill cannot read line {node.lineno} of the parameters cell, {line.strip()!r}: "
+                                 "write one 'name: type = default  # help' per line, with no '=' in the comment")
     return params
 
 
@@ -1082,8 +1082,9 @@ def _plan_cells(name: str, params: Mapping[str, Any], limit: float = 10.0) -> se
     """The ``(table, cell)`` pairs a study's run consists of, or None if they cannot be listed.
 
     The study's ``run`` walks its grid against :class:`_PlanningStore`. A study whose walk
-    needs the values of earlier cells (or takes longer than ``limit`` seconds, where the
-    platform has ``SIGALRM``) gets no plan: its progress is then reported without a total.
+    needs the values of earlier cells (or takes more than ``limit`` seconds of CPU time, where
+    the platform has ``SIGPROF``; CPU time, so that a busy machine does not cut the walk short)
+    gets no plan: its progress is then reported without a total.
     """
     import signal
     import threading
@@ -1091,22 +1092,22 @@ def _plan_cells(name: str, params: Mapping[str, Any], limit: float = 10.0) -> se
     from fastmix.studies import study_module
 
     planner = _PlanningStore()
-    timed = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    timed = hasattr(signal, "SIGPROF") and threading.current_thread() is threading.main_thread()
 
     def give_up(signum, frame):
         raise _PlanningTimeout()
 
-    previous = signal.signal(signal.SIGALRM, give_up) if timed else None
+    previous = signal.signal(signal.SIGPROF, give_up) if timed else None
     try:
         if timed:
-            signal.setitimer(signal.ITIMER_REAL, limit)
+            signal.setitimer(signal.ITIMER_PROF, limit)
         study_module(name).run(dict(params), store=planner, log=None)
     except Exception:  # _PlanningTimeout, or a walk that needs real tables: no plan, no estimate
         return None
     finally:
         if timed:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous)
     return planner.cells or None
 
 

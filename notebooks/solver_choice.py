@@ -42,8 +42,8 @@ ds: str = "8,32"  # comma-separated numbers of features d
 epsilons: str = "1.259"  # comma-separated epsilons (the paper's grid: 0.316,0.631,1.259,2.512,5.012,10.0)
 trials: int = 3  # trials per solver and grid point
 T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
-k2_ratio: float = 800.0  # FastIHM's k2 = k2_ratio * max(d, log(4T/rho)), capped at n (FastIHMRegressor's default)
-dense_ihm_max_log2_n: int = 18  # IHM with the dense sketch runs only up to n = 2**dense_ihm_max_log2_n
+k2_ratio: float = 800.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)), capped at n (FastIHMRegressor's default)
+dense_ihm_max_log2_n: int = 18  # IHM with the dense sketch runs only up to n of 2**dense_ihm_max_log2_n
 blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 

@@ -394,9 +394,12 @@ def test_cli_refuses_a_bad_value_in_one_line(tmp_path, args, expected):
 
 
 def test_cli_refusal_does_not_start_papermill(monkeypatch, capsys, tmp_path):
-    import sys
+    import papermill
 
-    monkeypatch.setitem(sys.modules, "papermill", None)  # importing papermill would now fail
+    def refuse(*args, **kwargs):
+        raise AssertionError("papermill.execute_notebook was called")
+
+    monkeypatch.setattr(papermill, "execute_notebook", refuse)
     assert run.main(["figure1", "-p", "eps_min", "-1", "--output-dir", str(tmp_path)]) == 2
     assert "eps_min" in capsys.readouterr().err
     assert run.main(["--paper-scale", "section3", "-p", "log2_n", "10", "--output-dir", str(tmp_path)]) == 2
@@ -527,15 +530,38 @@ def test_parameters_cell_read_as_text_matches_jupytext(toy_dir):
     assert run._percent_parameters_source(toy_dir / "other.py") is None
 
 
-def test_refusal_imports_no_jupyter_machinery():
+def test_refusal_starts_no_kernel():
+    """A refused value ends the command before papermill executes anything or a kernel starts."""
     import subprocess
     import sys
 
-    code = ("import sys\nfrom fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
-            "heavy = [m for m in ('papermill', 'jupytext', 'jupyter_client', 'nbclient', 'matplotlib') "
-            "if m in sys.modules]\nprint(rc, heavy)\n")
+    code = ("import sys, papermill\n"
+            "def boom(*a, **k): raise SystemExit('papermill.execute_notebook was called')\n"
+            "papermill.execute_notebook = boom\n"
+            "from fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
+            "print(rc, [m for m in ('ipykernel', 'matplotlib') if m in sys.modules])\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.stdout.strip() == "2 []", done.stdout + done.stderr
+
+
+def test_parameters_are_read_as_papermill_reads_them(toy_dir):
+    """inspect_parameters agrees with papermill's own inspection, default text and help included."""
+    import nbformat
+    from papermill.translators import PythonTranslator
+
+    for path in sorted(NOTEBOOKS.glob("*.py")):
+        source = run._percent_parameters_source(path)
+        theirs = PythonTranslator.inspect(nbformat.v4.new_code_cell(source))
+        ours = run.inspect_parameters(path)
+        assert list(ours) == [p.name for p in theirs], path.name
+        assert [o.default for o in ours.values()] == [p.default.strip() for p in theirs], path.name
+
+
+def test_a_line_papermill_cannot_read_is_an_error_not_a_lost_parameter(tmp_path):
+    nb = tmp_path / "bad.py"
+    nb.write_text('# %% tags=["parameters"]\nn: int = 4  # rows, n = 2**k\nseed: int = 0  # seed\n', encoding="utf-8")
+    with pytest.raises(ValueError, match=r"papermill cannot read line 1 of the parameters cell, 'n: int = 4"):
+        run.inspect_parameters(nb)
 
 
 @pytest.mark.parametrize(
