@@ -21,25 +21,14 @@
 # data set, so this page fixes its own protocol and, because the answer depends on how $M$ and $\lambda$ are
 # chosen, runs three protocols side by side:
 #
-# * **tuned** - each method's $(M, \lambda)$ chosen separately on a held-out validation split by the validation
-#   error of the private fit. This is *non-private oracle tuning*: the validation split is not charged to the
-#   budget. It shows what each method can do at its best.
-# * **theory** - $M$ and $\lambda$ from the paper's rates and conditions, with our constants: for RP
-#   $M = c_m\,(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension $N(\lambda)$ of the kernel
-#   operator under the (public) input law, for RFF $M = (n\varepsilon)^{2/3}$; for both, $\lambda$ at the rate and
-#   raised to the positive-definiteness condition $(n\lambda\varepsilon)^2 \ge c_\lambda^2 D_2^2 M\log(1/\delta)$
-#   (`fastmix.kernels.theory_rp_hyperparameters`, `theory_hyperparameters`). No data are used, so no budget is spent.
-# * **private** - $(M, \lambda)$ chosen with privacy spent and accounted. The training records are split into a
-#   fitting part and a selection part (`sel_fraction`). For each $M$ of a small grid (`sel_m_grid`), one noisy pair
-#   $(\tilde C, \tilde u)$ is released from the fitting part, the $2G$ Gaussian releases sharing the budget by exact
-#   Gaussian-DP composition; every $\lambda$ is post-processing. The exponential mechanism then picks a candidate by
-#   the mean squared error of its clipped predictions on the selection part (sensitivity $4T^2/n_B$) at the full
-#   $\varepsilon$. The two parts are disjoint, so the whole procedure is $(\varepsilon, \delta)$-DP by parallel
-#   composition (for RP the norm events of the $G$ projection dimensions take $\delta/4$).
+# * **tuned**: each method's $(M, \lambda)$ picked on a validation split (non-private oracle tuning, each method at
+#   its best);
+# * **theory**: $M$ and $\lambda$ from the paper's rates and conditions, using no data;
+# * **private**: $(M, \lambda)$ selected with budget spent and accounted (noisy releases per $M$, then the
+#   exponential mechanism on a disjoint selection split).
 #
-# Every private fit is exactly Algorithm 1 or 3 as `DPRandomProjectionKRR` and `DPRandomFeatureKRR` compute it
-# (same release, same $\delta$ split, same spectral floor); the GP paths are drawn exactly from the joint law at all
-# inputs of a repetition. The calibrations are derived in the chapter on calibrating the private kernel learners.
+# The protocols are spelled out {ref}`below <kernel-protocols>`; the calibrations are derived in the chapter on
+# calibrating the private kernel learners.
 
 # %% tags=["parameters"]
 seed: int = 0  # master seed; each panel and repetition derives its own stream from it
@@ -406,6 +395,30 @@ if stored is not None:
         "so its errors are not directly comparable with the other two protocols; they are the price of "
         "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP "
         "features, sin/cos RFF with norm bound 1) is part of these results."))
+
+# %% [markdown]
+# (kernel-protocols)=
+# ## The three protocols in detail
+#
+# * **tuned** - each method's $(M, \lambda)$ chosen separately on a held-out validation split by the validation
+#   error of the private fit. This is *non-private oracle tuning*: the validation split is not charged to the
+#   budget. It shows what each method can do at its best.
+# * **theory** - $M$ and $\lambda$ from the paper's rates and conditions, with our constants: for RP
+#   $M = c_m\,(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension $N(\lambda)$ of the kernel
+#   operator under the (public) input law, for RFF $M = (n\varepsilon)^{2/3}$; for both, $\lambda$ at the rate and
+#   raised to the positive-definiteness condition $(n\lambda\varepsilon)^2 \ge c_\lambda^2 D_2^2 M\log(1/\delta)$
+#   (`fastmix.kernels.theory_rp_hyperparameters`, `theory_hyperparameters`). No data are used, so no budget is spent.
+# * **private** - $(M, \lambda)$ chosen with privacy spent and accounted. The training records are split into a
+#   fitting part and a selection part (`sel_fraction`). For each $M$ of a small grid (`sel_m_grid`), one noisy pair
+#   $(\tilde C, \tilde u)$ is released from the fitting part, the $2G$ Gaussian releases sharing the budget by exact
+#   Gaussian-DP composition; every $\lambda$ is post-processing. The exponential mechanism then picks a candidate by
+#   the mean squared error of its clipped predictions on the selection part (sensitivity $4T^2/n_B$) at the full
+#   $\varepsilon$. The two parts are disjoint, so the whole procedure is $(\varepsilon, \delta)$-DP by parallel
+#   composition (for RP the norm events of the $G$ projection dimensions take $\delta/4$).
+#
+# Every private fit is exactly Algorithm 1 or 3 as `DPRandomProjectionKRR` and `DPRandomFeatureKRR` compute it
+# (same release, same $\delta$ split, same spectral floor); the GP paths are drawn exactly from the joint law at all
+# inputs of a repetition. The calibrations are derived in the chapter on calibrating the private kernel learners.
 
 # %% [markdown]
 # ## Smoke-scale run

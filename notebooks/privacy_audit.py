@@ -175,6 +175,24 @@ stored = store.load(*TABLES)
 #
 # The stored audit is computed, or resumed where it stopped, by
 # `.venv/bin/python -m fastmix.run --paper-scale privacy_audit` (its parameters are in `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+
+# %% [markdown]
+# The figure shows, for the worst neighbouring pair among the designs described below, the exact
+# per-row divergence against $\alpha$ beside the three bounds evaluated at the same $\gamma$ and $C^2$.
+
+# %% mystnb={"figure": {"caption": "**Figure P.1.** {glue:md}`audit-divergence-caption:myst`", "name": "audit-divergence"}} tags=["remove-input"]
+if stored is not None:
+    caption("audit-divergence", DIVERGENCE_TEXT + " At the larger setting, read from the results store: "
+            + audit_setting(store.parameters()) + ".")
+    draw_divergence(stored, title="larger setting (results store)")
+else:
+    print("No stored results to draw; see the note above.")
+
+# %% [markdown]
+# ### How the audit is built
 #
 # We draw one SRHT with $k_2$ rows and a family of hand-built designs with rows of norm at most one
 # ({func}`fastmix.audit.adversarial_designs`): rows uniform on the sphere, a row along the weakest
@@ -191,7 +209,6 @@ stored = store.load(*TABLES)
 # over the unit ball ({func}`fastmix.audit.optimise_row`), in both directions.
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     display(Markdown(
@@ -200,18 +217,6 @@ if stored is not None:
         f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
         f"hypothesis in the attack."))
     display(design_table(stored).style.format(precision=3).hide(axis="index"))
-
-# %% [markdown]
-# The figure shows, for the worst pair found, the exact per-row divergence against $\alpha$ beside the
-# three bounds evaluated at the same $\gamma$ and $C^2$.
-
-# %% mystnb={"figure": {"caption": "**Figure P.1.** {glue:md}`audit-divergence-caption:myst`", "name": "audit-divergence"}} tags=["remove-input"]
-if stored is not None:
-    caption("audit-divergence", DIVERGENCE_TEXT + " At the larger setting, read from the results store: "
-            + audit_setting(store.parameters()) + ".")
-    draw_divergence(stored, title="larger setting (results store)")
-else:
-    print("No stored results to draw; see the note above.")
 
 # %% [markdown]
 # ## The empirical audit: a likelihood-ratio attack
