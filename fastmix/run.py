@@ -938,7 +938,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             declared = spec[name].type.strip() if name in spec and spec[name].type else ""
             overrides[name] = value if declared == "str" else parse_value(value)
         overrides = validate_parameters(overrides, spec, notebook=path.name)
-        effective = check_notebook_parameters(path, overrides, spec)
+        check_notebook_parameters(path, overrides, spec)
         _check_run_options(path, args)
     except ParameterError as exc:
         print(f"error: {exc.summary}", file=sys.stderr)

@@ -58,7 +58,6 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown, format_interval, log_ratio_interval
-from fastmix.datasets import PAPER_STATISTICS
 from fastmix.pages import caption, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_heuristic

@@ -60,7 +60,6 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown, format_interval, log_ratio_interval

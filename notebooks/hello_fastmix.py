@@ -37,7 +37,6 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import display
 
 from fastmix.hadamard import fwht, get_backend
 from fastmix.pages import caption, use_book_style

@@ -50,7 +50,6 @@ max_components: int = 512  # cap on M for both methods
 blas_threads: int = 1  # BLAS threads (0: library default)
 
 # %% tags=["hide-input"]
-import math
 import time
 
 import matplotlib.pyplot as plt

@@ -60,7 +60,6 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown
@@ -222,8 +221,8 @@ def draw_sweep(sweep, lam, title):
 
 def noise_markdown(noise, sweep, eps, lam):
     t = study.noise_summary(noise, sweep, eps, lam)
-    lines = [f"| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
-             f"| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |", "|" + "---|" * 9]
+    lines = ["| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
+             "| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |", "|" + "---|" * 9]
     for _, r in t.iterrows():
         lines.append(f"| {int(r['M'])} | {r['D2_RP']:.2f} | {r['D2_RFF']:.2f} | {r['sigma_C_RP']:.2e} | "
                      f"{r['sigma_C_RFF']:.2e} | {r['sigma_u_RP']:.2e} | {r['sigma_u_RFF']:.2e} | "

@@ -59,7 +59,6 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.claims import claims_markdown

@@ -132,7 +132,6 @@ def _load(name: str, params):
 
 def run(params, store=None, log=print) -> dict:
     """Compute Appendix I's tables (see the module docstring); resumable with a store."""
-    import pandas as pd
 
     from .. import regression as R
     from ..datasets import dataset_statistics

@@ -115,7 +115,6 @@ def measured_c2(source: str, design: str, k2_ratio: float, root=None) -> dict:
 
 def run(params, store=None, log=print) -> dict:
     """Compute Figure 1's tables (see the module docstring); resumable with a store."""
-    import pandas as pd
 
     from ..accounting import sketch_noise_for_epsilon, upadhyay_noise_scale
 

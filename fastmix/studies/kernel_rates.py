@@ -93,7 +93,7 @@ def _split(text, kind=float):
 
 
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
-    from ..kernels import (ExactGaussianProcessPaths, RandomFourierFeatures, ridge_path_floored,
+    from ..kernels import (ridge_path_floored,
                            theory_hyperparameters, theory_rp_hyperparameters)
     from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
 

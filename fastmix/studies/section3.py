@@ -137,7 +137,6 @@ def _design(name: str, index: int, n: int, d: int, seed: int):
 
 def run(params, store=None, log=print) -> dict:
     """Compute Section 3's tables (see the module docstring); resumable with a store."""
-    import pandas as pd
 
     from ..srht import SRHT, sketch_quantities
 
