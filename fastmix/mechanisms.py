@@ -37,8 +37,8 @@ from ._validation import (
     check_policy,
     check_row_norms,
 )
-from .hadamard import PaddingRecord, is_power_of_two, pad_rows_to_power_of_two
-from .srht import SRHT, SketchQuantities, _sketch_quantities
+from .hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
+from .srht import SRHT, SketchQuantities, sketch_quantities
 
 __all__ = [
     "GaussianMixCalibration",
@@ -65,7 +65,7 @@ class PreparedData:
 
     X: np.ndarray
     row_norms: NormEnforcement
-    padding: PaddingRecord
+    padding: PowerOfTwoRecord
 
 
 def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_policy: str = "pad") -> PreparedData:
@@ -92,17 +92,12 @@ def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_polic
     check_policy(n_policy, "n_policy", N_POLICIES)
     X, norms = check_row_norms(X, bound=c_x, policy=row_norm_policy)
     n = X.shape[0]
-    if is_power_of_two(n):
-        record = PaddingRecord(n, n)
-        X = np.asarray(X, dtype=np.float64, order="F")
-    elif n_policy == "pad":
-        X, _, record = pad_rows_to_power_of_two(X, order="F")
-        X = np.asarray(X, dtype=np.float64, order="F")
-    elif n_policy == "raise":
+    if n_policy == "raise" and not is_power_of_two(n):
         raise ValueError(
             f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
             "(zero rows; lossless under zero-out neighbours) or subsample the data yourself."
         )
+    X, _, record = rows_to_power_of_two(X, method="pad", order="F", dtype=np.float64)
     return PreparedData(X, norms, record)
 
 
@@ -426,7 +421,7 @@ class FastMixRelease:
     k2: int
     n: int
     d: int
-    padding: PaddingRecord
+    padding: PowerOfTwoRecord
     row_norms: NormEnforcement
     ledger_entries: tuple = field(repr=False)
 
@@ -516,7 +511,7 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
     if ledger is not None:
         ledger.spend_all(entries)
     srht = SRHT(n, k2, random_state=rng, backend=backend)
-    q = _sketch_quantities(data.X, srht)
+    q = sketch_quantities(data.X, srht, check_input=False)
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
@@ -552,7 +547,7 @@ class MultipleFastMixingResult:
     k2: int
     n: int
     d: int
-    padding: PaddingRecord
+    padding: PowerOfTwoRecord
     row_norms: NormEnforcement
     ledger_entries: tuple = field(repr=False)
 
@@ -609,7 +604,7 @@ def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state
     sketches, mt, lt, et, mh, dh, lm = [], [], [], [], [], [], []
     for _ in range(T):
         srht = SRHT(n, k2, random_state=rng, backend=backend)
-        q = _sketch_quantities(data.X, srht)
+        q = sketch_quantities(data.X, srht, check_input=False)
         m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
         sketches.append(q.Z)
         mt.append(m_tilde); lt.append(lambda_tilde); et.append(eta_tilde)

@@ -65,7 +65,7 @@ from ._validation import (
     check_vector,
     row_norms,
 )
-from .hadamard import PaddingRecord, _fwht_rows_inplace, is_power_of_two
+from .hadamard import PowerOfTwoRecord, fwht_rows_unchecked, is_power_of_two, power_of_two_size, rows_to_power_of_two
 from .mechanisms import (
     FastMixCalibration,
     PreparedData,
@@ -168,6 +168,10 @@ class DataRecord:
         Responses above the bound on entry (``"clip"`` clipped exactly these).
     y_scale : float
         Factor y was multiplied by (``"rescale"``), else 1.
+    power_of_two : PowerOfTwoRecord or None
+        What :func:`fastmix.hadamard.rows_to_power_of_two` did to the rows (method ``"none"``,
+        ``"pad"`` or ``"subsample"``, with the kept indices); ``rows_added``, ``rows_dropped``
+        and ``n_used`` repeat its counts.
     """
 
     n_original: int
@@ -180,6 +184,7 @@ class DataRecord:
     y_bound: float
     y_rows_over: int
     y_scale: float = 1.0
+    power_of_two: PowerOfTwoRecord | None = None
 
     @property
     def x_scale(self) -> float:
@@ -219,8 +224,10 @@ class PreparedRegression:
 
     def as_mechanism_data(self) -> PreparedData:
         """View for :func:`fastmix.mechanisms.multiple_fast_mixing` (``prepared=``)."""
-        return PreparedData(self.X, self.record.row_norms,
-                            PaddingRecord(self.record.n_used - self.record.rows_added, self.record.n_used))
+        rows = self.record.power_of_two
+        if rows is None or rows.method != "pad":  # the mechanism receives the rows already chosen
+            rows = PowerOfTwoRecord.unchanged(self.record.n_used)
+        return PreparedData(self.X, self.record.row_norms, rows)
 
 
 _Y_TOL = 1e-9
@@ -278,7 +285,7 @@ def _prepare_regression(X, y, *, clip, row_norm_policy, y_policy, n_policy, rand
                         power_of_two) -> PreparedRegression:
     """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
     X = check_matrix(X, "X")
-    n, d = X.shape
+    n = X.shape[0]
     y = check_vector(y, "y", length=n)
     clip = check_positive(clip, "clip")
     if row_norm_policy == _UNCHECKED:  # the non-private FastIHS only
@@ -311,43 +318,27 @@ def _prepare_regression(X, y, *, clip, row_norm_policy, y_policy, n_policy, rand
     else:
         check_policy(y_policy, "y_policy", Y_POLICIES)
 
-    indices = None
-    added = dropped = 0
     if not power_of_two:
         policy = "none"
+        rows = PowerOfTwoRecord.unchanged(n)
         Xo = np.asarray(X, dtype=np.float64, order="F")
         yo = np.ascontiguousarray(y, dtype=np.float64)
-    elif is_power_of_two(n):
-        policy = n_policy
-        check_policy(n_policy, "n_policy", N_POLICIES)
-        Xo = np.asarray(X, dtype=np.float64, order="F")
-        yo = np.ascontiguousarray(y, dtype=np.float64)
-    elif n_policy == "pad":
-        policy = "pad"
-        n_pad = 1 << (n - 1).bit_length()
-        added = n_pad - n
-        Xo = np.zeros((n_pad, d), dtype=np.float64, order="F")
-        Xo[:n] = X
-        yo = np.zeros(n_pad)
-        yo[:n] = y
-    elif n_policy == "subsample":
-        policy = "subsample"
-        rng = check_random_state(random_state)
-        m = 1 << (n.bit_length() - 1)
-        indices = np.sort(rng.choice(n, size=m, replace=False))
-        dropped = n - m
-        Xo = np.asarray(X[indices], dtype=np.float64, order="F")
-        yo = np.ascontiguousarray(y[indices], dtype=np.float64)
-    elif n_policy == "raise":
-        raise ValueError(
-            f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
-            "(zero rows; lossless under zero-out neighbours) or 'subsample' (drops rows; recorded)."
-        )
     else:
-        check_policy(n_policy, "n_policy", N_POLICIES)
+        policy = check_policy(n_policy, "n_policy", N_POLICIES)
+        if n_policy == "raise" and not is_power_of_two(n):
+            raise ValueError(
+                f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
+                "(zero rows; lossless under zero-out neighbours) or 'subsample' (drops rows; recorded)."
+            )
+        Xo, yo, rows = rows_to_power_of_two(X, y, method="subsample" if n_policy == "subsample" else "pad",
+                                            random_state=random_state, order="F", dtype=np.float64)
+        yo = np.ascontiguousarray(yo, dtype=np.float64)
+    indices = rows.indices
+    added, dropped = rows.n_added, rows.n_dropped
     record = DataRecord(
         n_original=n, n_used=Xo.shape[0], n_policy=policy, rows_added=added, rows_dropped=dropped,
         row_norms=norms, y_policy=y_policy, y_bound=clip, y_rows_over=n_over, y_scale=y_scale,
+        power_of_two=rows,
     )
     return PreparedRegression(Xo, yo, record, indices)
 
@@ -471,7 +462,7 @@ def _srht_sketch(X: np.ndarray, srht: SRHT, work: np.ndarray | None = None) -> n
         b = min(d, a + rows)
         chunk = work[: b - a]
         np.multiply(XT[a:b], scale, out=chunk)
-        _fwht_rows_inplace(chunk, normalized=False, backend=srht.backend)
+        fwht_rows_unchecked(chunk, normalized=False, backend=srht.backend)
         np.multiply(chunk[:, srht.rows], srht.row_scale, out=ZT[a:b])
     return ZT.T
 
@@ -1430,8 +1421,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         delta, rho = self._delta_rho(n)
         T = check_positive_int(self.n_iter, "n_iter")
         dk1, dk2 = paper_sketch_sizes(d, T, rho, self.k2_ratio)
-        n_used = n if is_power_of_two(n) else (1 << (n - 1).bit_length() if self.n_policy != "subsample"
-                                               else 1 << (n.bit_length() - 1))
+        n_used = power_of_two_size(n, "subsample" if self.n_policy == "subsample" else "pad")
         k1 = dk1 if self.k1 is None else self.k1
         k2 = min(dk2, n_used) if self.k2 is None else self.k2
         theta, res = fast_ihm(X, y, epsilon=self.epsilon, delta=delta, k1=k1, k2=k2, T=T, rho=rho, clip=self.clip,
@@ -1516,8 +1506,7 @@ class FastIHSRegressor(_SketchedRegressorBase):
         n, d = X.shape
         T = check_positive_int(self.n_iter, "n_iter")
         rho = 1.0 / (10.0 * max(n, 2) ** 2)
-        n_used = n if is_power_of_two(n) else (1 << (n - 1).bit_length() if self.n_policy != "subsample"
-                                               else 1 << (n.bit_length() - 1))
+        n_used = power_of_two_size(n, "subsample" if self.n_policy == "subsample" else "pad")
         k = min(paper_sketch_sizes(d, T, rho)[0], n_used) if self.k is None else self.k
         return fast_ihs(X, y, k=k, T=T, random_state=rng, ridge=self.ridge, n_policy=self.n_policy)
 

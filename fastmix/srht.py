@@ -36,7 +36,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import _check_real_dtype, check_array_kind, check_matrix, check_positive_int, check_random_state
-from .hadamard import _CHUNK_BYTES, _check_power_of_two_length, _fwht_rows_inplace, is_power_of_two
+from .hadamard import CHUNK_BYTES, check_power_of_two_length, fwht_rows_unchecked, is_power_of_two
 
 __all__ = [
     "SRHT",
@@ -98,7 +98,7 @@ class SRHT:
     def __init__(self, n: int, k: int, *, random_state=None, backend: str | None = None):
         n = check_positive_int(n, "n")
         if not is_power_of_two(n):
-            _check_power_of_two_length(n)
+            check_power_of_two_length(n)
         k = check_positive_int(
             k, "k", maximum=n,
             hint="The SRHT keeps k of the n rows of H_n B, so it cannot produce more rows than the data has; "
@@ -166,7 +166,7 @@ class SRHT:
         d = 1 if Y.ndim == 1 else Y.shape[1]
         W = np.zeros((d, self.n))
         W[:, self.rows] = (Y.reshape(self.k, d).T) * self.row_scale
-        _fwht_rows_inplace(W, normalized=True, backend=self.backend)
+        fwht_rows_unchecked(W, normalized=True, backend=self.backend)
         W *= self.signs
         return W[0] if Y.ndim == 1 else W.T
 
@@ -219,7 +219,7 @@ def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
     k = rows.size
     z = np.zeros(n)
     z[rows] = 1.0
-    _fwht_rows_inplace(z, normalized=False, backend=backend)
+    fwht_rows_unchecked(z, normalized=False, backend=backend)
     if n == 1:
         return 0.0
     return float(np.max(np.abs(z[1:])) / k)
@@ -305,7 +305,7 @@ def _lambda_min_gram(Z: np.ndarray) -> float:
     return float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0]))
 
 
-def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True) -> SketchQuantities:
+def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True, check_input: bool = True) -> SketchQuantities:
     """Z = S_f X and the exact quantities of Algorithm 1, line 2, for an SRHT.
 
     Cost: one forward transform of the d columns of X, one adjoint transform (eq. 118),
@@ -328,15 +328,21 @@ def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True) -> SketchQuantit
         The draw S_f.
     compute_m : bool, default=True
         Skip the adjoint transform when m_hat is not needed (then ``m_hat`` is NaN).
+    check_input : bool, default=True
+        ``False`` skips the checks of ``X`` (a real, finite float64 ndarray with ``srht.n``
+        rows), for callers that validated it once and draw many times, such as
+        :func:`fastmix.mechanisms.multiple_fast_mixing`. Unchecked input of the wrong kind gives
+        wrong numbers or an error from deep inside NumPy; leave it ``True`` otherwise.
     """
-    X = check_matrix(X, "X")
-    srht._check_rows(X)
+    if check_input:
+        X = check_matrix(X, "X")
+        srht._check_rows(X)
     return _sketch_quantities(X, srht, compute_m)
 
 
 def _chunk_rows(n_rows: int, n: int) -> int:
-    """Rows per chunk so a (rows, n) float64 block is about _CHUNK_BYTES (see fastmix.hadamard)."""
-    return min(n_rows, max(2, _CHUNK_BYTES // (8 * n)))
+    """Rows per chunk so a (rows, n) float64 block is about ``fastmix.hadamard.CHUNK_BYTES``."""
+    return min(n_rows, max(2, CHUNK_BYTES // (8 * n)))
 
 
 def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool):
@@ -360,11 +366,11 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool):
         stop = min(start + rows, d)
         block = buf[: stop - start]
         np.multiply(XT[start:stop], forward_scale, out=block)
-        _fwht_rows_inplace(block, normalized=False, backend=srht.backend)  # rows of (H B X)^T
+        fwht_rows_unchecked(block, normalized=False, backend=srht.backend)  # rows of (H B X)^T
         np.multiply(block[:, srht.rows], srht.row_scale, out=ZT[start:stop])
         if compute_m:
             block *= back_scale
-            _fwht_rows_inplace(block, normalized=False, backend=srht.backend)  # B H [.]: B skipped
+            fwht_rows_unchecked(block, normalized=False, backend=srht.backend)  # B H [.]: B skipped
             for row in block:  # accumulate squares without allocating a temporary per block
                 np.multiply(row, row, out=row)
                 col_sq += row

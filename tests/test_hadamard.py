@@ -12,6 +12,8 @@ from fastmix.hadamard import (
     is_power_of_two,
     next_power_of_two,
     pad_rows_to_power_of_two,
+    power_of_two_size,
+    rows_to_power_of_two,
     set_backend,
     transform_layout,
     use_backend,
@@ -125,6 +127,92 @@ def test_padding_appends_zero_rows_and_reports_it():
     assert Xp.flags.f_contiguous
     _, _, rec = pad_rows_to_power_of_two(np.ones((4, 1)))
     assert rec.n_added == 0 and not rec.padded
+
+
+def test_padding_keeps_a_float_dtype_and_always_copies():
+    X32 = np.ones((4, 2), dtype=np.float32)
+    Xp, _, rec = pad_rows_to_power_of_two(X32, order="C")
+    assert Xp.dtype == np.float32 and Xp.flags.c_contiguous and rec.method == "none"
+    assert Xp is not X32 and not np.shares_memory(Xp, X32)
+    Xi, _, _ = pad_rows_to_power_of_two(np.ones((3, 2), dtype=np.int64))
+    assert Xi.dtype == np.float64 and Xi.shape == (4, 2)
+
+
+def test_rows_to_power_of_two_pad_records_what_it_added():
+    X = np.arange(10.0).reshape(5, 2)
+    y = np.arange(5.0)
+    Xp, yp, rec = rows_to_power_of_two(X, y)
+    assert (rec.method, rec.n_original, rec.n_used, rec.n_added, rec.n_dropped) == ("pad", 5, 8, 3, 0)
+    assert rec.indices is None and rec.padded
+    np.testing.assert_array_equal(Xp[:5], X)
+    assert not Xp[5:].any() and not yp[5:].any() and Xp.flags.f_contiguous
+    assert "3 zero rows" in rec.describe()
+
+
+def test_rows_to_power_of_two_subsample_keeps_rows_in_order_and_records_them():
+    X = np.arange(20.0).reshape(10, 2)
+    y = np.arange(10.0)
+    Xs, ys, rec = rows_to_power_of_two(X, y, method="subsample", random_state=0)
+    assert (rec.method, rec.n_original, rec.n_used, rec.n_added, rec.n_dropped) == ("subsample", 10, 8, 0, 2)
+    np.testing.assert_array_equal(ys, rec.indices)  # y_i = i: the kept responses are the indices
+    np.testing.assert_array_equal(Xs, X[rec.indices])
+    assert np.all(np.diff(rec.indices) > 0) and not rec.indices.flags.writeable
+    # the draw is the documented one, so callers that used it before get the same rows
+    expected = np.sort(np.random.default_rng(0).choice(10, size=8, replace=False))
+    np.testing.assert_array_equal(rec.indices, expected)
+    assert "dropped 2 rows" in rec.describe()
+
+
+def test_rows_to_power_of_two_draws_nothing_when_n_is_a_power_of_two():
+    rng = np.random.default_rng(5)
+    X = np.asfortranarray(np.ones((8, 3)))
+    Xo, yo, rec = rows_to_power_of_two(X, np.ones(8), method="subsample", random_state=rng)
+    assert rec == hadamard.PowerOfTwoRecord.unchanged(8) and rec.method == "none"
+    assert Xo is X  # no copy unless asked
+    assert rng.standard_normal() == np.random.default_rng(5).standard_normal()
+    Xc, _, _ = rows_to_power_of_two(X, copy=True)
+    assert Xc is not X
+
+
+def test_power_of_two_record_aliases_equality_and_sizes():
+    assert hadamard.PaddingRecord is hadamard.PowerOfTwoRecord
+    rec = hadamard.PowerOfTwoRecord("pad", 5, 8)
+    assert (rec.n_padded, rec.n_before, rec.n_after) == (8, 5, 8)
+    a = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=[0, 1, 2, 4])
+    b = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=np.array([0, 1, 2, 4]))
+    c = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=[0, 1, 3, 4])
+    assert a == b and hash(a) == hash(b) and a != c and a != rec
+    with pytest.raises(ValueError, match="method"):
+        hadamard.PowerOfTwoRecord("truncate", 5, 4)
+    assert [power_of_two_size(n) for n in (1, 5, 8, 9)] == [1, 8, 8, 16]
+    assert [power_of_two_size(n, "subsample") for n in (1, 5, 8, 9)] == [1, 4, 8, 8]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"method": "truncate"}, "method must be 'pad' or 'subsample'; got 'truncate'"),
+    ({"y": np.ones(4)}, "y has 4 entries but X has 5 rows"),
+])
+def test_rows_to_power_of_two_rejects_bad_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        rows_to_power_of_two(np.ones((5, 2)), **kwargs)
+    with pytest.raises(ValueError, match="2-D"):
+        rows_to_power_of_two(np.ones(5))
+
+
+def test_check_power_of_two_length_names_the_padding_to_use():
+    hadamard.check_power_of_two_length(16)
+    with pytest.raises(ValueError, match=r"got 12\. Pad with zeros to 16 using fastmix\.hadamard\.rows_to_power_of_two"):
+        hadamard.check_power_of_two_length(12)
+
+
+def test_fwht_rows_unchecked_matches_fwht():
+    x = np.random.default_rng(2).standard_normal((3, 16))
+    buf = x.copy()
+    hadamard.fwht_rows_unchecked(buf, normalized=True)
+    np.testing.assert_array_equal(buf, fwht(x))
+    buf = x[0].copy()
+    hadamard.fwht_rows_unchecked(buf, normalized=False, backend="numpy")
+    np.testing.assert_allclose(buf, fwht(x[0], normalized=False, backend="numpy"), atol=1e-12)
 
 
 def test_transform_layout_makes_columns_a_contiguous_batch_without_copying_twice():

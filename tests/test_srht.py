@@ -147,3 +147,17 @@ def test_coherence_reference_scales():
         assert coherence_upper_scale(n, k, rho=0.05) > measured
     np.testing.assert_allclose(coherence_heuristic(8, 2), np.sqrt(np.log(16)))
     np.testing.assert_allclose(coherence_upper_scale(8, 4, 0.5, constant=2.0), 2 * np.log(16) / 2)
+
+
+def test_sketch_quantities_without_input_checks_gives_the_same_numbers():
+    rng = np.random.default_rng(11)
+    X = np.asfortranarray(rng.standard_normal((64, 5)))
+    S = SRHT(64, 16, random_state=3)
+    checked = sketch_quantities(X, S)
+    unchecked = sketch_quantities(X, S, check_input=False)
+    np.testing.assert_array_equal(checked.Z, unchecked.Z)
+    assert (checked.m_hat, checked.delta_hat, checked.lambda_min) == (
+        unchecked.m_hat, unchecked.delta_hat, unchecked.lambda_min)
+    with pytest.raises(ValueError, match="n = 64 rows"):
+        sketch_quantities(X[:32], S)
+
