@@ -1,0 +1,225 @@
+"""Architecture rules of the package, checked on the source (``ast``) of every module in ``fastmix/``.
+
+Rule 1: private names stay inside their module. A module of ``fastmix`` may not use a private
+name (one that starts with an underscore and is not a dunder such as ``__version__``) of another
+fastmix module: neither by importing it (``from fastmix.x import _y``, ``from .x import _y``,
+``from . import _y``) nor as an attribute (``x._y``, ``fastmix.x._y``) of a name that an import
+bound to a fastmix module. Two exceptions, both about code that is internal by construction:
+
+* a private module (its own name starts with an underscore: ``fastmix._validation``,
+  ``fastmix.accounting._checks``) exists to share helpers, so any module of the package that
+  contains it (subpackages included) may import any of its names;
+* the modules of a package in ``SPLIT_PACKAGES`` are one concept split into files, public only
+  through the package's ``__init__``; they may use each other's private names. Outside the
+  package its private names are as private as any other (``fastmix.accounting._x`` from
+  ``fastmix.regression`` is a violation). ``fastmix.studies`` is not such a package: each study
+  is a module of its own.
+
+Rule 2: every module in ``fastmix/`` has at most ``MAX_LINES`` lines, except the modules in
+``LONG_MODULES``, which are still to be split.
+
+``KNOWN`` and ``LONG_MODULES`` record today's exceptions. Remove an entry when it is fixed: the
+``*_still_occur`` tests fail on an entry that no longer applies, so the lists only shrink.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent / "fastmix"
+
+# Violations of rule 1 that exist today, as (importing module, module of the name, private name).
+# Remove an entry when it is fixed (test_known_violations_still_occur enforces this).
+KNOWN = {
+    ("fastmix.mechanisms", "fastmix.srht", "_sketch_quantities"),
+    ("fastmix.regression", "fastmix.accounting", "_smallest_feasible"),
+    ("fastmix.regression", "fastmix.hadamard", "_fwht_rows_inplace"),
+    ("fastmix.srht", "fastmix.hadamard", "_CHUNK_BYTES"),
+    ("fastmix.srht", "fastmix.hadamard", "_check_power_of_two_length"),
+    ("fastmix.srht", "fastmix.hadamard", "_fwht_rows_inplace"),
+    ("fastmix.studies.kernel_rp_vs_rff", "fastmix.claims", "_t_quantile"),
+    ("fastmix.studies.kernel_rp_vs_rff", "fastmix.claims", "_welch"),
+    ("fastmix.studies.section3", "fastmix.claims", "_t_quantile"),
+}
+
+# Packages that are one module split into files (rule 1, second exception).
+SPLIT_PACKAGES = {"fastmix.accounting", "fastmix.datasets"}
+
+MAX_LINES = 700
+# Modules longer than MAX_LINES today (path relative to fastmix/). Remove an entry once the
+# module is split (test_long_modules_still_long enforces this).
+LONG_MODULES = {"run.py", "kernels.py", "regression.py", "audit.py", "studies/kernel_rp_vs_rff.py"}
+
+
+def _modules() -> dict[str, Path]:
+    """Every module of the package: dotted name -> source file."""
+    out = {}
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+MODULES = _modules()
+
+
+def _package_of(module: str) -> str:
+    """The package a module belongs to (a package's ``__init__`` belongs to the package itself)."""
+    if MODULES[module].name == "__init__.py":
+        return module
+    return module.rpartition(".")[0]
+
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _allowed(importer: str, target: str) -> bool:
+    """Whether ``importer`` may use private names of ``target`` (the two exceptions above)."""
+    if importer == target:
+        return True
+    owner = target.rpartition(".")[0]
+    if _is_private(target.rpartition(".")[2]) and (importer == owner or importer.startswith(owner + ".")):
+        return True
+    return _package_of(importer) in SPLIT_PACKAGES and _package_of(importer) == _package_of(target)
+
+
+def _resolve(importer: str, module: str | None, level: int) -> str:
+    """Absolute name of the module of ``from <dots><module> import ...`` inside ``importer``."""
+    if level == 0:
+        return module or ""
+    base = _package_of(importer).split(".")
+    base = base[: len(base) - (level - 1)]
+    return ".".join(base + ([module] if module else []))
+
+
+def private_uses(module: str, source: str | None = None) -> set[tuple[str, str, str]]:
+    """Every use of a private name of a fastmix module in ``module``, allowed or not.
+
+    Each is ``(module, owner, name)``: ``owner`` is the module that defines ``name``, or, when
+    ``name`` is itself a private submodule (``from . import _validation``), that submodule.
+    ``source`` replaces the module's file (for testing the scanner).
+    """
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8") if source is None else source)
+    bound: dict[str, str] = {}  # local name -> fastmix module it was bound to by an import
+    uses = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "fastmix" or alias.name.startswith("fastmix."):
+                    if alias.asname:
+                        bound[alias.asname] = alias.name
+                    else:
+                        bound["fastmix"] = "fastmix"
+        elif isinstance(node, ast.ImportFrom):
+            source = _resolve(module, node.module, node.level)
+            if not (source == "fastmix" or source.startswith("fastmix.")):
+                continue
+            for alias in node.names:
+                full = f"{source}.{alias.name}"
+                if full in MODULES:  # a submodule
+                    bound[alias.asname or alias.name] = full
+                    if _is_private(alias.name):
+                        uses.add((module, full, alias.name))
+                elif _is_private(alias.name):
+                    uses.add((module, source, alias.name))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _is_private(node.attr):
+            chain, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                chain.append(value.attr)
+                value = value.value
+            if not (isinstance(value, ast.Name) and value.id in bound):
+                continue
+            target = ".".join([bound[value.id], *reversed(chain)])
+            if target in MODULES:
+                full = f"{target}.{node.attr}"
+                uses.add((module, full if full in MODULES else target, node.attr))
+    return uses
+
+
+def violations() -> set[tuple[str, str, str]]:
+    """Uses of rule 1 that neither exception allows, over every module of the package."""
+    return {use for module in MODULES for use in private_uses(module) if not _allowed(use[0], use[1])}
+
+
+def test_scanner_sees_the_package():
+    # a scanner that found nothing would pass every rule
+    assert {"fastmix", "fastmix.accounting", "fastmix.accounting.renyi_bounds", "fastmix.audit"} <= set(MODULES)
+    uses = private_uses("fastmix.accounting.sketch_epsilon")
+    assert ("fastmix.accounting.sketch_epsilon", "fastmix.accounting.renyi_bounds", "_alpha_max") in uses
+
+
+def test_scanner_finds_every_form():
+    source = """
+import fastmix
+import fastmix.hadamard as H
+from fastmix import srht
+from . import accounting as acc, _validation
+from .provenance import _jsonable, collect_provenance
+from .studies import figure1
+
+def f():
+    from .studies.kernel_rp_vs_rff import _plane_wave
+    return H._CHUNK_BYTES, srht._sketch_quantities, acc._smallest_feasible, fastmix.claims._welch, figure1._x
+"""
+    assert private_uses("fastmix.audit", source) == {
+        ("fastmix.audit", "fastmix.hadamard", "_CHUNK_BYTES"),
+        ("fastmix.audit", "fastmix.srht", "_sketch_quantities"),
+        ("fastmix.audit", "fastmix.accounting", "_smallest_feasible"),
+        ("fastmix.audit", "fastmix.claims", "_welch"),
+        ("fastmix.audit", "fastmix.studies.figure1", "_x"),
+        ("fastmix.audit", "fastmix.provenance", "_jsonable"),
+        ("fastmix.audit", "fastmix.studies.kernel_rp_vs_rff", "_plane_wave"),
+        ("fastmix.audit", "fastmix._validation", "_validation"),
+    }
+    # not fastmix modules, public names, dunders, and attributes of objects that are not modules
+    assert not private_uses("fastmix.audit", "import numpy as np\nfrom . import srht\nnp._x\nsrht.SRHT\n"
+                                            "fastmix_version = srht.__doc__\nobj = srht.SRHT(4, 2)\nobj._seed\n")
+
+
+def test_rule_on_examples():
+    assert _allowed("fastmix.srht", "fastmix._validation")  # private module, same package
+    assert _allowed("fastmix.studies.figure1", "fastmix._validation")  # ... and below it
+    assert _allowed("fastmix.accounting.noise_scale", "fastmix.accounting.renyi_bounds")  # split package
+    assert _allowed("fastmix.accounting.conversions", "fastmix.accounting._checks")
+    assert not _allowed("fastmix.audit", "fastmix.accounting._checks")  # private module of another package
+    assert not _allowed("fastmix.regression", "fastmix.accounting")  # outside the split package
+    assert not _allowed("fastmix.studies.kernel_rates", "fastmix.studies.kernel_rp_vs_rff")
+    assert not _allowed("fastmix.srht", "fastmix.hadamard")
+
+
+def test_no_new_private_imports():
+    new = violations() - KNOWN
+    assert not new, (
+        "modules use private names of other fastmix modules (give the helper a public, documented name "
+        "or move it to the module that uses it):\n" + "\n".join(f"  {a} uses {b}.{c}" for a, b, c in sorted(new))
+    )
+
+
+def test_known_violations_still_occur():
+    gone = KNOWN - violations()
+    assert not gone, "fixed, so remove from KNOWN:\n" + "\n".join(f"  {e!r}," for e in sorted(gone))
+
+
+def _line_count(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def test_modules_are_short():
+    long = {
+        str(p.relative_to(PACKAGE_DIR).as_posix()): _line_count(p)
+        for p in MODULES.values()
+        if _line_count(p) > MAX_LINES
+    }
+    new = {name: n for name, n in long.items() if name not in LONG_MODULES}
+    assert not new, f"modules over {MAX_LINES} lines (split them by concept): {new}"
+
+
+def test_long_modules_still_long():
+    short = {name for name in LONG_MODULES if _line_count(PACKAGE_DIR / name) <= MAX_LINES}
+    assert not short, f"now at most {MAX_LINES} lines, so remove from LONG_MODULES: {sorted(short)}"
