@@ -8,6 +8,7 @@ import json
 import urllib.error
 import urllib.request
 import zipfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,7 +27,6 @@ from fastmix.datasets import (
     normalize,
     reduce_to_power_of_two,
 )
-
 
 # --------------------------------------------------------------------------- synthetic generators
 
@@ -432,6 +432,32 @@ def test_data_home_resolution(tmp_path, monkeypatch):
     assert D.get_data_home(tmp_path / "arg") == tmp_path / "arg"
     monkeypatch.delenv(D.DATA_ENV_VAR)
     assert D.get_data_home().name in ("cache", "fastmix")
+
+
+def test_data_home_of_a_source_checkout_is_its_data_cache(monkeypatch):
+    import fastmix
+
+    repo = Path(fastmix.__file__).resolve().parent.parent
+    if not (repo / "pyproject.toml").is_file():
+        pytest.skip("fastmix is installed, not run from a source checkout")
+    monkeypatch.delenv(D.DATA_ENV_VAR, raising=False)
+    assert D.get_data_home() == repo / "data" / "cache"
+
+
+def test_power_of_two_record_is_the_transform_module_record():
+    from fastmix import hadamard
+
+    assert D.PowerOfTwoRecord is hadamard.PowerOfTwoRecord is hadamard.PaddingRecord
+    _, _, rec = reduce_to_power_of_two(np.ones((5, 2)), np.arange(5.0), method="subsample", random_state=1)
+    assert rec.indices.shape == (4,) and rec.n_dropped == 1
+
+
+def test_package_exports_every_public_name():
+    import fastmix.datasets as package
+
+    for name in package.__all__:
+        assert getattr(package, name) is not None, name
+    assert {"DATA_ENV_VAR", "REMOTE_FILES", "Dataset", "load_dataset", "PAPER_STATISTICS"} <= set(package.__all__)
 
 
 def test_dataset_record_is_frozen_and_provenance_serialisable():

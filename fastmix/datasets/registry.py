@@ -7,6 +7,7 @@ entry saying how to load it and whether it needs the network, a hand-placed file
 
 from __future__ import annotations
 
+import inspect
 from dataclasses import dataclass
 from typing import Callable
 
@@ -69,13 +70,35 @@ DATASETS: dict[str, DatasetSpec] = {
 
 
 def load_dataset(name: str, **kwargs) -> Dataset:
-    """Load a dataset by registry name (see :data:`DATASETS`), passing ``kwargs`` to its loader."""
-    if not isinstance(name, str) or name not in DATASETS:
+    """Load a dataset by registry name (see :data:`DATASETS`), passing ``kwargs`` to its loader.
+
+    Raises
+    ------
+    TypeError
+        When ``name`` is not a string, or ``kwargs`` holds an argument the loader does not take
+        (the message lists the ones it takes).
+    ValueError
+        For an unknown name (the message lists the known ones and those that work offline here).
+    """
+    if not isinstance(name, str):
+        raise TypeError(
+            f"name must be a string naming a dataset; got {name!r} of type {type(name).__name__}. "
+            f"Known datasets: {', '.join(sorted(DATASETS))}."
+        )
+    if name not in DATASETS:
         raise ValueError(
             f"Unknown dataset {name!r}. Known datasets: {', '.join(sorted(DATASETS))}. "
             f"Of these, {', '.join(available_offline())} work without a network connection here."
         )
-    return DATASETS[name].loader(**kwargs)
+    loader = DATASETS[name].loader
+    accepted = inspect.signature(loader).parameters
+    unknown = sorted(set(kwargs) - set(accepted))
+    if unknown:
+        raise TypeError(
+            f"load_dataset({name!r}) got argument(s) {', '.join(unknown)} that {loader.__name__} does not take; "
+            f"it takes {', '.join(accepted)}."
+        )
+    return loader(**kwargs)
 
 
 def _module_available(module: str) -> bool:

@@ -16,12 +16,8 @@ import math
 
 import numpy as np
 
-from .._validation import (
-    check_positive,
-    check_positive_int,
-    check_probability,
-    check_random_state,
-)
+from .._validation import check_positive, check_positive_int, check_probability
+from ._checks import check_flag, check_seed
 from .normalization import _describe_normalization, normalize
 from .record import FASTMIX_PAPER, Dataset, _seed_label
 
@@ -82,7 +78,8 @@ def make_sphere_regression(n: int = 2**19, d: int = 32, noise_var: float = 0.1, 
     n = check_positive_int(n, "n")
     d = check_positive_int(d, "d")
     noise_var = check_positive(noise_var, "noise_var", allow_zero=True)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
+    normalize = check_flag(normalize, "normalize")
     theta0 = rng.standard_normal(d)
     theta0 /= np.linalg.norm(theta0)
     Z = rng.standard_normal((d, n))  # column j of Z is x_j before scaling; Z.T is Fortran order
@@ -99,7 +96,14 @@ def make_sphere_regression(n: int = 2**19, d: int = 32, noise_var: float = 0.1, 
 
 
 def correlated_covariance(d: int, rho: float = 0.99, scale: float = 2.0) -> np.ndarray:
-    """Covariance ``Sigma_ij = scale * rho^|i-j|`` of the correlated synthetic design (Appendix H)."""
+    """Covariance ``Sigma_ij = scale * rho^|i-j|`` of the correlated synthetic design (Appendix H).
+
+    ``d`` is a positive integer, ``rho`` in ``[0, 1)`` and ``scale > 0``, as in
+    :func:`make_correlated_regression` (so the matrix is positive definite).
+    """
+    d = check_positive_int(d, "d")
+    rho = check_probability(rho, "rho", allow_zero=True)
+    scale = check_positive(scale, "scale")
     idx = np.arange(d)
     return scale * rho ** np.abs(idx[:, None] - idx[None, :]).astype(np.float64)
 
@@ -140,7 +144,8 @@ def make_correlated_regression(
     rho = check_probability(rho, "rho", allow_zero=True)
     scale = check_positive(scale, "scale")
     noise_var = check_positive(noise_var, "noise_var", allow_zero=True)
-    rng = check_random_state(random_state)
+    rng = check_seed(random_state)
+    normalize = check_flag(normalize, "normalize")
     theta0 = rng.standard_normal(d)
     theta0 /= np.linalg.norm(theta0)
     L = np.linalg.cholesky(correlated_covariance(d, rho, scale))
