@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 __all__ = ["Claim", "Interval", "mean_interval", "log_ratio_interval", "one_sided_less", "holm",
-           "percentile_of", "claims_frame", "claims_markdown", "format_interval"]
+           "percentile_of", "claims_frame", "claims_markdown", "format_interval", "t_quantile", "welch"]
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,8 @@ def format_interval(iv: Interval, digits: int = 3) -> str:
     return f"{f.format(iv.estimate)} [{f.format(iv.low)}, {f.format(iv.high)}]"
 
 
-def _t_quantile(level: float, df: float) -> float:
+def t_quantile(level: float, df: float) -> float:
+    """The two-sided Student-t quantile ``t_{df}`` of a ``level`` interval (``inf`` when ``df <= 0``)."""
     from scipy import stats
 
     return float(stats.t.ppf(0.5 + level / 2.0, df)) if df > 0 else math.inf
@@ -67,7 +68,7 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval:
     m = float(x.mean())
     if x.size == 1:
         return Interval(m, -math.inf, math.inf, level, 1)
-    half = _t_quantile(level, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
+    half = t_quantile(level, x.size - 1) * float(x.std(ddof=1)) / math.sqrt(x.size)
     return Interval(m, m - half, m + half, level, int(x.size))
 
 
@@ -81,8 +82,12 @@ def _positive_logs(values, what: str) -> np.ndarray:
     return np.log(x)
 
 
-def _welch(la: np.ndarray, lb: np.ndarray) -> tuple[float, float, float]:
-    """Difference of means, its standard error and Welch-Satterthwaite degrees of freedom."""
+def welch(la: np.ndarray, lb: np.ndarray) -> tuple[float, float, float]:
+    """Welch's comparison of two samples: ``(mean(a) - mean(b), se, df)``.
+
+    ``se = sqrt(var(a)/n_a + var(b)/n_b)`` and ``df`` is the Welch-Satterthwaite degrees of
+    freedom (``inf`` when ``se = 0``).
+    """
     va, vb = la.var(ddof=1) / la.size, lb.var(ddof=1) / lb.size
     se = math.sqrt(va + vb)
     df = (va + vb) ** 2 / (va**2 / (la.size - 1) + vb**2 / (lb.size - 1)) if se > 0 else math.inf
@@ -97,8 +102,8 @@ def log_ratio_interval(a: Sequence[float], b: Sequence[float], level: float = 0.
     are treated as independent (the runs of different methods use different random streams).
     """
     la, lb = _positive_logs(a, "log_ratio_interval"), _positive_logs(b, "log_ratio_interval")
-    diff, se, df = _welch(la, lb)
-    half = _t_quantile(level, df) * se if se > 0 else 0.0
+    diff, se, df = welch(la, lb)
+    half = t_quantile(level, df) * se if se > 0 else 0.0
     return Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level, int(min(la.size, lb.size)))
 
 
@@ -111,7 +116,7 @@ def one_sided_less(a: Sequence[float], b: Sequence[float]) -> float:
     from scipy import stats
 
     la, lb = _positive_logs(a, "one_sided_less"), _positive_logs(b, "one_sided_less")
-    diff, se, df = _welch(la, lb)
+    diff, se, df = welch(la, lb)
     if se == 0:
         return 0.0 if diff < 0 else 1.0
     return float(stats.t.cdf(diff / se, df))

@@ -606,7 +606,7 @@ def gap_with_d(runs, protocol, target, level=0.95):
 
     Negative means RP's advantage grows with d. Returns (d_low, d_high, Interval of the ratio of ratios).
     """
-    from ..claims import Interval, _t_quantile, _welch
+    from ..claims import Interval, t_quantile, welch
 
     lr = paired_log_ratios(runs, protocol)
     lr = lr[(lr["target"] == target) & np.isfinite(lr["epsilon"])]
@@ -619,8 +619,8 @@ def gap_with_d(runs, protocol, target, level=0.95):
     b = lr[lr["d"] == ds[0]].groupby("rep")["log_ratio"].mean().to_numpy()
     if a.size < 2 or b.size < 2:
         return None
-    diff, se, df = _welch(a, b)
-    half = _t_quantile(level, df) * se
+    diff, se, df = welch(a, b)
+    half = t_quantile(level, df) * se
     return ds[0], ds[-1], Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level,
                                    int(min(a.size, b.size)))
 

@@ -237,7 +237,7 @@ def log_slope_interval(x, y, level: float = 0.95):
     """
     import math
 
-    from ..claims import Interval, _t_quantile
+    from ..claims import Interval, t_quantile
 
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     ok = np.isfinite(lx) & np.isfinite(ly)
@@ -248,7 +248,7 @@ def log_slope_interval(x, y, level: float = 0.95):
     b = float(xc @ (ly - ly.mean()) / (xc @ xc))
     resid = ly - ly.mean() - b * xc
     se = math.sqrt(float(resid @ resid) / (lx.size - 2) / float(xc @ xc))
-    half = _t_quantile(level, lx.size - 2) * se
+    half = t_quantile(level, lx.size - 2) * se
     return Interval(b, b - half, b + half, level, int(lx.size))
 
 
