@@ -32,15 +32,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent.parent / "fastmix"
 # Violations of rule 1 that exist today, as (importing module, module of the name, private name).
 # Remove an entry when it is fixed (test_known_violations_still_occur enforces this).
 KNOWN = {
-    ("fastmix.mechanisms", "fastmix.srht", "_sketch_quantities"),
     ("fastmix.regression", "fastmix.accounting", "_smallest_feasible"),
-    ("fastmix.regression", "fastmix.hadamard", "_fwht_rows_inplace"),
-    ("fastmix.srht", "fastmix.hadamard", "_CHUNK_BYTES"),
-    ("fastmix.srht", "fastmix.hadamard", "_check_power_of_two_length"),
-    ("fastmix.srht", "fastmix.hadamard", "_fwht_rows_inplace"),
-    ("fastmix.studies.kernel_rp_vs_rff", "fastmix.claims", "_t_quantile"),
-    ("fastmix.studies.kernel_rp_vs_rff", "fastmix.claims", "_welch"),
-    ("fastmix.studies.section3", "fastmix.claims", "_t_quantile"),
 }
 
 # Packages that are one module split into files (rule 1, second exception).
