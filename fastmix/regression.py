@@ -168,7 +168,7 @@ class DataRecord:
         Responses above the bound on entry (``"clip"`` clipped exactly these).
     y_scale : float
         Factor y was multiplied by (``"rescale"``), else 1.
-    power_of_two : PowerOfTwoRecord or None
+    power_of_two : fastmix.hadamard.PowerOfTwoRecord or None
         What :func:`fastmix.hadamard.rows_to_power_of_two` did to the rows (method ``"none"``,
         ``"pad"`` or ``"subsample"``, with the kept indices); ``rows_added``, ``rows_dropped``
         and ``n_used`` repeat its counts.
