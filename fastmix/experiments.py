@@ -72,8 +72,9 @@ PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
 
 paper_sketch_sizes = R.paper_sketch_sizes
 
-_SOURCE_FILES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting.py", "experiments.py",
-                 "_validation.py", "datasets.py")
+#: Modules and packages (folders, every ``.py`` in them) whose source affects a grid result.
+_SOURCES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting", "experiments.py",
+            "_validation.py", "datasets")
 _CACHE_FORMAT = "fastmix-grid-cell/2"
 
 
@@ -114,11 +115,24 @@ def code_fingerprint() -> str:
     """SHA-256 (first 16 hex digits) of the sources of every module that affects a grid result."""
     h = hashlib.sha256()
     base = Path(__file__).resolve().parent
-    for name in _SOURCE_FILES:
-        p = base / name
-        h.update(name.encode())
-        h.update(p.read_bytes() if p.exists() else b"<missing>")
+    for path in _source_files(base):
+        h.update(path.relative_to(base).as_posix().encode())
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+def _source_files(base: Path) -> list[Path]:
+    """The files :func:`code_fingerprint` hashes, in a fixed order; a listed source that is gone is an error."""
+    files = []
+    for name in _SOURCES:
+        p = base / name
+        if p.is_dir():
+            files.extend(sorted(p.rglob("*.py")))
+        elif p.is_file():
+            files.append(p)
+        else:  # a moved module would otherwise stop invalidating the cache without a word
+            raise RuntimeError(f"code_fingerprint: fastmix/{name} no longer exists; update _SOURCES in {__file__}")
+    return files
 
 
 def data_fingerprint(X, y) -> str:

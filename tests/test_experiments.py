@@ -1,6 +1,7 @@
 """Tests for fastmix.experiments: tidy output, seeds, cache hits, atomic writes."""
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -216,7 +217,26 @@ def test_the_key_covers_the_environment(tmp_path, monkeypatch):
 
 
 def test_the_code_fingerprint_covers_the_runner_and_validation():
-    assert {"experiments.py", "_validation.py", "regression.py"} <= set(E._SOURCE_FILES)
+    base = Path(E.__file__).resolve().parent
+    files = {p.relative_to(base).as_posix() for p in E._source_files(base)}
+    assert {"experiments.py", "_validation.py", "regression.py"} <= files
+    # the packages are hashed file by file, so a change to any of their modules changes the key
+    assert {"accounting/ledger.py", "accounting/renyi_bounds.py"} <= files
+    assert any(f.startswith("datasets/") for f in files)
+
+
+def test_the_code_fingerprint_follows_every_file_of_a_package(tmp_path, monkeypatch):
+    import shutil
+
+    base = tmp_path / "fastmix"
+    shutil.copytree(Path(E.__file__).resolve().parent, base, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(E, "__file__", str(base / "experiments.py"))
+    before = E.code_fingerprint()
+    (base / "accounting" / "ledger.py").write_text("# changed\n", encoding="utf-8")
+    assert E.code_fingerprint() != before
+    shutil.rmtree(base / "datasets")
+    with pytest.raises(RuntimeError, match="fastmix/datasets no longer exists"):
+        E.code_fingerprint()
 
 
 def test_a_cell_claimed_by_a_live_run_is_awaited_not_recomputed(tmp_path, monkeypatch):

@@ -1,4 +1,4 @@
-"""Tests of the Figure 1 noise-scale functions at the end of fastmix.accounting."""
+"""Tests of the Figure 1 noise-scale functions (fastmix.accounting.noise_scale)."""
 
 import math
 
