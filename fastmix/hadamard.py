@@ -489,6 +489,8 @@ def check_power_of_two_length(n: int) -> None:
 def fwht(x, *, normalized: bool = True, backend: str | None = None, inplace: bool = False) -> np.ndarray:
     """Walsh-Hadamard transform along the last axis, in natural (Sylvester) order.
 
+    The Hadamard matrix is that of the FastMix paper's Definition 4 (Appendix B).
+
     Computes ``H_n x`` (``normalized=True``, orthonormal) or ``H~_n x`` (unnormalised,
     entries +-1) for a vector of length n = 2^p, or for every row of a (b, n) batch.
 

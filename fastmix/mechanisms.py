@@ -465,6 +465,8 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
        ``Lambda_hat`` and ``lambda_min(Z^T Z)`` (line 2; :func:`fastmix.srht.sketch_quantities`).
     2. ``m_tilde = max{0, m_hat + omega Delta_hat (tau - z1)}`` (line 3).
     3. ``lambda_tilde = max{0, lambda_min - omega (Lambda_hat + 2 m_tilde)(tau - z2)}`` (line 4).
+       The two Laplace scales are the l1 sensitivities of ``m_hat`` (``Delta_hat``, Lemma 4) and
+       of ``lambda_min`` (``Lambda_hat + 2 m``, Lemma 5), times omega.
     4. ``eta_tilde = sqrt(max{0, gamma (1 + 2 m_tilde) - lambda_tilde})`` (line 5).
     5. Release ``S_G Z + eta_tilde xi`` with ``S_G`` k1 x k2 and ``xi`` k1 x d standard
        Gaussian (line 6).

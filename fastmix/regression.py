@@ -573,7 +573,7 @@ def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1
     tiny = 1e-12
     if acc.analytic_gaussian_delta(s, tiny, b) <= delta:
         return tiny
-    return acc._smallest_feasible(lambda e: acc.analytic_gaussian_delta(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
+    return acc.smallest_feasible(lambda e: acc.analytic_gaussian_delta(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
 
 
 def _rho_default(rho, delta: float) -> float:
@@ -689,7 +689,7 @@ def calibrate_ihm(epsilon, delta, *, k, T: int = 4, rho=None, clip: float = 1.0)
         return e_sk + analytic_gaussian_epsilon(g / math.sqrt(k), d4, 1.0)
 
     hi = max(4.0, 2.0 * T * k * math.log(1.25 / d4) / half**2, math.sqrt(k) * 10.0 / half)
-    gamma = acc._smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
+    gamma = acc.smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
     e_sk = acc.gaussian_sketch_epsilon(gamma, k, d4, compositions=T)[0]
     eig_noise = gamma / math.sqrt(k)
     e_eig = analytic_gaussian_epsilon(eig_noise, d4, 1.0)
@@ -726,7 +726,7 @@ def ihm_gamma_classical_eigenvalue(epsilon, delta, *, k, T: int = 4) -> float:
         return acc.gaussian_sketch_epsilon(g, k, d4, compositions=T)[0] + c / g
 
     hi = max(4.0, 2.0 * T * k * math.log(1.25 / d4) / half**2, 10.0 * c / half)
-    return acc._smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
+    return acc.smallest_feasible(total, half, 1.0 + 1e-9, hi, rtol=1e-9)
 
 
 _NO_ARGUMENT = object()
@@ -961,6 +961,9 @@ def calibrate_fast_ihm(epsilon, delta, *, k1, T: int = 4, rho=None, clip: float 
         epsilon/3, so the exact end-branch root is used instead
         (:func:`fastmix.accounting.fastmix_gamma_closed_form`); the printed values are kept in
         ``paper_gamma_1``/``paper_gamma_2``.
+
+    The gradient releases add Gaussian noise calibrated to the l2 sensitivity C of
+    ``X^T clip_C(y - X theta)`` under zero-out neighbouring (eq. (179)).
 
     The ledger records the actual cost at the chosen parameters (for the sketches, the tight
     RDP epsilon at gamma, which is never more than the closed form), so its totals are at most

@@ -55,12 +55,7 @@ PAPERS = {
 
 #: (paper, paper object as written on the page, dotted path): rows whose docstring does not
 #: cite the paper object yet. Each is listed in the page's note for that row as well.
-PENDING = {
-    ("fastmix", "Definition 2", "fastmix.accounting.gaussian_renyi_divergence"),
-    ("fastmix", "Definition 4", "fastmix.hadamard.fwht"),
-    ("fastmix", "Lemmas 4-5", "fastmix.mechanisms.fast_mix"),
-    ("fastmix", "Eq. (179)", "fastmix.regression.calibrate_fast_ihm"),
-}
+PENDING: set = set()
 
 _KINDS = {
     "algorithm": "Algorithm", "alg": "Algorithm",

@@ -53,9 +53,8 @@ References
 
 from __future__ import annotations
 
-# The private names below are reached through ``fastmix.accounting`` from outside the package:
-# ``_smallest_feasible`` by fastmix.regression (until it calls smallest_feasible), the others by
-# the tests that compare the unchecked cores with brute force. The package's own modules import
+# The private names below are reached through ``fastmix.accounting`` from outside the package
+# only by the tests that compare the unchecked cores with brute force. The package's own modules import
 # from each other directly.
 from .conversions import ALPHA_CAP as ALPHA_CAP
 from .conversions import _canonne_term as _canonne_term
@@ -106,8 +105,6 @@ from .sketch_epsilon import (
     sketch_epsilon_closed_form,
     sketch_epsilon_closed_form_unbounded,
 )
-
-_smallest_feasible = smallest_feasible
 
 __all__ = [
     # conversions

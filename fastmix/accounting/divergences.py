@@ -51,6 +51,8 @@ def _renyi_from_generalised_eigs(alpha: np.ndarray, mu: np.ndarray) -> np.ndarra
 def gaussian_renyi_divergence(alpha, cov_p, cov_q):
     """Exact alpha-Renyi divergence between centred Gaussians, eq. (16) (Gil et al. 2013).
 
+    The divergence of the FastMix paper's Definition 2, in closed form for two Gaussians:
+
     ::
 
         D_alpha(N(0, P) || N(0, Q)) = -1/(2(alpha-1)) log[ det((1-alpha) P + alpha Q)
