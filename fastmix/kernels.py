@@ -69,7 +69,7 @@ from ._validation import (
     check_row_norms,
     check_vector,
 )
-from .accounting import PrivacyLedger, analytic_gaussian_sigma
+from .accounting import REPLACE_ONE, PrivacyLedger, analytic_gaussian_sigma
 
 __all__ = [
     "GaussianKernel",
@@ -1223,7 +1223,7 @@ class _DPKRRBase(_KRRBase):
         rng_features, rng_noise = check_random_state(self.random_state).spawn(2)
         Z = self._fit_features(kernel, M, X, rng_features)
         y, self.n_responses_clipped_ = _truncate(y, T)
-        ledger = PrivacyLedger(eps, delta, name=type(self).__name__)
+        ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
         Z, D2, d_cov, d_vec = self._bound_features(Z, M, delta, ledger)
         rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
                                             feature_norm_sq=D2, response_bound=T, random_state=rng_noise)
@@ -1243,6 +1243,9 @@ class _DPKRRBase(_KRRBase):
 
 class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression by random projection (kernel paper, Algorithm 1).
+
+    The guarantee is for replace-one neighbours (one record changed), as in the kernel paper;
+    ``privacy_ledger_.relation`` is ``"replace-one"``.
 
     Steps (sufficient-statistics perturbation after Wang 2018; privacy: Theorem 1, Appendix A.1):
 
@@ -1368,6 +1371,9 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
 class DPRandomFeatureKRR(_DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression on random Fourier features (kernel paper, Algorithm 3).
 
+    The guarantee is for replace-one neighbours (one record changed), as in the kernel paper;
+    ``privacy_ledger_.relation`` is ``"replace-one"``.
+
     Algorithm 1 with ``z_i = phi_M(x_i) = sqrt(2/M) cos(W^T x_i + b)``; since
     ``||phi_M(x)||^2 <= 2`` surely, no norm event is needed (proof of Theorem 5): covariance
     sensitivity ``2 sqrt(2) / n``, vector sensitivity ``2 sqrt(2) T / n``, each released by the
@@ -1453,6 +1459,9 @@ def _logistic_newton(Z, s, lam, b, *, tol=1e-12, max_iter=200):
 class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, BaseEstimator):
     """(epsilon, delta)-DP kernel logistic regression by random projection (kernel paper, Algorithm 2).
 
+    The guarantee is for replace-one neighbours (one record changed), as in the kernel paper;
+    ``privacy_ledger_.relation`` is ``"replace-one"``.
+
     Objective perturbation (Kifer et al. 2012) on ``z_i = h_M(x_i)``, labels ``s_i in {-1, +1}``,
     logistic loss ``l(s, m) = log(1 + exp(-s m))`` (Lipschitz ``c1 = 1``, smoothness ``c2 = 1/4``)::
 
@@ -1514,7 +1523,7 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
         rng_paths, rng_noise = check_random_state(self.random_state).spawn(2)
         self.feature_map_ = self._make_sampler(kernel, M, n, rng_paths).fit(X)
         Z = self.feature_map_.transform(X)
-        ledger = PrivacyLedger(eps, delta, name=type(self).__name__)
+        ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
         if self.clip_features:
             D2 = laurent_massart_bound(self.feature_map_.variance_bound, M, delta / 4.0)
             Z, self.n_features_clipped_ = _clip_rows(Z, D2)

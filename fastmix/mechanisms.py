@@ -68,6 +68,12 @@ class PreparedData:
     padding: PowerOfTwoRecord
 
 
+def _ledger_entry(*args, **kwargs):
+    """A :class:`fastmix.accounting.LedgerEntry` of this module: every guarantee here is stated for
+    zero-out neighbours (one row set to zero; the FastMix paper's Section 2)."""
+    return acc.LedgerEntry(*args, relation=acc.ZERO_OUT, **kwargs)
+
+
 def prepare_data(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_policy: str = "pad") -> PreparedData:
     """Validate X, enforce ``||x_i|| <= c_x`` and make n a power of two.
 
@@ -183,7 +189,7 @@ class GaussianMixCalibration:
 
     def ledger_entries(self) -> tuple:
         return (
-            acc.LedgerEntry(
+            _ledger_entry(
                 "Gaussian mixing sketch",
                 self.epsilon_spent,
                 self.delta,
@@ -293,21 +299,21 @@ class FastMixCalibration:
         entries = []
         for t in range(T):
             tag = f" (draw {t + 1}/{T})" if T > 1 else ""
-            entries.append(acc.LedgerEntry(
+            entries.append(_ledger_entry(
                 f"Laplace release of m_tilde{tag}", 1.0 / self.omega, 0.0,
                 source="Algorithm 1 line 3; sensitivity Delta_hat (Lemma 4)",
                 details=(("omega", self.omega), ("tau", self.tau))))
-            entries.append(acc.LedgerEntry(
+            entries.append(_ledger_entry(
                 f"Laplace release of lambda_tilde{tag}", 1.0 / self.omega, 0.0,
                 source="Algorithm 1 line 4; sensitivity Lambda_hat + 2 m_tilde (Lemma 5)",
                 details=(("omega", self.omega), ("tau", self.tau))))
-        entries.append(acc.LedgerEntry(
+        entries.append(_ledger_entry(
             f"FastMix sketch{'es' if T > 1 else ''} ({T} x {self.k1} Gaussian rows)",
             self.epsilon_sketch, self.delta_sketch,
             source=f"Lemma 1 ({'phi_bar, eq. 115' if self.bound == 'bar' else self.bound}), RDP composition, "
                    "Proposition 1 (eq. 113/185)",
             details=(("gamma", self.gamma), ("alpha", self.alpha), ("k1", self.k1), ("T", T))))
-        entries.append(acc.LedgerEntry(
+        entries.append(_ledger_entry(
             "Laplace shift failure event", 0.0, self.delta_failure,
             source="eq. (112) and Lemma 6: P(z >= tau) = exp(-tau)/2 per estimate",
             details=(("tau", self.tau), ("draws", T))))

@@ -20,7 +20,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_delta, check_epsilon, check_positive, check_probability, check_random_state
-from .accounting import PrivacyLedger
+from .accounting import ZERO_OUT, PrivacyLedger
 
 __all__ = ["PrivateGridSearch"]
 
@@ -99,10 +99,11 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         if clash:
             raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
         if self.ledger is not None:
-            self.ledger.check_spend("PrivateGridSearch", eps, delta)  # refused before the data are touched
+            # refused before the data are touched (budget, or a ledger of another neighbouring relation)
+            self.ledger.check_spend("PrivateGridSearch", eps, delta, relation=ZERO_OUT)
         G = len(candidates)
         eps_fit, delta_fit, eps_sel = eps * (1.0 - share) / G, delta / G, eps * share
-        own = PrivacyLedger(eps, delta, name="PrivateGridSearch")
+        own = PrivacyLedger(eps, delta, relation=ZERO_OUT, name="PrivateGridSearch")
         rng = check_random_state(self.random_state)
         seeds = rng.spawn(G + 1)
         y_arr = np.asarray(y, dtype=float).ravel()
@@ -116,6 +117,7 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
             fits.append(est)
         sensitivity = 4.0 * C * C / n
+        # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike
         own.spend("exponential mechanism (selection)", eps_sel, 0.0, source=_EXPONENTIAL,
                   details={"candidates": G, "sensitivity": sensitivity})
         gumbel = seeds[G].gumbel(size=G)

@@ -109,6 +109,12 @@ __all__ = [
 # =========================================================================== paper defaults
 
 
+def _ledger_entry(*args, **kwargs):
+    """A :class:`fastmix.accounting.LedgerEntry` of this module: every guarantee here is stated for
+    zero-out neighbours (one row set to zero; the FastMix paper's Section 2)."""
+    return acc.LedgerEntry(*args, relation=acc.ZERO_OUT, **kwargs)
+
+
 def paper_sketch_sizes(d: int, T: int = 4, rho: float = 1e-3, ratio: float = 4.0) -> tuple[int, int]:
     """Sketch sizes of the paper's experiments (Appendix H; Figure 2 legend).
 
@@ -581,7 +587,7 @@ def _rho_default(rho, delta: float) -> float:
 
 
 def _gradient_entry(T: int, sigma: float, clip: float, eps: float, delta: float, source: str) -> acc.LedgerEntry:
-    return acc.LedgerEntry(
+    return _ledger_entry(
         f"Gaussian gradient noise ({T} iterations)", eps, delta, source=source,
         details=(("sigma", sigma), ("sensitivity", clip), ("T", T)))
 
@@ -654,13 +660,13 @@ class IHMCalibration:
 
     def ledger_entries(self) -> tuple:
         return (
-            acc.LedgerEntry(f"Gaussian sketches ({self.T} x {self.k} rows)", self.epsilon_sketch, self.delta_sketch,
+            _ledger_entry(f"Gaussian sketches ({self.T} x {self.k} rows)", self.epsilon_sketch, self.delta_sketch,
                             source="Proposition 2 (eq. 5), RDP composition over T k rows, Proposition 1",
                             details=(("gamma", self.gamma), ("k", self.k), ("T", self.T))),
-            acc.LedgerEntry("Gaussian release of lambda_min(X^T X)", self.epsilon_eig, self.delta_eig,
+            _ledger_entry("Gaussian release of lambda_min(X^T X)", self.epsilon_eig, self.delta_eig,
                             source="analytic Gaussian mechanism (Balle & Wang 2018), sensitivity 1",
                             details=(("noise_std", self.eig_noise),)),
-            acc.LedgerEntry("lambda_tilde shift failure event", 0.0, self.delta_failure,
+            _ledger_entry("lambda_tilde shift failure event", 0.0, self.delta_failure,
                             source="P(Z > tau) for Z ~ N(0,1); cf. Lemma 6",
                             details=(("tau", self.tau),)),
             _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient,
@@ -668,7 +674,7 @@ class IHMCalibration:
         )
 
     def ledger(self, name: str = "IHM") -> acc.PrivacyLedger:
-        led = acc.PrivacyLedger(self.epsilon, self.delta, name=name)
+        led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
         led.spend_all(self.ledger_entries())
         return led
 
@@ -934,7 +940,7 @@ class FastIHMCalibration:
             _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient, src),)
 
     def ledger(self, name: str = "FastIHM") -> acc.PrivacyLedger:
-        led = acc.PrivacyLedger(self.epsilon, self.delta, name=name)
+        led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
         led.spend_all(self.ledger_entries())
         return led
 
@@ -1120,19 +1126,19 @@ class AdaSSPCalibration:
     def ledger_entries(self) -> tuple:
         e = self.epsilon / 3.0
         return (
-            acc.LedgerEntry("Gaussian release of lambda_min(X^T X)", e, self.delta_each,
+            _ledger_entry("Gaussian release of lambda_min(X^T X)", e, self.delta_each,
                             source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1",
                             details=(("sigma", self.sigma_xx),)),
-            acc.LedgerEntry("Gaussian release of X^T X", e, self.delta_each,
+            _ledger_entry("Gaussian release of X^T X", e, self.delta_each,
                             source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1 (Frobenius)",
                             details=(("sigma", self.sigma_xx),)),
-            acc.LedgerEntry("Gaussian release of X^T y", e, self.delta_each,
+            _ledger_entry("Gaussian release of X^T y", e, self.delta_each,
                             source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity C",
                             details=(("sigma", self.sigma_xy), ("C", self.clip))),
         )
 
     def ledger(self, name: str = "AdaSSP") -> acc.PrivacyLedger:
-        led = acc.PrivacyLedger(self.epsilon, self.delta, name=name)
+        led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
         led.spend_all(self.ledger_entries())
         return led
 
@@ -1231,6 +1237,10 @@ _MIN_N_DEFAULT_DELTA = 100
 
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, n, d, rng)``.
+
+    **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours
+    (one row of ``(X, y)`` replaced by zeros; the FastMix paper's Section 2), and so is their
+    ledger (``privacy_ledger_.relation``); an outer ``ledger=`` of the other relation is refused.
 
     ``delta=None`` means ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public
     under zero-out neighbouring.

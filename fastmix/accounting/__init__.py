@@ -69,7 +69,17 @@ from .gaussian_mechanism import (
     gaussian_mechanism_rdp,
     gaussian_mechanism_sigma_rdp,
 )
-from .ledger import BudgetExceededError, DetachedLedgerError, LedgerEntry, PrivacyLedger
+from .ledger import (
+    RELATIONS,
+    REPLACE_ONE,
+    ZERO_OUT,
+    BudgetExceededError,
+    DetachedLedgerError,
+    LedgerEntry,
+    NeighbouringRelationError,
+    PrivacyLedger,
+    convert_guarantee,
+)
 from .noise_scale import (
     noise_gamma_for_epsilon,
     sketch_epsilon_for_noise,
@@ -148,7 +158,12 @@ __all__ = [
     "LedgerEntry",
     "BudgetExceededError",
     "DetachedLedgerError",
+    "NeighbouringRelationError",
     "PrivacyLedger",
+    "ZERO_OUT",
+    "REPLACE_ONE",
+    "RELATIONS",
+    "convert_guarantee",
     # Figure 1: noise scale for a target epsilon
     "noise_gamma_for_epsilon",
     "sketch_noise_for_epsilon",

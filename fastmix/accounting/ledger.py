@@ -5,6 +5,19 @@ released, its guarantee and the result of the FastMix paper it comes from) in a
 :class:`PrivacyLedger`, which refuses (:class:`BudgetExceededError`) a spend that would exceed
 its target, offers a dry run (:meth:`PrivacyLedger.check_spend`), and cannot be duplicated
 (:class:`DetachedLedgerError`). Composition is Dwork and Roth (2014), Theorem 3.16.
+
+Every guarantee is stated for a neighbouring relation, and a ledger composes entries of one
+relation only. The least-squares mechanisms of the FastMix paper are analysed under
+**zero-out** neighbours (one row replaced by the zero row, the paper's Section 2), the kernel
+estimators of the kernel paper under **replace-one** neighbours (one record changed). A spend
+under another relation than the ledger's raises :class:`NeighbouringRelationError`; convert it
+first with :meth:`LedgerEntry.as_relation`:
+
+* replace-one -> zero-out costs nothing: replacing a row by the zero row is one replacement
+  (the zero row satisfies every norm bound), so an (eps, delta) replace-one guarantee holds for
+  zero-out neighbours;
+* zero-out -> replace-one is two zero-out steps (zero the row, then fill in the new one): by
+  group privacy for two steps the guarantee becomes ``(2 eps, (1 + e^eps) delta)``.
 """
 
 from __future__ import annotations
@@ -18,7 +31,15 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon
 
-__all__ = ["LedgerEntry", "BudgetExceededError", "DetachedLedgerError", "PrivacyLedger"]
+__all__ = ["LedgerEntry", "BudgetExceededError", "DetachedLedgerError", "NeighbouringRelationError",
+           "PrivacyLedger", "ZERO_OUT", "REPLACE_ONE", "RELATIONS", "convert_guarantee"]
+
+#: Neighbours differ by one row set to zero (the FastMix paper's relation).
+ZERO_OUT = "zero-out"
+#: Neighbours differ by one record changed to any other admissible record (the kernel paper's).
+REPLACE_ONE = "replace-one"
+#: The neighbouring relations a ledger entry can be stated under.
+RELATIONS = (ZERO_OUT, REPLACE_ONE)
 
 _LEDGER_SLACK = 1e-12
 
@@ -43,6 +64,38 @@ def _freeze_details(details) -> tuple:
     return frozen
 
 
+def _check_relation(relation, what) -> str:
+    if relation not in RELATIONS:
+        raise ValueError(f"{what} must be one of {', '.join(repr(r) for r in RELATIONS)} (the neighbouring relation "
+                         f"its guarantee is stated for); got {relation!r}.")
+    return relation
+
+
+def convert_guarantee(epsilon: float, delta: float, source: str, target: str) -> tuple[float, float, str]:
+    """``(epsilon, delta)`` under ``source`` neighbours as a guarantee under ``target`` neighbours.
+
+    * replace-one -> zero-out: unchanged (zeroing a row is one replacement, by the zero row,
+      which meets every norm bound);
+    * zero-out -> replace-one: ``(2 epsilon, (1 + e^epsilon) delta)``, group privacy for two
+      zero-out steps (Dwork and Roth 2014, Theorem 2.2 and its (eps, delta) form);
+    * same relation: unchanged.
+
+    Returns ``(epsilon, delta, note)`` with a note saying what was applied.
+    """
+    _check_relation(source, "source")
+    _check_relation(target, "target")
+    if source == target:
+        return float(epsilon), float(delta), ""
+    if source == REPLACE_ONE:
+        return float(epsilon), float(delta), "replace-one guarantee used for zero-out neighbours (no cost)"
+    return (2.0 * float(epsilon), (1.0 + math.exp(float(epsilon))) * float(delta),
+            "zero-out guarantee composed over two steps for replace-one neighbours: (2 eps, (1 + e^eps) delta)")
+
+
+class NeighbouringRelationError(ValueError):
+    """A spend whose guarantee is stated for another neighbouring relation than the ledger's."""
+
+
 @dataclass(frozen=True)
 class LedgerEntry:
     """One (epsilon, delta) expenditure recorded by :class:`PrivacyLedger`.
@@ -57,6 +110,9 @@ class LedgerEntry:
         Where the numbers come from (e.g. ``"Theorem 1, eq. (114)"``).
     details : tuple of (key, value) pairs
         Parameters of the release (gamma, k1, ...); immutable and hashable.
+    relation : {"zero-out", "replace-one"} or None
+        The neighbouring relation the guarantee is stated for; None (only for entries built by
+        hand) means the relation of the ledger it is spent on.
     """
 
     mechanism: str
@@ -64,6 +120,17 @@ class LedgerEntry:
     delta: float
     source: str = ""
     details: tuple = ()
+    relation: str | None = None
+
+    def as_relation(self, relation: str) -> LedgerEntry:
+        """This entry's guarantee under ``relation`` neighbours (:func:`convert_guarantee`)."""
+        if self.relation is None:
+            raise ValueError(f"{self.mechanism!r} states no neighbouring relation, so it cannot be converted; "
+                             "build it with relation=...")
+        e, d, note = convert_guarantee(self.epsilon, self.delta, self.relation, relation)
+        if not note:
+            return self
+        return LedgerEntry(f"{self.mechanism} [{note}]", e, d, self.source, self.details, relation)
 
     def as_dict(self) -> dict:
         """Plain-dict view (``details`` becomes a dict)."""
@@ -73,6 +140,7 @@ class LedgerEntry:
             "delta": self.delta,
             "source": self.source,
             "details": dict(self.details),
+            "relation": self.relation,
         }
 
 
@@ -112,12 +180,17 @@ class PrivacyLedger:
         Target epsilon > 0.
     delta : float
         Target delta in (0, 1).
+    relation : {"zero-out", "replace-one"}, default="zero-out"
+        The neighbouring relation the ledger's total guarantee is stated for (the module
+        docstring says which mechanisms are analysed under which). Every entry must be stated
+        for it; :meth:`LedgerEntry.as_relation` converts one that is not.
     name : str, optional
     """
 
-    def __init__(self, epsilon, delta, *, name=""):
+    def __init__(self, epsilon, delta, *, relation=ZERO_OUT, name=""):
         self._target_epsilon = check_epsilon(epsilon, "target epsilon")
         self._target_delta = check_delta(delta, "target delta")
+        self.relation = _check_relation(relation, "relation")
         self.name = str(name)
         self._entries: list[LedgerEntry] = []
         self._detached = False
@@ -190,15 +263,16 @@ class PrivacyLedger:
         e, d = _check_spend(epsilon, delta, "can_spend")
         return self._fits([e], [d])[0]
 
-    def check_spend(self, mechanism, epsilon, delta=0.0) -> None:
+    def check_spend(self, mechanism, epsilon, delta=0.0, *, relation=None) -> None:
         """Dry run of :meth:`spend`: raise :class:`BudgetExceededError` (with the totals it would
-        reach) if ``(epsilon, delta)`` does not fit; record nothing either way."""
-        entry = self._make_entry(mechanism, epsilon, delta)
+        reach) if ``(epsilon, delta)`` does not fit, or :class:`NeighbouringRelationError`;
+        record nothing either way."""
+        entry = self._make_entry(mechanism, epsilon, delta, relation=relation)
         ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
         if not ok:
             raise self._overflow_error(entry, tot_e, tot_d)
 
-    def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None) -> LedgerEntry:
+    def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None, relation=None) -> LedgerEntry:
         if not isinstance(mechanism, str):
             raise TypeError(
                 f"mechanism must be a string naming the release; got {mechanism!r} of type {type(mechanism).__name__}."
@@ -206,7 +280,14 @@ class PrivacyLedger:
         if not mechanism:
             raise ValueError(f"mechanism must be a non-empty string naming the release; got {mechanism!r}.")
         e, d = _check_spend(epsilon, delta, mechanism)
-        return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details))
+        relation = self.relation if relation is None else _check_relation(relation, f"relation of {mechanism!r}")
+        if relation != self.relation:
+            raise NeighbouringRelationError(
+                f"{mechanism!r} is private under {relation} neighbours but this ledger composes {self.relation} "
+                f"guarantees; convert it first (entry.as_relation({self.relation!r}): "
+                + ("free" if relation == REPLACE_ONE else "(2 eps, (1 + e^eps) delta)")
+                + f"), or keep it in a ledger created with relation={relation!r}.")
+        return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details), relation)
 
     def _overflow_error(self, entry: LedgerEntry, tot_e: float, tot_d: float) -> BudgetExceededError:
         return BudgetExceededError(
@@ -217,14 +298,17 @@ class PrivacyLedger:
             "lower this release's share or raise the target."
         )
 
-    def spend(self, mechanism, epsilon, delta=0.0, *, source="", details=None) -> LedgerEntry:
+    def spend(self, mechanism, epsilon, delta=0.0, *, source="", details=None, relation=None) -> LedgerEntry:
         """Record a release costing ``(epsilon, delta)``; refuse it if the budget would overflow.
+
+        ``relation`` is the neighbouring relation of the release's guarantee (default: the
+        ledger's); another relation than the ledger's raises :class:`NeighbouringRelationError`.
 
         Returns
         -------
         LedgerEntry
         """
-        entry = self._make_entry(mechanism, epsilon, delta, source, details)
+        entry = self._make_entry(mechanism, epsilon, delta, source, details, relation)
         self._check_attached(repr(entry.mechanism))
         ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
         if not ok:
@@ -248,7 +332,8 @@ class PrivacyLedger:
         staged: list[LedgerEntry] = []
         for item in entries:
             if isinstance(item, LedgerEntry):
-                entry = self._make_entry(item.mechanism, item.epsilon, item.delta, item.source, item.details)
+                entry = self._make_entry(item.mechanism, item.epsilon, item.delta, item.source, item.details,
+                                         item.relation)
             elif isinstance(item, dict):
                 entry = self._make_entry(
                     item["mechanism"],
@@ -256,8 +341,9 @@ class PrivacyLedger:
                     item.get("delta", 0.0),
                     item.get("source", ""),
                     item.get("details"),
+                    item.get("relation"),
                 )
-            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 5:
+            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 6:
                 entry = self._make_entry(*item)
             else:
                 raise TypeError(
@@ -280,7 +366,8 @@ class PrivacyLedger:
 
     def summary(self) -> str:
         """Plain-text table of the entries, the totals and the remaining budget."""
-        head = f"Privacy ledger{(' ' + repr(self.name)) if self.name else ''}: target (epsilon={self._target_epsilon:.6g}, delta={self._target_delta:.3g})"
+        head = (f"Privacy ledger{(' ' + repr(self.name)) if self.name else ''}: target (epsilon="
+                f"{self._target_epsilon:.6g}, delta={self._target_delta:.3g}) under {self.relation} neighbours")
         rows = [("mechanism", "epsilon", "delta", "source")]
         for e in self._entries:
             rows.append((e.mechanism, f"{e.epsilon:.6g}", f"{e.delta:.3g}", e.source))
@@ -296,7 +383,7 @@ class PrivacyLedger:
 
     def __repr__(self) -> str:
         return (
-            f"PrivacyLedger(name={self.name!r}, target=(epsilon={self._target_epsilon:.6g}, "
+            f"PrivacyLedger(name={self.name!r}, relation={self.relation!r}, target=(epsilon={self._target_epsilon:.6g}, "
             f"delta={self._target_delta:.3g}), spent=(epsilon={self.total_epsilon:.6g}, "
             f"delta={self.total_delta:.3g}), entries={len(self._entries)})"
         )
