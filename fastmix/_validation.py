@@ -151,9 +151,7 @@ def check_vector(y, name: str = "y", *, length: int | None = None) -> np.ndarray
         raise ValueError(f"{name} has {arr.shape[0]} entries but X has {length} rows; they must match.")
     if not np.all(np.isfinite(arr)):
         bad = int(arr.size - np.count_nonzero(np.isfinite(arr)))
-        raise ValueError(
-            f"{name} contains {bad} non-finite value(s) (NaN or inf); remove or impute them first."
-        )
+        raise ValueError(f"{name} contains {bad} non-finite value(s) (NaN or inf); remove or impute them first.")
     return arr
 
 
@@ -295,8 +293,9 @@ def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     return norms
 
 
-def check_row_norms(X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X",
-                    policy_name: str = "row_norm_policy"):
+def check_row_norms(
+    X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X", policy_name: str = "row_norm_policy"
+):
     """Enforce the papers' bounded-domain assumption ``||x_i|| <= C_X`` (FastMix paper, Section 2).
 
     Parameters

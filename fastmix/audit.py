@@ -49,7 +49,6 @@ References
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -280,13 +279,23 @@ def neighbour_divergence(X, S, index, sigma, alphas, *, direction="remove") -> N
         ratios[name] = r
         worst[name] = float(r[finite].max()) if finite.any() else math.nan
     return NeighbourDivergence(
-        alphas=a, divergence=div, bounds=bounds, ratios=ratios, worst_ratio=worst, gamma=float(gamma),
-        c2=c["c2"], lambda_min=c["lambda_min"], sigma=s, index=int(index), direction=direction,
+        alphas=a,
+        divergence=div,
+        bounds=bounds,
+        ratios=ratios,
+        worst_ratio=worst,
+        gamma=float(gamma),
+        c2=c["c2"],
+        lambda_min=c["lambda_min"],
+        sigma=s,
+        index=int(index),
+        direction=direction,
     )
 
 
-def worst_case_neighbour_divergence(X, S, sigma, alphas, *, bound="exact", directions=("remove", "add"),
-                                    indices=None) -> tuple[NeighbourDivergence, list]:
+def worst_case_neighbour_divergence(
+    X, S, sigma, alphas, *, bound="exact", directions=("remove", "add"), indices=None
+) -> tuple[NeighbourDivergence, list]:
     """Search the rows (and both directions) for the largest ratio divergence / bound.
 
     ::
@@ -359,8 +368,9 @@ def adversarial_designs(n, d, *, random_state=None) -> dict:
     return out
 
 
-def optimise_row(X, S, index, gamma, alphas, *, bound="exact", direction="remove", n_starts=4,
-                 random_state=None) -> tuple[np.ndarray, NeighbourDivergence]:
+def optimise_row(
+    X, S, index, gamma, alphas, *, bound="exact", direction="remove", n_starts=4, random_state=None
+) -> tuple[np.ndarray, NeighbourDivergence]:
     """Choose the audited row ``x_index`` (with ``||x|| <= 1``) to maximise the worst ratio.
 
     The noise is re-set for every candidate so that eq. (7) holds with equality for the
@@ -487,8 +497,12 @@ def privacy_loss_weights(cov_p, cov_q) -> dict:
     if P.shape != Q.shape:
         raise ValueError(f"cov_p and cov_q must have the same shape; got {P.shape} and {Q.shape}.")
     nu = _sla.eigh(P, Q, eigvals_only=True)
-    return {"nu": nu, "weights_p": 0.5 * (nu - 1.0), "weights_q": 0.5 * (1.0 - 1.0 / nu),
-            "shift_per_row": -0.5 * float(np.sum(np.log(nu)))}
+    return {
+        "nu": nu,
+        "weights_p": 0.5 * (nu - 1.0),
+        "weights_q": 0.5 * (1.0 - 1.0 / nu),
+        "shift_per_row": -0.5 * float(np.sum(np.log(nu))),
+    }
 
 
 @dataclass(frozen=True)
@@ -519,8 +533,9 @@ def _releases(Z, noise_scale, k1, m, rng, method):
     return rng.standard_normal((m, k1, d)) @ L.T
 
 
-def likelihood_ratio_attack(Z, Z_prime, noise_scale, k1, n_releases, *, random_state=None,
-                            method="explicit", chunk=4096) -> AttackResult:
+def likelihood_ratio_attack(
+    Z, Z_prime, noise_scale, k1, n_releases, *, random_state=None, method="explicit", chunk=4096
+) -> AttackResult:
     """Neyman-Pearson attack on the Gaussian step of FastMix with ``S_f`` and the noise fixed.
 
     Draws ``n_releases`` releases ``S_G Z + eta xi`` (k1 x d, Algorithm 1 line 6) and as
@@ -563,7 +578,7 @@ def likelihood_ratio_attack(Z, Z_prime, noise_scale, k1, n_releases, *, random_s
         scores = np.empty(m)
         for start in range(0, m, chunk):
             size = min(chunk, m - start)
-            scores[start:start + size] = gaussian_llr(_releases(Zb, eta, k1, size, rng, method), P, Q)
+            scores[start : start + size] = gaussian_llr(_releases(Zb, eta, k1, size, rng, method), P, Q)
         out.append(scores)
     return AttackResult(scores_p=out[0], scores_q=out[1], cov_p=P, cov_q=Q, k1=k1, noise_scale=eta, method=method)
 
@@ -713,15 +728,28 @@ def epsilon_lower_bound(scores_p, scores_q, delta, *, confidence=0.95, n_thresho
     fp_count = sq.size - np.searchsorted(sq_sorted, t, side="right")  # Q-scores > t
     fnr, fpr = fn_count / sp.size, fp_count / sq.size
     level = 1.0 - (1.0 - conf) / (2.0 * t.size)
-    _, fnr_up = clopper_pearson(fn_count.astype(np.int64), np.full(t.size, sp.size, dtype=np.int64), level, side="upper")
-    _, fpr_up = clopper_pearson(fp_count.astype(np.int64), np.full(t.size, sq.size, dtype=np.int64), level, side="upper")
+    _, fnr_up = clopper_pearson(
+        fn_count.astype(np.int64), np.full(t.size, sp.size, dtype=np.int64), level, side="upper"
+    )
+    _, fpr_up = clopper_pearson(
+        fp_count.astype(np.int64), np.full(t.size, sq.size, dtype=np.int64), level, side="upper"
+    )
     eps_lo = empirical_epsilon(fpr_up, fnr_up, delta)
     eps_pt = empirical_epsilon(fpr, fnr, delta)
     j = int(np.argmax(eps_lo))
     return EpsilonLowerBound(
-        epsilon_lower=float(eps_lo[j]), epsilon_point=float(np.max(eps_pt)), threshold=float(t[j]),
-        thresholds=t, fpr=fpr, fnr=fnr, fpr_upper=np.asarray(fpr_up), fnr_upper=np.asarray(fnr_up),
-        n_p=int(sp.size), n_q=int(sq.size), confidence=conf, delta=delta,
+        epsilon_lower=float(eps_lo[j]),
+        epsilon_point=float(np.max(eps_pt)),
+        threshold=float(t[j]),
+        thresholds=t,
+        fpr=fpr,
+        fnr=fnr,
+        fpr_upper=np.asarray(fpr_up),
+        fnr_upper=np.asarray(fnr_up),
+        n_p=int(sp.size),
+        n_q=int(sq.size),
+        confidence=conf,
+        delta=delta,
     )
 
 
@@ -731,9 +759,9 @@ def epsilon_lower_bound(scores_p, scores_q, delta, *, confidence=0.95, n_thresho
 def _imhof_sf(x: float, weights: np.ndarray, dof: int) -> float:
     """P(sum_j w_j W_j > x) with W_j i.i.d. chi-square(dof), by Imhof's (1961) formula::
 
-        1/2 + 1/pi int_0^inf sin(theta(u)) / (u rho(u)) du,
-        theta(u) = 1/2 sum_j dof arctan(w_j u) - x u / 2,
-        rho(u)   = prod_j (1 + w_j^2 u^2)^(dof/4).
+    1/2 + 1/pi int_0^inf sin(theta(u)) / (u rho(u)) du,
+    theta(u) = 1/2 sum_j dof arctan(w_j u) - x u / 2,
+    rho(u)   = prod_j (1 + w_j^2 u^2)^(dof/4).
     """
     w = weights[np.abs(weights) > 0]
     if w.size == 0:
@@ -793,8 +821,12 @@ def privacy_profile(cov_p, cov_q, epsilons, *, rows=1) -> np.ndarray:
     if np.any(~np.isfinite(e)):
         raise ValueError("epsilons must be finite.")
     shift = r * w["shift_per_row"]
-    out = np.array([max(_loss_sf(x, w["weights_p"], shift, r) - math.exp(x) * _loss_sf(x, w["weights_q"], shift, r), 0.0)
-                    for x in e])
+    out = np.array(
+        [
+            max(_loss_sf(x, w["weights_p"], shift, r) - math.exp(x) * _loss_sf(x, w["weights_q"], shift, r), 0.0)
+            for x in e
+        ]
+    )
     return out if np.ndim(epsilons) else float(out[0])
 
 

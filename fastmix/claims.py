@@ -25,8 +25,20 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-__all__ = ["Claim", "Interval", "mean_interval", "log_ratio_interval", "one_sided_less", "holm",
-           "percentile_of", "claims_frame", "claims_markdown", "format_interval", "t_quantile", "welch"]
+__all__ = [
+    "Claim",
+    "Interval",
+    "mean_interval",
+    "log_ratio_interval",
+    "one_sided_less",
+    "holm",
+    "percentile_of",
+    "claims_frame",
+    "claims_markdown",
+    "format_interval",
+    "t_quantile",
+    "welch",
+]
 
 
 @dataclass(frozen=True)
@@ -181,19 +193,30 @@ def claims_frame(claims: Iterable[Claim]):
     rows = []
     for c in claims:
         d = asdict(c)
-        rows.append({"claim": d["claim"], "the paper says": d["paper"], "we measured (95% interval)": d["measured"],
-                     "decision rule": d["rule"], "holds?": c.verdict})
-    return pd.DataFrame(rows, columns=["claim", "the paper says", "we measured (95% interval)", "decision rule",
-                                       "holds?"])
+        rows.append(
+            {
+                "claim": d["claim"],
+                "the paper says": d["paper"],
+                "we measured (95% interval)": d["measured"],
+                "decision rule": d["rule"],
+                "holds?": c.verdict,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["claim", "the paper says", "we measured (95% interval)", "decision rule", "holds?"]
+    )
 
 
 def claims_markdown(claims: Iterable[Claim]) -> str:
     """The claims table as a Markdown table (for ``IPython.display.Markdown`` on a page)."""
+
     def cell(text) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
-    lines = ["| claim | the paper says | we measured (95% interval) | decision rule | holds? |",
-             "|---|---|---|---|---|"]
+    lines = [
+        "| claim | the paper says | we measured (95% interval) | decision rule | holds? |",
+        "|---|---|---|---|---|",
+    ]
     for c in claims:
         verdict = {True: "**holds**", False: "**does not hold**", None: "undecided"}[c.holds]
         lines.append(f"| {cell(c.claim)} | {cell(c.paper)} | {cell(c.measured)} | {cell(c.rule)} | {verdict} |")

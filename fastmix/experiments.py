@@ -48,8 +48,8 @@ import numpy as np
 
 from . import __version__
 from . import regression as R
-from .hadamard import is_power_of_two
 from ._validation import check_positive_int
+from .hadamard import is_power_of_two
 
 __all__ = [
     "METHODS",
@@ -73,8 +73,16 @@ PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
 paper_sketch_sizes = R.paper_sketch_sizes
 
 #: Modules and packages (folders, every ``.py`` in them) whose source affects a grid result.
-_SOURCES = ("regression.py", "mechanisms.py", "srht.py", "hadamard.py", "accounting", "experiments.py",
-            "_validation.py", "datasets")
+_SOURCES = (
+    "regression.py",
+    "mechanisms.py",
+    "srht.py",
+    "hadamard.py",
+    "accounting",
+    "experiments.py",
+    "_validation.py",
+    "datasets",
+)
 _CACHE_FORMAT = "fastmix-grid-cell/2"
 
 
@@ -104,11 +112,15 @@ def environment_fingerprint() -> dict:
     except Exception:  # pragma: no cover
         pandas_version = None
     backend = getattr(hadamard, "get_backend", lambda: None)()
-    return {"numpy": np.__version__, "scipy": scipy.__version__, "pandas": pandas_version,
-            "hadamard_backend": str(backend), "threads": pools,
-            "env_threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS",
-                                                          "MKL_NUM_THREADS")},
-            "machine": [platform.machine(), platform.processor(), platform.node(), os.cpu_count()]}
+    return {
+        "numpy": np.__version__,
+        "scipy": scipy.__version__,
+        "pandas": pandas_version,
+        "hadamard_backend": str(backend),
+        "threads": pools,
+        "env_threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
+        "machine": [platform.machine(), platform.processor(), platform.node(), os.cpu_count()],
+    }
 
 
 def code_fingerprint() -> str:
@@ -211,8 +223,9 @@ def _cache_path(cache_dir: Path, key: str) -> Path:
 def _rows_digest(df) -> str:
     import pandas as pd
 
-    return hashlib.sha256(pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes()
-                          + repr(list(df.columns)).encode()).hexdigest()
+    return hashlib.sha256(
+        pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes() + repr(list(df.columns)).encode()
+    ).hexdigest()
 
 
 def _read_cache(path: Path, key: str, n_rows: int):
@@ -242,8 +255,7 @@ def _read_cache(path: Path, key: str, n_rows: int):
             elif _rows_digest(df) != env.get("sha256"):
                 problem = "its rows do not match their digest"
     if problem is not None:
-        warnings.warn(f"cache file {path.name} ignored and recomputed: {problem}.", CacheMismatchWarning,
-                      stacklevel=3)
+        warnings.warn(f"cache file {path.name} ignored and recomputed: {problem}.", CacheMismatchWarning, stacklevel=3)
         return None
     return env["frame"]
 
@@ -304,12 +316,33 @@ def _release(path: Path) -> None:
     path.with_suffix(".claim").unlink(missing_ok=True)
 
 
-def _run_one(method, data: _Data, X, y, *, eps, delta, rho, T, ratio, clip, calibration, ihm_sketch, n_policy,
-             seed_seq, theta_star, ols_mse, m_floor, shared_eta):
+def _run_one(
+    method,
+    data: _Data,
+    X,
+    y,
+    *,
+    eps,
+    delta,
+    rho,
+    T,
+    ratio,
+    clip,
+    calibration,
+    ihm_sketch,
+    n_policy,
+    seed_seq,
+    theta_star,
+    ols_mse,
+    m_floor,
+    shared_eta,
+):
     """One trial: calibrate (untimed), solve (timed), score on the original rows."""
     n, d = data.X.shape
     k1, k2 = R.paper_sketch_sizes(d, T, rho, ratio if ratio is not None else 4.0)
-    n_used = n if is_power_of_two(n) else (1 << (n - 1).bit_length() if n_policy == "pad" else 1 << (n.bit_length() - 1))
+    n_used = (
+        n if is_power_of_two(n) else (1 << (n - 1).bit_length() if n_policy == "pad" else 1 << (n.bit_length() - 1))
+    )
     rng = np.random.default_rng(seed_seq)
     row = {"k": np.nan, "k1": np.nan, "k2": np.nan}
     if method == "OLS":
@@ -334,8 +367,17 @@ def _run_one(method, data: _Data, X, y, *, eps, delta, rho, T, ratio, clip, cali
         row["k1"], row["k2"] = k1, k2
         cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=clip, method=calibration)
         t0 = time.perf_counter_ns()
-        theta, res = R.fast_ihm(X, y, calibration=cal, k1=k1, k2=k2, random_state=rng, n_policy=n_policy,
-                                m_floor=m_floor, shared_eta=shared_eta)
+        theta, res = R.fast_ihm(
+            X,
+            y,
+            calibration=cal,
+            k1=k1,
+            k2=k2,
+            random_state=rng,
+            n_policy=n_policy,
+            m_floor=m_floor,
+            shared_eta=shared_eta,
+        )
         t1 = time.perf_counter_ns()
     elif method == "AdaSSP":
         cal = R.calibrate_adassp(eps, delta, rho=rho, clip=clip)
@@ -345,24 +387,46 @@ def _run_one(method, data: _Data, X, y, *, eps, delta, rho, T, ratio, clip, cali
     else:
         raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")
     mse = R.training_mse(data.X, data.y, theta)
-    row.update({
-        "mse": mse, "ols_mse": ols_mse, "excess_risk": mse - ols_mse,
-        "theta_error": float(np.linalg.norm(theta - theta_star)),
-        "runtime_ns": int(t1 - t0), "runtime_s": (t1 - t0) * 1e-9,
-        "eps_spent": res.ledger.total_epsilon if res is not None and res.ledger is not None else np.nan,
-        "delta_spent": res.ledger.total_delta if res is not None and res.ledger is not None else np.nan,
-        "n_used": res.data.n_used if res is not None else n,
-        "rows_added": res.data.rows_added if res is not None else 0,
-        "rows_dropped": res.data.rows_dropped if res is not None else 0,
-        "eta": res.diagnostics.get("eta", np.nan) if res is not None else np.nan,
-    })
+    row.update(
+        {
+            "mse": mse,
+            "ols_mse": ols_mse,
+            "excess_risk": mse - ols_mse,
+            "theta_error": float(np.linalg.norm(theta - theta_star)),
+            "runtime_ns": int(t1 - t0),
+            "runtime_s": (t1 - t0) * 1e-9,
+            "eps_spent": res.ledger.total_epsilon if res is not None and res.ledger is not None else np.nan,
+            "delta_spent": res.ledger.total_delta if res is not None and res.ledger is not None else np.nan,
+            "n_used": res.data.n_used if res is not None else n,
+            "rows_added": res.data.rows_added if res is not None else 0,
+            "rows_dropped": res.data.rows_dropped if res is not None else 0,
+            "eta": res.diagnostics.get("eta", np.nan) if res is not None else np.nan,
+        }
+    )
     return row
 
 
-def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPSILONS, k2_ratios=(4, 100, 200),
-             n_trials: int = 30, *, root_seed: int = 0, T: int = 4, delta=None, rho=None, clip: float = 1.0,
-             calibration: str = "tight", ihm_sketch: str = "dense", n_policy: str = "pad", m_floor: float = 0.0,
-             shared_eta: bool = True, cache_dir=None, progress: bool | None = None, dataset_kwargs=None):
+def run_grid(
+    datasets,
+    methods=("FastIHS", "IHM", "FastIHM"),
+    epsilons=PAPER_EPSILONS,
+    k2_ratios=(4, 100, 200),
+    n_trials: int = 30,
+    *,
+    root_seed: int = 0,
+    T: int = 4,
+    delta=None,
+    rho=None,
+    clip: float = 1.0,
+    calibration: str = "tight",
+    ihm_sketch: str = "dense",
+    n_policy: str = "pad",
+    m_floor: float = 0.0,
+    shared_eta: bool = True,
+    cache_dir=None,
+    progress: bool | None = None,
+    dataset_kwargs=None,
+):
     """Run the grid and return a tidy DataFrame (one row per run).
 
     Parameters
@@ -413,17 +477,28 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
         rh = dlt / 10.0 if rho is None else float(rho)
         for method in methods:
             private = method in ("IHM", "FastIHM", "AdaSSP")
-            for eps in (epsilons if private else (None,)):
-                for ratio in (k2_ratios if method == "FastIHM" else (None,)):
+            for eps in epsilons if private else (None,):
+                for ratio in k2_ratios if method == "FastIHM" else (None,):
                     params = {
-                        "dataset": data.name, "data": data.fingerprint, "method": method, "epsilon": eps,
-                        "k2_ratio": ratio, "delta": dlt, "rho": rh, "T": T, "clip": clip,
+                        "dataset": data.name,
+                        "data": data.fingerprint,
+                        "method": method,
+                        "epsilon": eps,
+                        "k2_ratio": ratio,
+                        "delta": dlt,
+                        "rho": rh,
+                        "T": T,
+                        "clip": clip,
                         "calibration": calibration if method == "FastIHM" else None,
-                        "ihm_sketch": ihm_sketch if method == "IHM" else None, "n_policy": n_policy,
+                        "ihm_sketch": ihm_sketch if method == "IHM" else None,
+                        "n_policy": n_policy,
                         "m_floor": m_floor if method == "FastIHM" else None,
                         "shared_eta": shared_eta if method == "FastIHM" else None,
-                        "n_trials": n_trials, "root_seed": root_seed,
-                        "version": __version__, "code": fp, "environment": env_fp,
+                        "n_trials": n_trials,
+                        "root_seed": root_seed,
+                        "version": __version__,
+                        "code": fp,
+                        "environment": env_fp,
                     }
                     cells.append((data, params))
 
@@ -453,6 +528,7 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
     if show and total_runs:
         try:
             from tqdm.auto import tqdm
+
             bar = tqdm(total=total_runs, desc="fastmix grid", unit="run")
         except Exception:  # pragma: no cover
             bar = None
@@ -478,8 +554,25 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
                 deferred.append((data, params))
                 continue
         try:
-            frames.append(_compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, calibration,
-                                        ihm_sketch, n_policy, m_floor, shared_eta, fp, bar))
+            frames.append(
+                _compute_cell(
+                    data,
+                    params,
+                    path,
+                    ols_cache,
+                    n_trials,
+                    root_seed,
+                    T,
+                    clip,
+                    calibration,
+                    ihm_sketch,
+                    n_policy,
+                    m_floor,
+                    shared_eta,
+                    fp,
+                    bar,
+                )
+            )
         finally:
             if path is not None:
                 _release(path)
@@ -490,8 +583,23 @@ def run_grid(datasets, methods=("FastIHS", "IHM", "FastIHM"), epsilons=PAPER_EPS
     return pd.concat(frames, ignore_index=True)
 
 
-def _compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, calibration, ihm_sketch, n_policy,
-                  m_floor, shared_eta, fp, bar):
+def _compute_cell(
+    data,
+    params,
+    path,
+    ols_cache,
+    n_trials,
+    root_seed,
+    T,
+    clip,
+    calibration,
+    ihm_sketch,
+    n_policy,
+    m_floor,
+    shared_eta,
+    fp,
+    bar,
+):
     """All trials of one grid cell, written to ``path`` (when caching) before being returned."""
     import pandas as pd
 
@@ -503,20 +611,50 @@ def _compute_cell(data, params, path, ols_cache, n_trials, root_seed, T, clip, c
     rows = []
     for trial in range(n_trials):
         ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))
-        row = _run_one(params["method"], data, data.X, data.y, eps=params["epsilon"], delta=params["delta"],
-                       rho=params["rho"], T=T, ratio=params["k2_ratio"], clip=clip, calibration=calibration,
-                       ihm_sketch=ihm_sketch, n_policy=n_policy, seed_seq=ss, theta_star=theta_star,
-                       ols_mse=ols_mse, m_floor=m_floor, shared_eta=shared_eta)
-        rows.append({
-            "dataset": data.name, "method": params["method"],
-            "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
-            "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
-            "trial": trial, "root_seed": root_seed, "spawn_key": f"{trial},{cid}",
-            "n": data.X.shape[0], "d": data.X.shape[1], "T": T, "delta": params["delta"], "rho": params["rho"],
-            "clip": clip, "calibration": params["calibration"], "ihm_sketch": params["ihm_sketch"],
-            "n_policy": n_policy, "fastmix_version": __version__, "code_fingerprint": fp,
-            "data_fingerprint": data.fingerprint, **row,
-        })
+        row = _run_one(
+            params["method"],
+            data,
+            data.X,
+            data.y,
+            eps=params["epsilon"],
+            delta=params["delta"],
+            rho=params["rho"],
+            T=T,
+            ratio=params["k2_ratio"],
+            clip=clip,
+            calibration=calibration,
+            ihm_sketch=ihm_sketch,
+            n_policy=n_policy,
+            seed_seq=ss,
+            theta_star=theta_star,
+            ols_mse=ols_mse,
+            m_floor=m_floor,
+            shared_eta=shared_eta,
+        )
+        rows.append(
+            {
+                "dataset": data.name,
+                "method": params["method"],
+                "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
+                "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
+                "trial": trial,
+                "root_seed": root_seed,
+                "spawn_key": f"{trial},{cid}",
+                "n": data.X.shape[0],
+                "d": data.X.shape[1],
+                "T": T,
+                "delta": params["delta"],
+                "rho": params["rho"],
+                "clip": clip,
+                "calibration": params["calibration"],
+                "ihm_sketch": params["ihm_sketch"],
+                "n_policy": n_policy,
+                "fastmix_version": __version__,
+                "code_fingerprint": fp,
+                "data_fingerprint": data.fingerprint,
+                **row,
+            }
+        )
         if bar is not None:
             bar.update(1)
     df = pd.DataFrame(rows)
@@ -530,8 +668,12 @@ def summarize(df):
     """Mean and standard error (over trials) of excess risk and runtime per grid cell."""
     keys = ["dataset", "method", "epsilon", "k2_ratio"]
     g = df.groupby(keys, dropna=False)
-    out = g.agg(excess_risk=("excess_risk", "mean"), excess_risk_sd=("excess_risk", "std"),
-                runtime_s=("runtime_s", "mean"), trials=("trial", "count")).reset_index()
+    out = g.agg(
+        excess_risk=("excess_risk", "mean"),
+        excess_risk_sd=("excess_risk", "std"),
+        runtime_s=("runtime_s", "mean"),
+        trials=("trial", "count"),
+    ).reset_index()
     out["excess_risk_se"] = out["excess_risk_sd"] / np.sqrt(out["trials"])
     return out
 
@@ -548,7 +690,9 @@ def speedup_table(df):
         base = float(ihm_t.iloc[0])
         for _, r in sub.iterrows():
             label = r["method"] if math.isnan(r["k2_ratio"]) else f"{r['method']} r={r['k2_ratio']:g}"
-            rows.append({"dataset": ds, "method": label, "runtime_s": r["runtime_s"], "ihm_over_method": base / r["runtime_s"]})
+            rows.append(
+                {"dataset": ds, "method": label, "runtime_s": r["runtime_s"], "ihm_over_method": base / r["runtime_s"]}
+            )
     import pandas as pd
 
     return pd.DataFrame(rows)

@@ -49,7 +49,7 @@ import os
 import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -84,7 +84,7 @@ _state = threading.local()
 # --------------------------------------------------------------------------- backends
 
 
-@lru_cache(maxsize=None)
+@cache
 def _fht_cpu_module():
     try:
         import fht_cpu  # type: ignore
@@ -93,7 +93,7 @@ def _fht_cpu_module():
     return fht_cpu
 
 
-@lru_cache(maxsize=None)
+@cache
 def _ffht_module():
     try:
         import ffht  # type: ignore
@@ -117,9 +117,7 @@ def available_backends() -> tuple[str, ...]:
 
 def _check_backend_name(name: str) -> str:
     if name not in _BACKEND_PREFERENCE:
-        raise ValueError(
-            f"Unknown Hadamard backend {name!r}; choose one of {', '.join(_BACKEND_PREFERENCE)}."
-        )
+        raise ValueError(f"Unknown Hadamard backend {name!r}; choose one of {', '.join(_BACKEND_PREFERENCE)}.")
     if name not in available_backends():
         hint = {
             "fht-cpu": "pip install 'fastmix[fast]' (or pip install fht-cpu)",
@@ -272,8 +270,7 @@ class PowerOfTwoRecord:
         return f"n = {self.n_original} is already a power of two; nothing added or dropped"
 
     def _key(self):
-        return (self.method, self.n_original, self.n_used,
-                None if self.indices is None else self.indices.tobytes())
+        return (self.method, self.n_original, self.n_used, None if self.indices is None else self.indices.tobytes())
 
     def __eq__(self, other):
         if not isinstance(other, PowerOfTwoRecord):
@@ -308,8 +305,9 @@ def power_of_two_size(n: int, method: str = "pad") -> int:
     return next_power_of_two(max(n, 1))
 
 
-def rows_to_power_of_two(X, y=None, *, method: str = "pad", random_state=None, order: str = "F",
-                         dtype=np.float64, copy: bool = False):
+def rows_to_power_of_two(
+    X, y=None, *, method: str = "pad", random_state=None, order: str = "F", dtype=np.float64, copy: bool = False
+):
     """Bring the number of rows of ``X`` (and of ``y``) to a power of two, as the transform needs.
 
     The Walsh-Hadamard transform (eq. 13) and the SRHT (Definition 3) need ``n = 2^p``.

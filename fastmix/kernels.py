@@ -325,7 +325,7 @@ def _lower_times(L: np.ndarray, Z: np.ndarray) -> np.ndarray:
 def _zero_strict_upper(L: np.ndarray) -> None:
     """Set the strict upper triangle of the square array ``L`` to zero, in place (row by row)."""
     for i in range(L.shape[0] - 1):
-        L[i, i + 1:] = 0.0
+        L[i, i + 1 :] = 0.0
 
 
 def _restore_triangle(A: np.ndarray, upper: bool) -> None:
@@ -337,9 +337,9 @@ def _restore_triangle(A: np.ndarray, upper: bool) -> None:
     """
     for i in range(A.shape[0] - 1):
         if upper:
-            A[i, i + 1:] = A[i + 1:, i]
+            A[i, i + 1 :] = A[i + 1 :, i]
         else:
-            A[i + 1:, i] = A[i, i + 1:]
+            A[i + 1 :, i] = A[i, i + 1 :]
 
 
 class ExactGaussianProcessPaths:
@@ -446,7 +446,7 @@ class ExactGaussianProcessPaths:
                     f"{j / 10:.3g}; use sampler='approximate' for shift-invariant kernels or raise max_jitter."
                 ) from None
 
-    def fit(self, X) -> "ExactGaussianProcessPaths":
+    def fit(self, X) -> ExactGaussianProcessPaths:
         """Draw the path values at the rows of ``X`` (resets any earlier draws)."""
         self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
@@ -566,7 +566,7 @@ class RandomFeatureGaussianProcessPaths:
         """Bound on ``k_D(x, x)``, the variance of a path value given the frequencies."""
         return self.kernel.kappa2 * (1.0 if self.features == "sincos" else 2.0)
 
-    def fit(self, X) -> "RandomFeatureGaussianProcessPaths":
+    def fit(self, X) -> RandomFeatureGaussianProcessPaths:
         """Draw the frequencies, offsets and Gaussian coefficients (only ``X.shape[1]`` is used)."""
         self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
@@ -633,7 +633,7 @@ class RandomFourierFeatures:
         check_random_state(random_state)  # refuse a bad type now; the generator is made in fit
         self.random_state = random_state
 
-    def fit(self, X) -> "RandomFourierFeatures":
+    def fit(self, X) -> RandomFourierFeatures:
         """Draw ``W`` and ``b`` (only ``X.shape[1]`` is used)."""
         self._rng = check_random_state(self.random_state)
         X = check_matrix(X, "X", dtype=float)
@@ -653,8 +653,16 @@ class RandomFourierFeatures:
         return self.fit(X).transform(X)
 
 
-def random_projection_paths(kernel, n_paths: int, *, sampler: str = "exact", n_frequencies: int = 2000,
-                            features: str = "sincos", random_state=None, **exact_options):
+def random_projection_paths(
+    kernel,
+    n_paths: int,
+    *,
+    sampler: str = "exact",
+    n_frequencies: int = 2000,
+    features: str = "sincos",
+    random_state=None,
+    **exact_options,
+):
     """Make an (unfitted) random projection sampler h_M for ``kernel`` (kernel paper, Definition 4).
 
     Parameters
@@ -671,8 +679,9 @@ def random_projection_paths(kernel, n_paths: int, *, sampler: str = "exact", n_f
     if sampler == "exact":
         return ExactGaussianProcessPaths(kernel, n_paths, random_state=random_state, **exact_options)
     if sampler == "approximate":
-        return RandomFeatureGaussianProcessPaths(kernel, n_paths, n_frequencies, features=features,
-                                                 random_state=random_state)
+        return RandomFeatureGaussianProcessPaths(
+            kernel, n_paths, n_frequencies, features=features, random_state=random_state
+        )
     raise ValueError(
         f"sampler must be 'exact' or 'approximate'; got {sampler!r}. (The estimators' sampler='auto' "
         "picks one of these from n; this function needs the choice made.)"
@@ -690,8 +699,9 @@ def _renamed_rng(random_state, rng, where):
         return random_state
     if random_state is not None:
         raise TypeError(f"{where}: give random_state only (rng is its deprecated name); got both.")
-    warnings.warn(f"{where}: the keyword rng is deprecated; pass random_state instead.", DeprecationWarning,
-                  stacklevel=3)
+    warnings.warn(
+        f"{where}: the keyword rng is deprecated; pass random_state instead.", DeprecationWarning, stacklevel=3
+    )
     return rng
 
 
@@ -720,8 +730,9 @@ class SufficientStatisticsRelease:
     details: dict = field(default_factory=dict)
 
 
-def release_sufficient_statistics(Z, y, *, epsilon, delta_covariance, delta_vector, feature_norm_sq,
-                                  response_bound, random_state=None, rng=None) -> SufficientStatisticsRelease:
+def release_sufficient_statistics(
+    Z, y, *, epsilon, delta_covariance, delta_vector, feature_norm_sq, response_bound, random_state=None, rng=None
+) -> SufficientStatisticsRelease:
     """Gaussian-mechanism release of ``(C, u)`` (kernel paper, Algorithm 1 steps 3-4 / Algorithm 3).
 
     With features ``||z_i||^2 <= D2`` and responses ``|y_i| <= T``, replacing one record changes
@@ -753,14 +764,34 @@ def release_sufficient_statistics(Z, y, *, epsilon, delta_covariance, delta_vect
     """
     random_state = _renamed_rng(random_state, rng, "release_sufficient_statistics")
     n, _ = Z.shape
-    return release_from_statistics(Z.T @ Z / n, Z.T @ y / n, n, epsilon=epsilon, delta_covariance=delta_covariance,
-                                   delta_vector=delta_vector, feature_norm_sq=feature_norm_sq,
-                                   response_bound=response_bound, random_state=random_state)
+    return release_from_statistics(
+        Z.T @ Z / n,
+        Z.T @ y / n,
+        n,
+        epsilon=epsilon,
+        delta_covariance=delta_covariance,
+        delta_vector=delta_vector,
+        feature_norm_sq=feature_norm_sq,
+        response_bound=response_bound,
+        random_state=random_state,
+    )
 
 
-def release_from_statistics(C, u, n, *, epsilon, delta_covariance, delta_vector, feature_norm_sq, response_bound,
-                            random_state=None, noise_multiplier=1.0, split_epsilon=True,
-                            rng=None) -> SufficientStatisticsRelease:
+def release_from_statistics(
+    C,
+    u,
+    n,
+    *,
+    epsilon,
+    delta_covariance,
+    delta_vector,
+    feature_norm_sq,
+    response_bound,
+    random_state=None,
+    noise_multiplier=1.0,
+    split_epsilon=True,
+    rng=None,
+) -> SufficientStatisticsRelease:
     """The release of :func:`release_sufficient_statistics` from precomputed ``C`` and ``u``.
 
     Each statistic goes through the analytic Gaussian mechanism (Balle and Wang 2018), which needs
@@ -965,8 +996,7 @@ def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lip
     return sigma, max(lam, lam_min), lam_min
 
 
-def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1.0, c_m=2.0,
-                           max_components=None):
+def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1.0, c_m=2.0, max_components=None):
     """Data-independent (M, lam) from the kernel paper's rates; using them costs no privacy.
 
     Projection dimension (kernel paper, discussion after Theorem 6)::
@@ -1019,14 +1049,18 @@ def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1
 
 
 def _check_common(est):
-    M = check_positive_int(est.n_components, "n_components",
-                           hint="It is the projection dimension M; the paper's rates suggest M of order log n "
-                                "for the Gaussian kernel.")
+    M = check_positive_int(
+        est.n_components,
+        "n_components",
+        hint="It is the projection dimension M; the paper's rates suggest M of order log n for the Gaussian kernel.",
+    )
     try:
         lam = check_positive(est.lam, "lam")
     except ValueError as err:
-        raise ValueError(f"{err} lam is the ridge penalty lambda of the paper; use e.g. 1/n, or "
-                         "theory_hyperparameters(n, epsilon, delta).") from None
+        raise ValueError(
+            f"{err} lam is the ridge penalty lambda of the paper; use e.g. 1/n, or "
+            "theory_hyperparameters(n, epsilon, delta)."
+        ) from None
     kernel = make_kernel(est.kernel, bandwidth=est.bandwidth, feature_bound=est.feature_bound)
     return M, lam, kernel
 
@@ -1122,8 +1156,18 @@ class RandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
         Controls the path draws. Pass an int for reproducible output across calls.
     """
 
-    def __init__(self, kernel="gaussian", bandwidth=1.0, n_components=100, lam=1e-3, sampler="auto",
-                 n_frequencies=None, feature_bound=1.0, row_norm_policy="raise", random_state=None):
+    def __init__(
+        self,
+        kernel="gaussian",
+        bandwidth=1.0,
+        n_components=100,
+        lam=1e-3,
+        sampler="auto",
+        n_frequencies=None,
+        feature_bound=1.0,
+        row_norm_policy="raise",
+        random_state=None,
+    ):
         self.kernel = kernel
         self.bandwidth = bandwidth
         self.n_components = n_components
@@ -1178,8 +1222,10 @@ class RandomFeatureKRR(_KRRBase):
 
 def _require_shift_invariant(kernel):
     if not getattr(kernel, "shift_invariant", False):
-        raise ValueError(f"random Fourier features need a shift-invariant kernel ('gaussian' or 'laplace'); got "
-                         f"{kernel!r}. Use RandomProjectionKRR / DPRandomProjectionKRR for the linear kernel.")
+        raise ValueError(
+            f"random Fourier features need a shift-invariant kernel ('gaussian' or 'laplace'); got "
+            f"{kernel!r}. Use RandomProjectionKRR / DPRandomProjectionKRR for the linear kernel."
+        )
 
 
 def _truncate(y, T):
@@ -1225,17 +1271,31 @@ class _DPKRRBase(_KRRBase):
         y, self.n_responses_clipped_ = _truncate(y, T)
         ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
         Z, D2, d_cov, d_vec = self._bound_features(Z, M, delta, ledger)
-        rel = release_sufficient_statistics(Z, y, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
-                                            feature_norm_sq=D2, response_bound=T, random_state=rng_noise)
+        rel = release_sufficient_statistics(
+            Z,
+            y,
+            epsilon=eps,
+            delta_covariance=d_cov,
+            delta_vector=d_vec,
+            feature_norm_sq=D2,
+            response_bound=T,
+            random_state=rng_noise,
+        )
         for what, d_release, sens, sig in (
-                ("covariance C~", d_cov, rel.sensitivity_covariance, rel.sigma_covariance),
-                ("vector u~", d_vec, rel.sensitivity_vector, rel.sigma_vector)):
-            ledger.spend(f"Gaussian mechanism: {what}", eps / 2.0, d_release,
-                         source=f"{_PAPER}, {self._release_source}; analytic Gaussian (Balle & Wang 2018)",
-                         details={"sensitivity": sens, "sigma": sig})
+            ("covariance C~", d_cov, rel.sensitivity_covariance, rel.sigma_covariance),
+            ("vector u~", d_vec, rel.sensitivity_vector, rel.sigma_vector),
+        ):
+            ledger.spend(
+                f"Gaussian mechanism: {what}",
+                eps / 2.0,
+                d_release,
+                source=f"{_PAPER}, {self._release_source}; analytic Gaussian (Balle & Wang 2018)",
+                details={"sensitivity": sens, "sigma": sig},
+            )
         self.release_ = rel
         self.coef_, self.n_eigenvalues_floored_, self.min_eigenvalue_ = solve_ridge_floored(
-            rel.covariance, rel.vector, lam, psd_floor=floor)
+            rel.covariance, rel.vector, lam, psd_floor=floor
+        )
         self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
         self.privacy_ledger_ = ledger
         return self
@@ -1321,9 +1381,23 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     (2.0, 1e-05)
     """
 
-    def __init__(self, epsilon=1.0, delta=1e-5, kernel="gaussian", bandwidth=1.0, n_components=100, lam=1e-3,
-                 response_bound=1.0, clip_features=False, sampler="auto", n_frequencies=None, psd_floor=1.0,
-                 feature_bound=1.0, row_norm_policy="raise", random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-5,
+        kernel="gaussian",
+        bandwidth=1.0,
+        n_components=100,
+        lam=1e-3,
+        response_bound=1.0,
+        clip_features=False,
+        sampler="auto",
+        n_frequencies=None,
+        psd_floor=1.0,
+        feature_bound=1.0,
+        row_norm_policy="raise",
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.kernel = kernel
@@ -1362,9 +1436,13 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
         self.n_features_clipped_ = 0
         self.n_features_over_bound_ = int(np.count_nonzero(norms_sq > D2))
         self.feature_clip_ = None
-        ledger.spend("Laurent-Massart norm event (both differing records, t = delta/8 each)", 0.0, delta / 4.0,
-                     source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
-                     details={"D2": D2, "t": delta / 8.0, "M": M})
+        ledger.spend(
+            "Laurent-Massart norm event (both differing records, t = delta/8 each)",
+            0.0,
+            delta / 4.0,
+            source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
+            details={"D2": D2, "t": delta / 8.0, "M": M},
+        )
         return Z, D2, delta / 4.0, delta / 2.0
 
 
@@ -1393,8 +1471,18 @@ class DPRandomFeatureKRR(_DPKRRBase):
 
     feature_bound = 1.0
 
-    def __init__(self, epsilon=1.0, delta=1e-5, kernel="gaussian", bandwidth=1.0, n_components=100, lam=1e-3,
-                 response_bound=1.0, psd_floor=1.0, random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-5,
+        kernel="gaussian",
+        bandwidth=1.0,
+        n_components=100,
+        lam=1e-3,
+        response_bound=1.0,
+        psd_floor=1.0,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.kernel = kernel
@@ -1488,9 +1576,21 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
     privacy_ledger_ : PrivacyLedger
     """
 
-    def __init__(self, epsilon=1.0, delta=1e-5, kernel="gaussian", bandwidth=1.0, n_components=100, lam=1e-3,
-                 clip_features=False, sampler="auto", n_frequencies=None, feature_bound=1.0,
-                 row_norm_policy="raise", random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=1e-5,
+        kernel="gaussian",
+        bandwidth=1.0,
+        n_components=100,
+        lam=1e-3,
+        clip_features=False,
+        sampler="auto",
+        n_frequencies=None,
+        feature_bound=1.0,
+        row_norm_policy="raise",
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.kernel = kernel
@@ -1513,9 +1613,11 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
         check_classification_targets(y)
         self.classes_ = np.unique(y)
         if self.classes_.size != 2:
-            raise ValueError(f"Only binary classification is supported: DPRandomProjectionLogistic got "
-                             f"{self.classes_.size} class(es) "
-                             f"{self.classes_.tolist()}. Encode the labels as two classes.")
+            raise ValueError(
+                f"Only binary classification is supported: DPRandomProjectionLogistic got "
+                f"{self.classes_.size} class(es) "
+                f"{self.classes_.tolist()}. Encode the labels as two classes."
+            )
         if kernel.name == "linear":
             X, self.row_norm_record_ = check_row_norms(X, bound=kernel.feature_bound, policy=self.row_norm_policy)
         s = np.where(y == self.classes_[1], 1.0, -1.0)
@@ -1534,18 +1636,27 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
             self.n_features_clipped_ = 0
             self.feature_clip_ = None
             d_tail = delta / 2.0
-            ledger.spend("Laurent-Massart norm event (both differing records, t = delta/4 each)", 0.0, delta / 2.0,
-                         source=f"{_PAPER}, Lemma 2 / proof of Theorem 2 (event E_3)",
-                         details={"D2": D2, "t": delta / 4.0, "M": M})
+            ledger.spend(
+                "Laurent-Massart norm event (both differing records, t = delta/4 each)",
+                0.0,
+                delta / 2.0,
+                source=f"{_PAPER}, Lemma 2 / proof of Theorem 2 (event E_3)",
+                details={"D2": D2, "t": delta / 4.0, "M": M},
+            )
         self.norm_bound_sq_ = D2
         sigma, lam_eff, lam_min = objective_perturbation_calibration(
-            eps, d_tail, feature_norm=math.sqrt(D2), lipschitz=1.0, smoothness=0.25, n=n, lam=lam)
+            eps, d_tail, feature_norm=math.sqrt(D2), lipschitz=1.0, smoothness=0.25, n=n, lam=lam
+        )
         b = sigma * rng_noise.standard_normal(M)
         self.coef_ = _logistic_newton(Z, s, lam_eff, b)
-        ledger.spend("objective perturbation (logistic loss)", eps, d_tail,
-                     source=f"{_PAPER}, Algorithm 2 / Theorem 2; Kifer et al. (2012); calibration derived in "
-                            "book/kernel_calibration.md",
-                     details={"sigma": sigma, "lam_effective": lam_eff, "lam_min": lam_min, "Delta": math.sqrt(D2)})
+        ledger.spend(
+            "objective perturbation (logistic loss)",
+            eps,
+            d_tail,
+            source=f"{_PAPER}, Algorithm 2 / Theorem 2; Kifer et al. (2012); calibration derived in "
+            "book/kernel_calibration.md",
+            details={"sigma": sigma, "lam_effective": lam_eff, "lam_min": lam_min, "Delta": math.sqrt(D2)},
+        )
         self.noise_sigma_, self.lam_effective_, self.lam_min_ = sigma, lam_eff, lam_min
         self.privacy_ledger_ = ledger
         return self

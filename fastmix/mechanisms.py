@@ -30,11 +30,11 @@ from ._validation import (
     check_delta,
     check_epsilon,
     check_matrix,
+    check_policy,
     check_positive,
     check_positive_int,
     check_probability,
     check_random_state,
-    check_policy,
     check_row_norms,
 )
 from .hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
@@ -222,15 +222,23 @@ def calibrate_gaussian_mix(epsilon, delta, *, k, lambda_min_lower: float = 0.0) 
     return GaussianMixCalibration(epsilon, delta, k, gamma, sigma, lam, spent)
 
 
-def gaussian_mix(X, calibration: GaussianMixCalibration, *, random_state=None, ledger=None,
-                 row_norm_policy: str = "raise", method: str = "explicit") -> np.ndarray:
+def gaussian_mix(
+    X,
+    calibration: GaussianMixCalibration,
+    *,
+    random_state=None,
+    ledger=None,
+    row_norm_policy: str = "raise",
+    method: str = "explicit",
+) -> np.ndarray:
     """Release ``S_G X + sigma N`` with k Gaussian rows (Proposition 2, eq. 4).
 
     With ``method="explicit"`` this costs O(k n d): the slow mechanism FastMix accelerates.
     ``method="gram"`` draws the same distribution in O(n d^2 + k d^2) (see :func:`mix_sketch`).
     """
-    _check_calibration(calibration, GaussianMixCalibration, "calibrate_gaussian_mix(epsilon, delta, k=...)",
-                       "gaussian_mix")
+    _check_calibration(
+        calibration, GaussianMixCalibration, "calibrate_gaussian_mix(epsilon, delta, k=...)", "gaussian_mix"
+    )
     X = check_matrix(X, "X")
     X, _ = check_row_norms(X, bound=1.0, policy=row_norm_policy)
     if ledger is not None:
@@ -299,30 +307,59 @@ class FastMixCalibration:
         entries = []
         for t in range(T):
             tag = f" (draw {t + 1}/{T})" if T > 1 else ""
-            entries.append(_ledger_entry(
-                f"Laplace release of m_tilde{tag}", 1.0 / self.omega, 0.0,
-                source="Algorithm 1 line 3; sensitivity Delta_hat (Lemma 4)",
-                details=(("omega", self.omega), ("tau", self.tau))))
-            entries.append(_ledger_entry(
-                f"Laplace release of lambda_tilde{tag}", 1.0 / self.omega, 0.0,
-                source="Algorithm 1 line 4; sensitivity Lambda_hat + 2 m_tilde (Lemma 5)",
-                details=(("omega", self.omega), ("tau", self.tau))))
-        entries.append(_ledger_entry(
-            f"FastMix sketch{'es' if T > 1 else ''} ({T} x {self.k1} Gaussian rows)",
-            self.epsilon_sketch, self.delta_sketch,
-            source=f"Lemma 1 ({'phi_bar, eq. 115' if self.bound == 'bar' else self.bound}), RDP composition, "
-                   "Proposition 1 (eq. 113/185)",
-            details=(("gamma", self.gamma), ("alpha", self.alpha), ("k1", self.k1), ("T", T))))
-        entries.append(_ledger_entry(
-            "Laplace shift failure event", 0.0, self.delta_failure,
-            source="eq. (112) and Lemma 6: P(z >= tau) = exp(-tau)/2 per estimate",
-            details=(("tau", self.tau), ("draws", T))))
+            entries.append(
+                _ledger_entry(
+                    f"Laplace release of m_tilde{tag}",
+                    1.0 / self.omega,
+                    0.0,
+                    source="Algorithm 1 line 3; sensitivity Delta_hat (Lemma 4)",
+                    details=(("omega", self.omega), ("tau", self.tau)),
+                )
+            )
+            entries.append(
+                _ledger_entry(
+                    f"Laplace release of lambda_tilde{tag}",
+                    1.0 / self.omega,
+                    0.0,
+                    source="Algorithm 1 line 4; sensitivity Lambda_hat + 2 m_tilde (Lemma 5)",
+                    details=(("omega", self.omega), ("tau", self.tau)),
+                )
+            )
+        entries.append(
+            _ledger_entry(
+                f"FastMix sketch{'es' if T > 1 else ''} ({T} x {self.k1} Gaussian rows)",
+                self.epsilon_sketch,
+                self.delta_sketch,
+                source=f"Lemma 1 ({'phi_bar, eq. 115' if self.bound == 'bar' else self.bound}), RDP composition, "
+                "Proposition 1 (eq. 113/185)",
+                details=(("gamma", self.gamma), ("alpha", self.alpha), ("k1", self.k1), ("T", T)),
+            )
+        )
+        entries.append(
+            _ledger_entry(
+                "Laplace shift failure event",
+                0.0,
+                self.delta_failure,
+                source="eq. (112) and Lemma 6: P(z >= tau) = exp(-tau)/2 per estimate",
+                details=(("tau", self.tau), ("draws", T)),
+            )
+        )
         return tuple(entries)
 
 
-def calibrate_fast_mix(epsilon, delta, *, k1, n_draws: int = 1, laplace_share: float = 0.5,
-                       failure_share: float = 2.0 / 3.0, bound: str = "bar", method: str = "tight",
-                       c_x: float = 1.0, tau_min: float | None = None) -> FastMixCalibration:
+def calibrate_fast_mix(
+    epsilon,
+    delta,
+    *,
+    k1,
+    n_draws: int = 1,
+    laplace_share: float = 0.5,
+    failure_share: float = 2.0 / 3.0,
+    bound: str = "bar",
+    method: str = "tight",
+    c_x: float = 1.0,
+    tau_min: float | None = None,
+) -> FastMixCalibration:
     """Choose (gamma, tau, omega) so that FastMix / MultipleFastMixing is (epsilon, delta)-DP.
 
     The split follows Theorem 1 (T = 1: ``tau = log(3/(2 delta))`` from a failure share of
@@ -393,9 +430,21 @@ def calibrate_fast_mix(epsilon, delta, *, k1, n_draws: int = 1, laplace_share: f
             break
         tau = math.nextafter(tau, math.inf)
     return FastMixCalibration(
-        epsilon=epsilon, delta=delta, k1=k1, n_draws=T, gamma=gamma, tau=tau, omega=omega, c_x=c_x,
-        epsilon_laplace=2.0 * T / omega, epsilon_sketch=spent, delta_sketch=delta_sk,
-        delta_failure=T * math.exp(-tau), alpha=alpha, bound=bound, method=method,
+        epsilon=epsilon,
+        delta=delta,
+        k1=k1,
+        n_draws=T,
+        gamma=gamma,
+        tau=tau,
+        omega=omega,
+        c_x=c_x,
+        epsilon_laplace=2.0 * T / omega,
+        epsilon_sketch=spent,
+        delta_sketch=delta_sk,
+        delta_failure=T * math.exp(-tau),
+        alpha=alpha,
+        bound=bound,
+        method=method,
     )
 
 
@@ -440,12 +489,17 @@ class FastMixRelease:
         return (self.lambda_min + self.eta_tilde**2) / (1.0 + 2.0 * self.m_hat)
 
     def private_outputs(self) -> dict:
-        return {"sketch": self.sketch, "eta_tilde": self.eta_tilde, "m_tilde": self.m_tilde,
-                "lambda_tilde": self.lambda_tilde}
+        return {
+            "sketch": self.sketch,
+            "eta_tilde": self.eta_tilde,
+            "m_tilde": self.m_tilde,
+            "lambda_tilde": self.lambda_tilde,
+        }
 
 
-def _private_noise_level(q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator,
-                         m_floor: float) -> tuple[float, float, float]:
+def _private_noise_level(
+    q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator, m_floor: float
+) -> tuple[float, float, float]:
     """Algorithm 1 lines 3-5 (Algorithm 3 lines 7-9 with C_X): m_tilde, lambda_tilde, eta_tilde."""
     c = cal.c_x
     z1, z2 = rng.laplace(0.0, 1.0, size=2)
@@ -457,14 +511,23 @@ def _private_noise_level(q: SketchQuantities, cal: FastMixCalibration, rng: np.r
 
 def _check_k2(k2, n: int) -> int:
     return check_positive_int(
-        k2, "k2", maximum=n,
-        hint=f"k2 is the number of SRHT rows and cannot exceed n = {n} (after padding); lower k2.",
+        k2, "k2", maximum=n, hint=f"k2 is the number of SRHT rows and cannot exceed n = {n} (after padding); lower k2."
     )
 
 
-def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledger=None,
-             row_norm_policy: str = "raise", n_policy: str = "pad", m_floor: float = 0.0,
-             backend: str | None = None, gaussian_step: str = "explicit") -> FastMixRelease:
+def fast_mix(
+    X,
+    calibration: FastMixCalibration,
+    *,
+    k2,
+    random_state=None,
+    ledger=None,
+    row_norm_policy: str = "raise",
+    n_policy: str = "pad",
+    m_floor: float = 0.0,
+    backend: str | None = None,
+    gaussian_step: str = "explicit",
+) -> FastMixRelease:
     """FastMix, Algorithm 1 of the FastMix paper.
 
     1. Draw an SRHT ``S_f`` with k2 rows; compute ``Z = S_f X``, ``m_hat``, ``Delta_hat``,
@@ -523,10 +586,22 @@ def fast_mix(X, calibration: FastMixCalibration, *, k2, random_state=None, ledge
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
-        sketch=sketch, eta_tilde=eta_tilde, m_tilde=m_tilde, lambda_tilde=lambda_tilde,
-        m_hat=q.m_hat, delta_hat=q.delta_hat, Lambda_hat=q.Lambda_hat, lambda_min=q.lambda_min,
-        gamma=calibration.gamma, k1=calibration.k1, k2=k2, n=n, d=d,
-        padding=data.padding, row_norms=data.row_norms, ledger_entries=entries,
+        sketch=sketch,
+        eta_tilde=eta_tilde,
+        m_tilde=m_tilde,
+        lambda_tilde=lambda_tilde,
+        m_hat=q.m_hat,
+        delta_hat=q.delta_hat,
+        Lambda_hat=q.Lambda_hat,
+        lambda_min=q.lambda_min,
+        gamma=calibration.gamma,
+        k1=calibration.k1,
+        k2=k2,
+        n=n,
+        d=d,
+        padding=data.padding,
+        row_norms=data.row_norms,
+        ledger_entries=entries,
     )
 
 
@@ -563,8 +638,9 @@ class MultipleFastMixingResult:
     def n_draws(self) -> int:
         return len(self.srht_sketches)
 
-    def release(self, t: int, k1: int, random_state=None, *, noise_scale: float | None = None,
-                method: str = "explicit") -> np.ndarray:
+    def release(
+        self, t: int, k1: int, random_state=None, *, noise_scale: float | None = None, method: str = "explicit"
+    ) -> np.ndarray:
         """Private sketch of draw t: ``S_G,t X_tilde_t + eta xi_t`` (Algorithm 2, lines 5-6).
 
         ``noise_scale`` defaults to the shared ``eta`` of line 10; passing
@@ -572,15 +648,26 @@ class MultipleFastMixingResult:
         Lemma 1 only needs each draw's own noise to meet eq. (7)). ``method`` as in
         :func:`mix_sketch`.
         """
-        t = check_positive_int(t, "t", minimum=0, maximum=self.n_draws - 1,
-                               hint="t indexes the draws of this run, 0 <= t < n_draws.")
+        t = check_positive_int(
+            t, "t", minimum=0, maximum=self.n_draws - 1, hint="t indexes the draws of this run, 0 <= t < n_draws."
+        )
         scale = self.eta if noise_scale is None else noise_scale
         return mix_sketch(self.srht_sketches[t], scale, k1, random_state, method=method)
 
 
-def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state=None, ledger=None,
-                         row_norm_policy: str = "raise", n_policy: str = "pad", m_floor: float = 0.0,
-                         backend: str | None = None, prepared: PreparedData | None = None) -> MultipleFastMixingResult:
+def multiple_fast_mixing(
+    X,
+    calibration: FastMixCalibration,
+    *,
+    k2,
+    random_state=None,
+    ledger=None,
+    row_norm_policy: str = "raise",
+    n_policy: str = "pad",
+    m_floor: float = 0.0,
+    backend: str | None = None,
+    prepared: PreparedData | None = None,
+) -> MultipleFastMixingResult:
     """MultipleFastMixing, Algorithm 3 of the FastMix paper (Appendix G).
 
     For t = 0..T-1 (T = ``calibration.n_draws``): draw an independent SRHT S_H,t with k2 rows,
@@ -597,11 +684,15 @@ def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state
 
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
     """
-    _check_calibration(calibration, FastMixCalibration,
-                       "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing")
+    _check_calibration(
+        calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"
+    )
     check_positive(m_floor, "m_floor", allow_zero=True)
-    data = prepared if prepared is not None else prepare_data(
-        X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+    data = (
+        prepared
+        if prepared is not None
+        else prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+    )
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
@@ -615,11 +706,26 @@ def multiple_fast_mixing(X, calibration: FastMixCalibration, *, k2, random_state
         q = sketch_quantities(data.X, srht, check_input=False)
         m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
         sketches.append(q.Z)
-        mt.append(m_tilde); lt.append(lambda_tilde); et.append(eta_tilde)
-        mh.append(q.m_hat); dh.append(q.delta_hat); lm.append(q.lambda_min)
+        mt.append(m_tilde)
+        lt.append(lambda_tilde)
+        et.append(eta_tilde)
+        mh.append(q.m_hat)
+        dh.append(q.delta_hat)
+        lm.append(q.lambda_min)
     return MultipleFastMixingResult(
-        eta=float(max(et)), srht_sketches=tuple(sketches), m_tilde=np.array(mt), lambda_tilde=np.array(lt),
-        eta_tilde=np.array(et), m_hat=np.array(mh), delta_hat=np.array(dh), lambda_min=np.array(lm),
-        gamma=calibration.gamma, k2=k2, n=n, d=d, padding=data.padding, row_norms=data.row_norms,
+        eta=float(max(et)),
+        srht_sketches=tuple(sketches),
+        m_tilde=np.array(mt),
+        lambda_tilde=np.array(lt),
+        eta_tilde=np.array(et),
+        m_hat=np.array(mh),
+        delta_hat=np.array(dh),
+        lambda_min=np.array(lm),
+        gamma=calibration.gamma,
+        k2=k2,
+        n=n,
+        d=d,
+        padding=data.padding,
+        row_norms=data.row_norms,
         ledger_entries=entries,
     )

@@ -69,8 +69,9 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         ``G`` fits and one selection; totals within ``(epsilon, delta)``.
     """
 
-    def __init__(self, estimator, param_grid, *, epsilon, delta, selection_share=0.1, clip=1.0, ledger=None,
-                 random_state=None):
+    def __init__(
+        self, estimator, param_grid, *, epsilon, delta, selection_share=0.1, clip=1.0, ledger=None, random_state=None
+    ):
         self.estimator = estimator
         self.param_grid = param_grid
         self.epsilon = epsilon
@@ -86,12 +87,16 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         share = check_probability(self.selection_share, "selection_share")  # in (0, 1)
         C = check_positive(self.clip, "clip")
         if self.ledger is not None and not isinstance(self.ledger, PrivacyLedger):
-            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(self.ledger).__name__}.")
+            raise TypeError(
+                f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(self.ledger).__name__}."
+            )
         names = set(self.estimator.get_params())
         missing = sorted({"epsilon", "delta", "ledger", "random_state"} - names)
         if missing:
-            raise TypeError(f"PrivateGridSearch needs a private estimator with parameters epsilon, delta, ledger and "
-                            f"random_state; {type(self.estimator).__name__} lacks {missing}.")
+            raise TypeError(
+                f"PrivateGridSearch needs a private estimator with parameters epsilon, delta, ledger and "
+                f"random_state; {type(self.estimator).__name__} lacks {missing}."
+            )
         candidates = list(ParameterGrid(self.param_grid))
         if not candidates:
             raise ValueError("param_grid is empty; give at least one candidate.")
@@ -111,15 +116,21 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         n = y_c.size
         fits, scores = [], np.empty(G)
         for g, params in enumerate(candidates):
-            est = clone(self.estimator).set_params(**params, epsilon=eps_fit, delta=delta_fit, ledger=own,
-                                                   random_state=seeds[g])
+            est = clone(self.estimator).set_params(
+                **params, epsilon=eps_fit, delta=delta_fit, ledger=own, random_state=seeds[g]
+            )
             est.fit(X, y)
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
             fits.append(est)
         sensitivity = 4.0 * C * C / n
         # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike
-        own.spend("exponential mechanism (selection)", eps_sel, 0.0, source=_EXPONENTIAL,
-                  details={"candidates": G, "sensitivity": sensitivity})
+        own.spend(
+            "exponential mechanism (selection)",
+            eps_sel,
+            0.0,
+            source=_EXPONENTIAL,
+            details={"candidates": G, "sensitivity": sensitivity},
+        )
         gumbel = seeds[G].gumbel(size=G)
         k = int(np.argmax(eps_sel * scores / (2.0 * sensitivity) + gumbel))
         del scores  # private: only the chosen index is released
@@ -137,4 +148,3 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         check_is_fitted(self, "best_estimator_")
         C = float(self.clip)
         return np.clip(self.best_estimator_.predict(X), -C, C)
-

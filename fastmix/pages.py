@@ -13,8 +13,14 @@ from __future__ import annotations
 
 __all__ = ["caption", "use_book_style", "tex_num", "BOOK_STYLE"]
 
-BOOK_STYLE = {"font.size": 12, "axes.titlesize": 12, "axes.labelsize": 12, "xtick.labelsize": 11,
-              "ytick.labelsize": 11, "legend.fontsize": 10}
+BOOK_STYLE = {
+    "font.size": 12,
+    "axes.titlesize": 12,
+    "axes.labelsize": 12,
+    "xtick.labelsize": 11,
+    "ytick.labelsize": 11,
+    "legend.fontsize": 10,
+}
 """matplotlib settings of every page's figures."""
 
 
@@ -22,8 +28,11 @@ def caption(name: str, text: str) -> None:
     """Glue ``text`` as the caption of figure ``name`` (key ``<name>-caption``, Markdown)."""
     from IPython.display import display
 
-    display({"application/papermill.record/text/markdown": text}, raw=True,
-            metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}})
+    display(
+        {"application/papermill.record/text/markdown": text},
+        raw=True,
+        metadata={"scrapbook": {"name": f"{name}-caption", "mime_prefix": "application/papermill.record/"}},
+    )
 
 
 def use_book_style() -> None:

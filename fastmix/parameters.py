@@ -28,7 +28,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from numbers import Integral, Real as _RealNumber
+from numbers import Integral
+from numbers import Real as _RealNumber
 from typing import Any, Union
 
 __all__ = [
@@ -94,8 +95,16 @@ def _bound_value(bound: Bound, params: Mapping[str, Any] | None) -> tuple[float 
     return float(bound), f"{bound:g}" if isinstance(bound, float) else str(bound)
 
 
-def _interval_text(kind: str, low: Bound, high: Bound, low_open: bool, high_open: bool,
-                   params: Mapping[str, Any] | None = None, *, resolve: bool = False) -> str:
+def _interval_text(
+    kind: str,
+    low: Bound,
+    high: Bound,
+    low_open: bool,
+    high_open: bool,
+    params: Mapping[str, Any] | None = None,
+    *,
+    resolve: bool = False,
+) -> str:
     lo_text = _bound_value(low, params)[1] if resolve else _bound_value(low, None)[1]
     hi_text = _bound_value(high, params)[1] if resolve else _bound_value(high, None)[1]
     if low is not None and high is not None:
@@ -108,8 +117,9 @@ def _interval_text(kind: str, low: Bound, high: Bound, low_open: bool, high_open
     return kind + (" " + " and ".join(parts) if parts else "")
 
 
-def _outside(x: float, low: Bound, high: Bound, low_open: bool, high_open: bool,
-             params: Mapping[str, Any] | None) -> bool:
+def _outside(
+    x: float, low: Bound, high: Bound, low_open: bool, high_open: bool, params: Mapping[str, Any] | None
+) -> bool:
     lo, _ = _bound_value(low, params)
     hi, _ = _bound_value(high, params)
     if lo is not None and (x < lo or (low_open and x == lo)):
@@ -150,13 +160,18 @@ class Real:
     finite: bool = True
 
     def describe(self, params: Mapping[str, Any] | None = None) -> str:
-        return _interval_text("a number", self.low, self.high, self.low_open, self.high_open, params,
-                              resolve=params is not None)
+        return _interval_text(
+            "a number", self.low, self.high, self.low_open, self.high_open, params, resolve=params is not None
+        )
 
     def check(self, name: str, value: Any, params: Mapping[str, Any] | None = None) -> str | None:
         x = _as_real(value)
-        if x is None or math.isnan(x) or (self.finite and math.isinf(x)) or _outside(
-                x, self.low, self.high, self.low_open, self.high_open, params):
+        if (
+            x is None
+            or math.isnan(x)
+            or (self.finite and math.isinf(x))
+            or _outside(x, self.low, self.high, self.low_open, self.high_open, params)
+        ):
             what = self.describe(params)
             if self.finite and x is not None and math.isinf(x):
                 what = what.replace("a number", "a finite number", 1)
@@ -178,8 +193,11 @@ class Integer:
 
     def check(self, name: str, value: Any, params: Mapping[str, Any] | None = None) -> str | None:
         k = _as_int(value)
-        if (k is None or _outside(k, self.low, self.high, False, False, params)
-                or (self.power_of_two and (k < 1 or k & (k - 1)))):
+        if (
+            k is None
+            or _outside(k, self.low, self.high, False, False, params)
+            or (self.power_of_two and (k < 1 or k & (k - 1)))
+        ):
             return _message(name, value, self.describe(params))
         return None
 
@@ -382,8 +400,7 @@ class ShapeList(_ListRule):
         return f"shapes <log2 n>x<d> with {self._shape_text()}"
 
     def _shape_text(self) -> str:
-        return (f"log2 n {self.log2_n.describe()[len('an integer '):]} "
-                f"and d {self.d.describe()[len('an integer '):]}")
+        return f"log2 n {self.log2_n.describe()[len('an integer ') :]} and d {self.d.describe()[len('an integer ') :]}"
 
     def check(self, name: str, value: Any, params: Mapping[str, Any] | None = None) -> str | None:
         items = _items(value)
@@ -392,10 +409,16 @@ class ShapeList(_ListRule):
         for raw in items:
             parts = str(raw).strip().lower().split("x")
             numbers = [_parse_int(p) for p in parts]
-            if (len(parts) != 2 or _BAD in numbers or self.log2_n.check("log2 n", numbers[0]) is not None
-                    or self.d.check("d", numbers[1]) is not None):
-                return (f"parameter {name} = {_show(value)}: item {raw!s} is not a shape <log2 n>x<d> with "
-                        f"{self._shape_text()}")
+            if (
+                len(parts) != 2
+                or _BAD in numbers
+                or self.log2_n.check("log2 n", numbers[0]) is not None
+                or self.d.check("d", numbers[1]) is not None
+            ):
+                return (
+                    f"parameter {name} = {_show(value)}: item {raw!s} is not a shape <log2 n>x<d> with "
+                    f"{self._shape_text()}"
+                )
         return None
 
 
@@ -412,7 +435,7 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, Any]] = {
     "hello_fastmix": {
         "n": Integer(2, power_of_two=True),  # the Walsh-Hadamard transform needs a power of two
         "seed": Integer(0),  # numpy seeds are non-negative
-    },
+    }
 }
 
 
@@ -430,8 +453,13 @@ def rules_for(notebook: str) -> Mapping[str, Any] | None:
     return NOTEBOOK_PARAMETERS.get(notebook)
 
 
-def check_parameters(values: Mapping[str, Any], rules: Mapping[str, Any] | None, *,
-                     notebook: str | None = None, only: Sequence[str] | None = None) -> None:
+def check_parameters(
+    values: Mapping[str, Any],
+    rules: Mapping[str, Any] | None,
+    *,
+    notebook: str | None = None,
+    only: Sequence[str] | None = None,
+) -> None:
     """Check every value of ``values`` that has a rule in ``rules``.
 
     ``values`` should hold all of a run's parameters (defaults updated by the overrides), so
@@ -445,8 +473,13 @@ def check_parameters(values: Mapping[str, Any], rules: Mapping[str, Any] | None,
     if not rules:
         return
     names = list(only) if only is not None else list(values)
-    problems = [msg for name in names if name in rules and name in values
-                for msg in [rules[name].check(name, values[name], values)] if msg]
+    problems = [
+        msg
+        for name in names
+        if name in rules and name in values
+        for msg in [rules[name].check(name, values[name], values)]
+        if msg
+    ]
     if problems:
         where = f" (notebook {notebook})" if notebook else ""
         raise ParameterError("; ".join(problems) + where)

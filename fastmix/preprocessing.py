@@ -93,8 +93,10 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
         ranges = dict(self.numeric_ranges or {})
         cats = {k: list(v) for k, v in dict(self.categories or {}).items()}
         if not ranges and not cats:
-            raise ValueError("declare at least one column: numeric_ranges={col: (low, high)} or "
-                             "categories={col: [values]}; got neither.")
+            raise ValueError(
+                "declare at least one column: numeric_ranges={col: (low, high)} or "
+                "categories={col: [values]}; got neither."
+            )
         for col, bounds in ranges.items():
             try:
                 lo, hi = (float(b) for b in bounds)
@@ -131,11 +133,14 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
             try:
                 v = v.astype(float)
             except (TypeError, ValueError):
-                raise TypeError(f"numeric column {col!r} holds non-numeric values; declare it in categories "
-                                "instead, or convert it.") from None
+                raise TypeError(
+                    f"numeric column {col!r} holds non-numeric values; declare it in categories instead, or convert it."
+                ) from None
             if np.isnan(v).any():
-                raise ValueError(f"numeric column {col!r} has missing values; impute them with a declared "
-                                 "constant first (a data-dependent imputation would not be private).")
+                raise ValueError(
+                    f"numeric column {col!r} has missing values; impute them with a declared "
+                    "constant first (a data-dependent imputation would not be private)."
+                )
             if count:
                 clipped[col] = int(np.count_nonzero((v < lo) | (v > hi)))
             out[:, j] = (np.clip(v, lo, hi) - (lo + hi) / 2.0) / ((hi - lo) / 2.0)
@@ -186,7 +191,7 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     def _norms(X):
         scale = np.max(np.abs(X), axis=1, keepdims=True)
         scale[scale == 0] = 1.0
-        return (np.linalg.norm(X / scale, axis=1) * scale[:, 0])
+        return np.linalg.norm(X / scale, axis=1) * scale[:, 0]
 
     def transform(self, X):
         from ._validation import check_matrix
@@ -287,7 +292,17 @@ def pipeline_privacy_record(pipeline) -> dict:
         est_private = last.privacy_ledger_ is not None and bool(last.data_record_.private_preprocessing)
     except AttributeError:
         pass
-    record.append((last_name, est_private, "private estimator with bounds met" if est_private else
-                   "no privacy ledger, or its bounds were met by a data-dependent rescaling"))
-    return {"steps": record, "estimator_private": est_private,
-            "private_end_to_end": est_private and all(ok for _, ok, _ in record[:-1])}
+    record.append(
+        (
+            last_name,
+            est_private,
+            "private estimator with bounds met"
+            if est_private
+            else "no privacy ledger, or its bounds were met by a data-dependent rescaling",
+        )
+    )
+    return {
+        "steps": record,
+        "estimator_private": est_private,
+        "private_end_to_end": est_private and all(ok for _, ok, _ in record[:-1]),
+    }

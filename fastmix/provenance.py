@@ -37,8 +37,14 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
-    "collect_provenance", "provenance_report", "ProvenanceReport", "git_info", "release_info",
-    "companion_bibtex", "jsonable", "describe_source",
+    "collect_provenance",
+    "provenance_report",
+    "ProvenanceReport",
+    "git_info",
+    "release_info",
+    "companion_bibtex",
+    "jsonable",
+    "describe_source",
 ]
 
 #: Libraries whose versions are recorded when they can be imported.
@@ -189,8 +195,7 @@ def companion_bibtex(
         note = f"Release {tag}, commit {commit}"
     elif tag is not None and release.get("commits_since"):
         count = release["commits_since"]
-        note = (f"Commit {commit}, {count} commit{'s' if count != 1 else ''} after release {tag}; "
-                f"not itself a release")
+        note = f"Commit {commit}, {count} commit{'s' if count != 1 else ''} after release {tag}; not itself a release"
     elif tag is not None:
         note = f"Commit {commit}, tagged {tag}"
     elif release:
@@ -200,12 +205,7 @@ def companion_bibtex(
     if known and dirty:
         note += "; run with uncommitted changes, so this commit alone does not reproduce it"
     note += f"; documentation: {base['documentation']}"
-    entries = [
-        ("author", base["author"]),
-        ("title", base["title"]),
-        ("year", year),
-        ("version", str(version)),
-    ]
+    entries = [("author", base["author"]), ("title", base["title"]), ("year", year), ("version", str(version))]
     if base.get("doi"):
         entries.append(("doi", base["doi"]))
     entries += [
@@ -228,7 +228,8 @@ def _package_versions(names: Iterable[str] = RECORDED_PACKAGES) -> dict[str, str
     The version comes from the installed distribution's metadata, so nothing heavy is
     imported; a module that is importable without metadata reports its ``__version__``.
     """
-    from importlib.metadata import PackageNotFoundError, version as _dist_version
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as _dist_version
 
     versions: dict[str, str | None] = {}
     for name in names:
@@ -237,11 +238,11 @@ def _package_versions(names: Iterable[str] = RECORDED_PACKAGES) -> dict[str, str
             continue
         except PackageNotFoundError:
             pass
-        except Exception:  # noqa: BLE001 - broken metadata: fall back to importing
+        except Exception:
             pass
         try:
             module = sys.modules.get(name) or import_module(name)
-        except Exception:  # noqa: BLE001 - any import failure means "not available"
+        except Exception:
             versions[name] = None
             continue
         versions[name] = str(getattr(module, "__version__", _UNKNOWN))
@@ -253,7 +254,7 @@ def _hadamard_backend() -> str:
         from fastmix import hadamard
 
         return str(hadamard.get_backend())
-    except Exception as exc:  # noqa: BLE001 - provenance must never fail
+    except Exception as exc:
         return f"{_UNKNOWN} ({type(exc).__name__}: {exc})"
 
 
@@ -262,7 +263,7 @@ def _fastmix_version() -> str:
         import fastmix
 
         return str(fastmix.__version__)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return _UNKNOWN
 
 
@@ -313,11 +314,13 @@ def describe_source(item: Any) -> dict[str, Any]:
     if hasattr(item, "provenance") and callable(item.provenance):
         try:
             record = item.provenance()
-        except Exception as exc:  # noqa: BLE001
-            return {"name": repr(item), "source": None, "sha256": None,
-                    "error": f"{type(exc).__name__}: {exc}"}
-        return describe_source(record) if isinstance(record, Mapping) else {
-            "name": repr(item), "source": jsonable(record), "sha256": None}
+        except Exception as exc:
+            return {"name": repr(item), "source": None, "sha256": None, "error": f"{type(exc).__name__}: {exc}"}
+        return (
+            describe_source(record)
+            if isinstance(record, Mapping)
+            else {"name": repr(item), "source": jsonable(record), "sha256": None}
+        )
     if isinstance(item, Mapping):
         record = {str(k): jsonable(v) for k, v in item.items()}
         record.setdefault("name", record.get("source"))
@@ -468,8 +471,7 @@ class ProvenanceReport:
         """BibTeX entry for the companion at this run's version and commit (:func:`companion_bibtex`)."""
         git = self.data.get("git") or {}
         return companion_bibtex(
-            str(self.data.get("fastmix_version", _UNKNOWN)), git.get("commit"), git.get("dirty"),
-            release=self.release,
+            str(self.data.get("fastmix_version", _UNKNOWN)), git.get("commit"), git.get("dirty"), release=self.release
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -512,8 +514,9 @@ class ProvenanceReport:
             for k, v in self.rows()
         )
         commit = str((self.data.get("git") or {}).get("commit") or _UNKNOWN)
-        summary = (f"Cite this run: BibTeX for fastmix {self.data.get('fastmix_version', _UNKNOWN)}"
-                   f" at commit {commit[:12]}")
+        summary = (
+            f"Cite this run: BibTeX for fastmix {self.data.get('fastmix_version', _UNKNOWN)} at commit {commit[:12]}"
+        )
         return (
             "<table class='fastmix-provenance'>"
             "<caption style='text-align:left'>Provenance</caption>"

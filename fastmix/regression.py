@@ -56,22 +56,17 @@ from ._validation import (
     check_delta,
     check_epsilon,
     check_matrix,
+    check_policy,
     check_positive,
     check_positive_int,
     check_probability,
-    check_policy,
     check_random_state,
     check_row_norms,
     check_vector,
     row_norms,
 )
 from .hadamard import PowerOfTwoRecord, fwht_rows_unchecked, is_power_of_two, power_of_two_size, rows_to_power_of_two
-from .mechanisms import (
-    FastMixCalibration,
-    PreparedData,
-    calibrate_fast_mix,
-    multiple_fast_mixing,
-)
+from .mechanisms import FastMixCalibration, PreparedData, calibrate_fast_mix, multiple_fast_mixing
 from .srht import SRHT
 
 __all__ = [
@@ -206,11 +201,18 @@ class DataRecord:
 
     def as_dict(self) -> dict:
         return {
-            "n_original": self.n_original, "n_used": self.n_used, "n_policy": self.n_policy,
-            "rows_added": self.rows_added, "rows_dropped": self.rows_dropped,
-            "row_norm_policy": self.row_norms.policy, "rows_over_norm_bound": self.row_norms.n_rows_over,
-            "x_scale": self.row_norms.scale, "y_policy": self.y_policy, "y_bound": self.y_bound,
-            "y_rows_over": self.y_rows_over, "y_scale": self.y_scale,
+            "n_original": self.n_original,
+            "n_used": self.n_used,
+            "n_policy": self.n_policy,
+            "rows_added": self.rows_added,
+            "rows_dropped": self.rows_dropped,
+            "row_norm_policy": self.row_norms.policy,
+            "rows_over_norm_bound": self.row_norms.n_rows_over,
+            "x_scale": self.row_norms.scale,
+            "y_policy": self.y_policy,
+            "y_bound": self.y_bound,
+            "y_rows_over": self.y_rows_over,
+            "y_scale": self.y_scale,
         }
 
 
@@ -247,8 +249,17 @@ N_POLICIES = ("pad", "subsample", "raise")
 _UNCHECKED = "unchecked"
 
 
-def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise", y_policy: str = "raise",
-                       n_policy: str = "pad", random_state=None, power_of_two: bool = True) -> PreparedRegression:
+def prepare_regression(
+    X,
+    y,
+    *,
+    clip: float = 1.0,
+    row_norm_policy: str = "raise",
+    y_policy: str = "raise",
+    n_policy: str = "pad",
+    random_state=None,
+    power_of_two: bool = True,
+) -> PreparedRegression:
     """Validate ``(X, y)``, enforce ``||x_i|| <= 1`` and ``|y_i| <= clip``, and fix ``n``.
 
     Parameters
@@ -283,12 +294,21 @@ def prepare_regression(X, y, *, clip: float = 1.0, row_norm_policy: str = "raise
     check_policy(y_policy, "y_policy", Y_POLICIES)
     if power_of_two:
         check_policy(n_policy, "n_policy", N_POLICIES)
-    return _prepare_regression(X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
-                               n_policy=n_policy, random_state=random_state, power_of_two=power_of_two)
+    return _prepare_regression(
+        X,
+        y,
+        clip=clip,
+        row_norm_policy=row_norm_policy,
+        y_policy=y_policy,
+        n_policy=n_policy,
+        random_state=random_state,
+        power_of_two=power_of_two,
+    )
 
 
-def _prepare_regression(X, y, *, clip, row_norm_policy, y_policy, n_policy, random_state,
-                        power_of_two) -> PreparedRegression:
+def _prepare_regression(
+    X, y, *, clip, row_norm_policy, y_policy, n_policy, random_state, power_of_two
+) -> PreparedRegression:
     """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
     X = check_matrix(X, "X")
     n = X.shape[0]
@@ -336,14 +356,28 @@ def _prepare_regression(X, y, *, clip, row_norm_policy, y_policy, n_policy, rand
                 f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
                 "(zero rows; lossless under zero-out neighbours) or 'subsample' (drops rows; recorded)."
             )
-        Xo, yo, rows = rows_to_power_of_two(X, y, method="subsample" if n_policy == "subsample" else "pad",
-                                            random_state=random_state, order="F", dtype=np.float64)
+        Xo, yo, rows = rows_to_power_of_two(
+            X,
+            y,
+            method="subsample" if n_policy == "subsample" else "pad",
+            random_state=random_state,
+            order="F",
+            dtype=np.float64,
+        )
         yo = np.ascontiguousarray(yo, dtype=np.float64)
     indices = rows.indices
     added, dropped = rows.n_added, rows.n_dropped
     record = DataRecord(
-        n_original=n, n_used=Xo.shape[0], n_policy=policy, rows_added=added, rows_dropped=dropped,
-        row_norms=norms, y_policy=y_policy, y_bound=clip, y_rows_over=n_over, y_scale=y_scale,
+        n_original=n,
+        n_used=Xo.shape[0],
+        n_policy=policy,
+        rows_added=added,
+        rows_dropped=dropped,
+        row_norms=norms,
+        y_policy=y_policy,
+        y_bound=clip,
+        y_rows_over=n_over,
+        y_scale=y_scale,
         power_of_two=rows,
     )
     return PreparedRegression(Xo, yo, record, indices)
@@ -441,8 +475,7 @@ def excess_empirical_risk(X, y, theta, theta_star=None) -> float:
 
 def _check_srht_k(k, n: int, name: str) -> int:
     return check_positive_int(
-        k, name, maximum=n,
-        hint=f"{name} is a number of SRHT rows and cannot exceed n = {n} (after padding); lower it.",
+        k, name, maximum=n, hint=f"{name} is a number of SRHT rows and cannot exceed n = {n} (after padding); lower it."
     )
 
 
@@ -473,8 +506,18 @@ def _srht_sketch(X: np.ndarray, srht: SRHT, work: np.ndarray | None = None) -> n
     return ZT.T
 
 
-def fast_ihs(X, y, *, k: int, T: int = 4, random_state=None, ridge: float = 1e-5, n_policy: str = "pad",
-             backend: str | None = None, theta0=None):
+def fast_ihs(
+    X,
+    y,
+    *,
+    k: int,
+    T: int = 4,
+    random_state=None,
+    ridge: float = 1e-5,
+    n_policy: str = "pad",
+    backend: str | None = None,
+    theta0=None,
+):
     """Iterative Hessian sketch with an SRHT ("FastIHS"; Pilanci & Wainwright 2016, non-private).
 
     For t = 0, ..., T-1, with a fresh SRHT ``S_t`` of k rows (FastMix paper, Definition 3)::
@@ -559,8 +602,16 @@ def _check_theta0(theta0, d: int) -> np.ndarray:
 def _prepare_nonprivate(X, y, n_policy: str, rng) -> PreparedRegression:
     """Validation for the non-private FastIHS: no norm or response bounds, n to a power of two."""
     check_policy(n_policy, "n_policy", N_POLICIES)
-    return _prepare_regression(X, y, clip=1.0, row_norm_policy=_UNCHECKED, y_policy=_UNCHECKED,
-                               n_policy=n_policy, random_state=rng, power_of_two=True)
+    return _prepare_regression(
+        X,
+        y,
+        clip=1.0,
+        row_norm_policy=_UNCHECKED,
+        y_policy=_UNCHECKED,
+        n_policy=n_policy,
+        random_state=rng,
+        power_of_two=True,
+    )
 
 
 # =========================================================================== helpers for calibration
@@ -588,8 +639,12 @@ def _rho_default(rho, delta: float) -> float:
 
 def _gradient_entry(T: int, sigma: float, clip: float, eps: float, delta: float, source: str) -> acc.LedgerEntry:
     return _ledger_entry(
-        f"Gaussian gradient noise ({T} iterations)", eps, delta, source=source,
-        details=(("sigma", sigma), ("sensitivity", clip), ("T", T)))
+        f"Gaussian gradient noise ({T} iterations)",
+        eps,
+        delta,
+        source=source,
+        details=(("sigma", sigma), ("sensitivity", clip), ("T", T)),
+    )
 
 
 def _gradient_noise_tight(epsilon: float, delta: float, T: int, clip: float) -> tuple[float, float]:
@@ -660,17 +715,35 @@ class IHMCalibration:
 
     def ledger_entries(self) -> tuple:
         return (
-            _ledger_entry(f"Gaussian sketches ({self.T} x {self.k} rows)", self.epsilon_sketch, self.delta_sketch,
-                            source="Proposition 2 (eq. 5), RDP composition over T k rows, Proposition 1",
-                            details=(("gamma", self.gamma), ("k", self.k), ("T", self.T))),
-            _ledger_entry("Gaussian release of lambda_min(X^T X)", self.epsilon_eig, self.delta_eig,
-                            source="analytic Gaussian mechanism (Balle & Wang 2018), sensitivity 1",
-                            details=(("noise_std", self.eig_noise),)),
-            _ledger_entry("lambda_tilde shift failure event", 0.0, self.delta_failure,
-                            source="P(Z > tau) for Z ~ N(0,1); cf. Lemma 6",
-                            details=(("tau", self.tau),)),
-            _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient,
-                            "eq. (179) sensitivity C; T-fold GDP composition = one analytic Gaussian mechanism"),
+            _ledger_entry(
+                f"Gaussian sketches ({self.T} x {self.k} rows)",
+                self.epsilon_sketch,
+                self.delta_sketch,
+                source="Proposition 2 (eq. 5), RDP composition over T k rows, Proposition 1",
+                details=(("gamma", self.gamma), ("k", self.k), ("T", self.T)),
+            ),
+            _ledger_entry(
+                "Gaussian release of lambda_min(X^T X)",
+                self.epsilon_eig,
+                self.delta_eig,
+                source="analytic Gaussian mechanism (Balle & Wang 2018), sensitivity 1",
+                details=(("noise_std", self.eig_noise),),
+            ),
+            _ledger_entry(
+                "lambda_tilde shift failure event",
+                0.0,
+                self.delta_failure,
+                source="P(Z > tau) for Z ~ N(0,1); cf. Lemma 6",
+                details=(("tau", self.tau),),
+            ),
+            _gradient_entry(
+                self.T,
+                self.sigma_gradient,
+                self.clip,
+                self.epsilon_gradient,
+                self.delta_gradient,
+                "eq. (179) sensitivity C; T-fold GDP composition = one analytic Gaussian mechanism",
+            ),
         )
 
     def ledger(self, name: str = "IHM") -> acc.PrivacyLedger:
@@ -704,9 +777,23 @@ def calibrate_ihm(epsilon, delta, *, k, T: int = 4, rho=None, clip: float = 1.0)
     d_fail = float(sps.ndtr(-tau))
     sigma_g, d_grad = _gradient_noise_tight(half, d4, T, clip)
     return IHMCalibration(
-        epsilon=epsilon, delta=delta, k=k, T=T, rho=rho, clip=clip, gamma=gamma, eig_noise=eig_noise, tau=tau,
-        sigma_gradient=sigma_g, epsilon_sketch=e_sk, epsilon_eig=e_eig, epsilon_gradient=half,
-        delta_sketch=d4, delta_eig=d4, delta_failure=d_fail, delta_gradient=d_grad,
+        epsilon=epsilon,
+        delta=delta,
+        k=k,
+        T=T,
+        rho=rho,
+        clip=clip,
+        gamma=gamma,
+        eig_noise=eig_noise,
+        tau=tau,
+        sigma_gradient=sigma_g,
+        epsilon_sketch=e_sk,
+        epsilon_eig=e_eig,
+        epsilon_gradient=half,
+        delta_sketch=d4,
+        delta_eig=d4,
+        delta_failure=d_fail,
+        delta_gradient=d_grad,
     )
 
 
@@ -747,13 +834,15 @@ def _deprecated_rng(random_state, rng, function: str):
     warnings.warn(
         f"The keyword rng of {function} is deprecated and will be removed; pass random_state instead "
         "(None, an int, a SeedSequence or a numpy.random.Generator, as everywhere in fastmix).",
-        DeprecationWarning, stacklevel=3,
+        DeprecationWarning,
+        stacklevel=3,
     )
     return rng
 
 
-def gaussian_sketch_blocked(X, k: int, random_state=None, *, block_rows: int = 1 << 14,
-                            out: np.ndarray | None = None, rng=_NO_ARGUMENT) -> np.ndarray:
+def gaussian_sketch_blocked(
+    X, k: int, random_state=None, *, block_rows: int = 1 << 14, out: np.ndarray | None = None, rng=_NO_ARGUMENT
+) -> np.ndarray:
     """``S X`` for a k x n matrix S of i.i.d. N(0, 1) entries, never holding S at once.
 
     ``random_state`` (None, int, SeedSequence or Generator) is the source of S; a Generator is
@@ -773,8 +862,10 @@ def gaussian_sketch_blocked(X, k: int, random_state=None, *, block_rows: int = 1
     block_rows = check_positive_int(block_rows, "block_rows")
     n, d = X.shape
     if out is not None and (not isinstance(out, np.ndarray) or out.shape != (k, d) or out.dtype != np.float64):
-        raise ValueError(f"out must be a float64 ndarray of shape (k, d) = ({k}, {d}); got "
-                         f"{getattr(out, 'shape', type(out).__name__)}.")
+        raise ValueError(
+            f"out must be a float64 ndarray of shape (k, d) = ({k}, {d}); got "
+            f"{getattr(out, 'shape', type(out).__name__)}."
+        )
     # block of at most block_rows rows, and never a buffer larger than X itself
     b = max(1, min(int(block_rows), n, max(64, (n * d) // max(k, 1))))
     buf = np.empty((b, k))
@@ -800,9 +891,26 @@ def _gram_sqrt(X: np.ndarray) -> tuple[np.ndarray, float]:
     return R, lam_min
 
 
-def ihm(X, y, *, epsilon=None, delta=None, k: int | None = None, T: int = 4, rho=None, clip: float = 1.0, calibration=None,
-        random_state=None, row_norm_policy: str = "raise", y_policy: str = "raise", n_policy: str = "none",
-        sketch: str = "dense", block_rows: int = 1 << 14, omit_eta_term: bool = True, ledger=None):
+def ihm(
+    X,
+    y,
+    *,
+    epsilon=None,
+    delta=None,
+    k: int | None = None,
+    T: int = 4,
+    rho=None,
+    clip: float = 1.0,
+    calibration=None,
+    random_state=None,
+    row_norm_policy: str = "raise",
+    y_policy: str = "raise",
+    n_policy: str = "none",
+    sketch: str = "dense",
+    block_rows: int = 1 << 14,
+    omit_eta_term: bool = True,
+    ledger=None,
+):
     """Iterative Hessian mixing (IHM) of Lev et al. (2026) with a dense Gaussian sketch.
 
     Once: release ``lambda_tilde = max(0, lambda_min(X^T X) - (gamma/sqrt k)(tau - Z))`` and set
@@ -850,9 +958,16 @@ def ihm(X, y, *, epsilon=None, delta=None, k: int | None = None, T: int = 4, rho
     k, T, clip = cal.k, cal.T, cal.clip
     check_policy(sketch, "sketch", ("dense", "gram"))
     check_policy(n_policy, "n_policy", ("none",) + N_POLICIES)
-    data = prepare_regression(X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
-                              n_policy="pad" if n_policy == "none" else n_policy, random_state=rng,
-                              power_of_two=n_policy != "none")
+    data = prepare_regression(
+        X,
+        y,
+        clip=clip,
+        row_norm_policy=row_norm_policy,
+        y_policy=y_policy,
+        n_policy="pad" if n_policy == "none" else n_policy,
+        random_state=rng,
+        power_of_two=n_policy != "none",
+    )
     Xp, yp = data.X, data.y
     n, d = Xp.shape
     if ledger is not None:
@@ -878,9 +993,17 @@ def ihm(X, y, *, epsilon=None, delta=None, k: int | None = None, T: int = 4, rho
         theta = theta + _solve_spd(H, g)
         iterates.append(theta.copy())
     theta_out = _unscale_theta(theta, data.record)
-    diag = {"k": k, "T": T, "gamma": cal.gamma, "sigma_sketch": sigma_s, "lambda_tilde": lam_tilde,
-            "lambda_min_nonprivate": lam_min, "sigma_gradient": cal.sigma_gradient, "sketch": sketch,
-            "omit_eta_term": omit_eta_term}
+    diag = {
+        "k": k,
+        "T": T,
+        "gamma": cal.gamma,
+        "sigma_sketch": sigma_s,
+        "lambda_tilde": lam_tilde,
+        "lambda_min_nonprivate": lam_min,
+        "sigma_gradient": cal.sigma_gradient,
+        "sketch": sketch,
+        "omit_eta_term": omit_eta_term,
+    }
     return theta_out, RegressionResult(theta_out, "IHM", data.record, ledger, cal, diag, iterates)
 
 
@@ -934,10 +1057,14 @@ class FastIHMCalibration:
         return self.sigma_gradient
 
     def ledger_entries(self) -> tuple:
-        src = ("eq. (179) sensitivity C; T-fold GDP composition = one analytic Gaussian mechanism"
-               if self.method == "tight" else "eq. (176), (182)-(184): RDP of T Gaussian mechanisms, Mironov conversion")
+        src = (
+            "eq. (179) sensitivity C; T-fold GDP composition = one analytic Gaussian mechanism"
+            if self.method == "tight"
+            else "eq. (176), (182)-(184): RDP of T Gaussian mechanisms, Mironov conversion"
+        )
         return tuple(self.fast_mix.ledger_entries()) + (
-            _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient, src),)
+            _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient, src),
+        )
 
     def ledger(self, name: str = "FastIHM") -> acc.PrivacyLedger:
         led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
@@ -945,8 +1072,9 @@ class FastIHMCalibration:
         return led
 
 
-def calibrate_fast_ihm(epsilon, delta, *, k1, T: int = 4, rho=None, clip: float = 1.0,
-                       method: str = "tight", bound: str = "bar") -> FastIHMCalibration:
+def calibrate_fast_ihm(
+    epsilon, delta, *, k1, T: int = 4, rho=None, clip: float = 1.0, method: str = "tight", bound: str = "bar"
+) -> FastIHMCalibration:
     """Noise parameters (gamma, tau, omega, sigma) of FastIHM at a target (epsilon, delta).
 
     Both methods split the budget as in Theorem 2's proof (Appendix E.2.1): epsilon/3 and
@@ -983,27 +1111,69 @@ def calibrate_fast_ihm(epsilon, delta, *, k1, T: int = 4, rho=None, clip: float 
     clip = check_positive(clip, "clip")
     if method not in ("tight", "closed_form"):
         raise ValueError(f"method must be 'tight' or 'closed_form'; got {method!r}.")
-    fm = calibrate_fast_mix(2.0 * epsilon / 3.0, 2.0 * delta / 3.0, k1=k1, n_draws=T, laplace_share=0.5,
-                            failure_share=0.5, bound=bound, method=method, tau_min=math.log(16.0 * T / rho))
+    fm = calibrate_fast_mix(
+        2.0 * epsilon / 3.0,
+        2.0 * delta / 3.0,
+        k1=k1,
+        n_draws=T,
+        laplace_share=0.5,
+        failure_share=0.5,
+        bound=bound,
+        method=method,
+        tau_min=math.log(16.0 * T / rho),
+    )
     e3, d3 = epsilon / 3.0, delta / 3.0
     g1 = g2 = math.nan
     if method == "tight":
         sigma, d_grad = _gradient_noise_tight(e3, d3, T, clip)
     else:
         L = math.log(3.0 / delta)
-        sigma = 3.0 * math.sqrt(T * L) * clip / (math.sqrt(2.0) * epsilon) * (1.0 + math.sqrt(1.0 + epsilon / (3.0 * L)))
+        sigma = (
+            3.0 * math.sqrt(T * L) * clip / (math.sqrt(2.0) * epsilon) * (1.0 + math.sqrt(1.0 + epsilon / (3.0 * L)))
+        )
         d_grad = d3
         g1 = 15.0 * math.sqrt(2.0 * k1 * T * L) / (8.0 * epsilon) * (1.0 + math.sqrt(1.0 + epsilon / (3.0 * L)))
         g2 = (2.0 * k1 * T + 25.0 * L) / (8.0 * epsilon)
-    return FastIHMCalibration(epsilon=epsilon, delta=delta, k1=k1, T=T, rho=rho, clip=clip, method=method,
-                              fast_mix=fm, sigma_gradient=sigma, epsilon_gradient=e3, delta_gradient=d_grad,
-                              paper_gamma_1=g1, paper_gamma_2=g2)
+    return FastIHMCalibration(
+        epsilon=epsilon,
+        delta=delta,
+        k1=k1,
+        T=T,
+        rho=rho,
+        clip=clip,
+        method=method,
+        fast_mix=fm,
+        sigma_gradient=sigma,
+        epsilon_gradient=e3,
+        delta_gradient=d_grad,
+        paper_gamma_1=g1,
+        paper_gamma_2=g2,
+    )
 
 
-def fast_ihm(X, y, *, epsilon=None, delta=None, k1: int | None = None, k2: int, T: int = 4, rho=None,
-             clip: float = 1.0, calibration=None, method: str = "tight", random_state=None, shared_eta: bool = True,
-             omit_eta_term: bool = True, m_floor: float = 0.0, row_norm_policy: str = "raise",
-             y_policy: str = "raise", n_policy: str = "pad", backend: str | None = None, ledger=None):
+def fast_ihm(
+    X,
+    y,
+    *,
+    epsilon=None,
+    delta=None,
+    k1: int | None = None,
+    k2: int,
+    T: int = 4,
+    rho=None,
+    clip: float = 1.0,
+    calibration=None,
+    method: str = "tight",
+    random_state=None,
+    shared_eta: bool = True,
+    omit_eta_term: bool = True,
+    m_floor: float = 0.0,
+    row_norm_policy: str = "raise",
+    y_policy: str = "raise",
+    n_policy: str = "pad",
+    backend: str | None = None,
+    ledger=None,
+):
     """FastIHM, Algorithm 2 of the FastMix paper, with MultipleFastMixing (Algorithm 3) inside.
 
     1. ``eta, {X_tilde_t} = MultipleFastMixing(X, 1, gamma, tau, omega, k2, T)`` (line 3): T
@@ -1067,16 +1237,18 @@ def fast_ihm(X, y, *, epsilon=None, delta=None, k1: int | None = None, k2: int, 
         raise ValueError(f"k1 = {k1} differs from the calibration's k1 = {calibration.k1}; recalibrate.")
     cal = calibration
     k1, T, clip = cal.k1, cal.T, cal.clip
-    data = prepare_regression(X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
-                              n_policy=n_policy, random_state=rng)
+    data = prepare_regression(
+        X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, n_policy=n_policy, random_state=rng
+    )
     Xp, yp = data.X, data.y
     n, d = Xp.shape
     k2 = _check_srht_k(k2, n, "k2")
     if ledger is not None:
         ledger.spend_all(cal.ledger_entries())
     ledger = cal.ledger("FastIHM")
-    mfm = multiple_fast_mixing(Xp, cal.fast_mix, k2=k2, random_state=rng, m_floor=m_floor, backend=backend,
-                               prepared=data.as_mechanism_data())
+    mfm = multiple_fast_mixing(
+        Xp, cal.fast_mix, k2=k2, random_state=rng, m_floor=m_floor, backend=backend, prepared=data.as_mechanism_data()
+    )
     theta = np.zeros(d)
     iterates, etas = [], []
     for t in range(T):
@@ -1092,11 +1264,24 @@ def fast_ihm(X, y, *, epsilon=None, delta=None, k1: int | None = None, k2: int, 
         etas.append(eta_t)
     theta_out = _unscale_theta(theta, data.record)
     diag = {
-        "k1": k1, "k2": k2, "T": T, "gamma": cal.gamma, "tau": cal.tau, "omega": cal.omega,
-        "sigma_gradient": cal.sigma_gradient, "eta": mfm.eta, "eta_used": np.array(etas),
-        "eta_tilde": mfm.eta_tilde, "m_tilde": mfm.m_tilde, "lambda_tilde": mfm.lambda_tilde,
-        "delta_hat": mfm.delta_hat, "m_hat_nonprivate": mfm.m_hat, "lambda_min_nonprivate": mfm.lambda_min,
-        "shared_eta": shared_eta, "omit_eta_term": omit_eta_term, "m_floor": m_floor,
+        "k1": k1,
+        "k2": k2,
+        "T": T,
+        "gamma": cal.gamma,
+        "tau": cal.tau,
+        "omega": cal.omega,
+        "sigma_gradient": cal.sigma_gradient,
+        "eta": mfm.eta,
+        "eta_used": np.array(etas),
+        "eta_tilde": mfm.eta_tilde,
+        "m_tilde": mfm.m_tilde,
+        "lambda_tilde": mfm.lambda_tilde,
+        "delta_hat": mfm.delta_hat,
+        "m_hat_nonprivate": mfm.m_hat,
+        "lambda_min_nonprivate": mfm.lambda_min,
+        "shared_eta": shared_eta,
+        "omit_eta_term": omit_eta_term,
+        "m_floor": m_floor,
     }
     return theta_out, RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iterates)
 
@@ -1126,15 +1311,27 @@ class AdaSSPCalibration:
     def ledger_entries(self) -> tuple:
         e = self.epsilon / 3.0
         return (
-            _ledger_entry("Gaussian release of lambda_min(X^T X)", e, self.delta_each,
-                            source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1",
-                            details=(("sigma", self.sigma_xx),)),
-            _ledger_entry("Gaussian release of X^T X", e, self.delta_each,
-                            source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1 (Frobenius)",
-                            details=(("sigma", self.sigma_xx),)),
-            _ledger_entry("Gaussian release of X^T y", e, self.delta_each,
-                            source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity C",
-                            details=(("sigma", self.sigma_xy), ("C", self.clip))),
+            _ledger_entry(
+                "Gaussian release of lambda_min(X^T X)",
+                e,
+                self.delta_each,
+                source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1",
+                details=(("sigma", self.sigma_xx),),
+            ),
+            _ledger_entry(
+                "Gaussian release of X^T X",
+                e,
+                self.delta_each,
+                source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1 (Frobenius)",
+                details=(("sigma", self.sigma_xx),),
+            ),
+            _ledger_entry(
+                "Gaussian release of X^T y",
+                e,
+                self.delta_each,
+                source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity C",
+                details=(("sigma", self.sigma_xy), ("C", self.clip)),
+            ),
         )
 
     def ledger(self, name: str = "AdaSSP") -> acc.PrivacyLedger:
@@ -1155,8 +1352,20 @@ def calibrate_adassp(epsilon, delta, *, rho=None, clip: float = 1.0) -> AdaSSPCa
     return AdaSSPCalibration(epsilon, delta, rho, clip, sxx, sxy, d3)
 
 
-def adassp(X, y, *, epsilon=None, delta=None, rho=None, clip: float = 1.0, calibration=None, random_state=None,
-           row_norm_policy: str = "raise", y_policy: str = "raise", ledger=None):
+def adassp(
+    X,
+    y,
+    *,
+    epsilon=None,
+    delta=None,
+    rho=None,
+    clip: float = 1.0,
+    calibration=None,
+    random_state=None,
+    row_norm_policy: str = "raise",
+    y_policy: str = "raise",
+    ledger=None,
+):
     """AdaSSP, Wang (2018) "Revisiting differentially private linear regression", Algorithm 2.
 
     As in the FastMix authors' baseline (reference-code notes)::
@@ -1182,8 +1391,9 @@ def adassp(X, y, *, epsilon=None, delta=None, rho=None, clip: float = 1.0, calib
     elif not isinstance(calibration, AdaSSPCalibration):
         raise TypeError(f"calibration must be an AdaSSPCalibration; got {type(calibration).__name__}.")
     cal = calibration
-    data = prepare_regression(X, y, clip=cal.clip, row_norm_policy=row_norm_policy, y_policy=y_policy,
-                              power_of_two=False)
+    data = prepare_regression(
+        X, y, clip=cal.clip, row_norm_policy=row_norm_policy, y_policy=y_policy, power_of_two=False
+    )
     Xp, yp = data.X, data.y
     d = Xp.shape[1]
     if ledger is not None:
@@ -1204,8 +1414,13 @@ def adassp(X, y, *, epsilon=None, delta=None, rho=None, clip: float = 1.0, calib
     except (np.linalg.LinAlgError, sla.LinAlgError):
         theta = np.linalg.lstsq(H, b, rcond=None)[0]
     theta_out = _unscale_theta(theta, data.record)
-    diag = {"lambda_tilde": lam_tilde, "ridge": ridge, "sigma_xx": s, "sigma_xy": cal.sigma_xy,
-            "lambda_min_nonprivate": lam_min}
+    diag = {
+        "lambda_tilde": lam_tilde,
+        "ridge": ridge,
+        "sigma_xx": s,
+        "sigma_xy": cal.sigma_xy,
+        "lambda_min_nonprivate": lam_min,
+    }
     return theta_out, RegressionResult(theta_out, "AdaSSP", data.record, ledger, cal, diag, [theta_out])
 
 
@@ -1214,6 +1429,7 @@ def adassp(X, y, *, epsilon=None, delta=None, rho=None, clip: float = 1.0, calib
 try:  # scikit-learn is an optional dependency (extra "ml")
     from sklearn.base import BaseEstimator, RegressorMixin
     from sklearn.utils.validation import check_is_fitted, validate_data
+
     _HAVE_SKLEARN = True
 except Exception:  # pragma: no cover - depends on the environment
     BaseEstimator = object  # type: ignore
@@ -1291,8 +1507,10 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             dtype = getattr(value, "dtype", None)  # arrays and frames; other inputs are left to scikit-learn
             if isinstance(dtype, np.dtype) and dtype.kind == "c" and not _is_sparse(value):
                 # scikit-learn's convention (a ValueError with this phrase), with the argument named
-                raise ValueError(f"Complex data not supported: {name} has dtype {dtype}; "
-                                 f"pass real data ({name}.real, or real and imaginary parts as columns).")
+                raise ValueError(
+                    f"Complex data not supported: {name} has dtype {dtype}; "
+                    f"pass real data ({name}.real, or real and imaginary parts as columns)."
+                )
         outer = getattr(self, "ledger", None)
         if outer is not None and not isinstance(outer, acc.PrivacyLedger):
             raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
@@ -1311,8 +1529,11 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             theta = np.asarray(theta, dtype=np.float64)
             self.coef_ = theta[:-1] / s
             self.intercept_ = float(c * theta[-1] / s)
-            result.diagnostics["intercept"] = {"intercept_scaling": c, "row_divisor": s,
-                                               "note": "constant coordinate appended within the norm bound"}
+            result.diagnostics["intercept"] = {
+                "intercept_scaling": c,
+                "row_divisor": s,
+                "note": "constant coordinate appended within the norm bound",
+            }
         else:
             theta, result = self._solve(X, y, rng)
             self.coef_ = np.asarray(theta, dtype=np.float64)
@@ -1338,13 +1559,15 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
                 f"delta=None means 1/n^2 = {delta:.3g} for n = {n} records, which is not small: with fewer than "
                 f"{_MIN_N_DEFAULT_DELTA} records it allows publishing about n*delta = {n * delta:.3g} records "
                 "outright. Pass delta explicitly (well below 1/n) to choose the guarantee.",
-                PrivacyWarning, stacklevel=4,
+                PrivacyWarning,
+                stacklevel=4,
             )
         elif self.delta is not None and delta >= 1.0 / n:
             warnings.warn(
                 f"delta = {delta:.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} records: such a guarantee "
                 "allows publishing a whole record outright. Choose delta well below 1/n (1/n^2 is common).",
-                PrivacyWarning, stacklevel=4,
+                PrivacyWarning,
+                stacklevel=4,
             )
         rho = delta / 10.0 if self.rho is None else check_probability(self.rho, "rho")
         return delta, rho
@@ -1405,10 +1628,29 @@ class FastIHMRegressor(_SketchedRegressorBase):
     result_ : RegressionResult
     """
 
-    def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k1=None, k2=None, k2_ratio=800.0, rho=None, clip=1.0,
-                 calibration="tight", shared_eta=True, omit_eta_term=True, m_floor=0.0, row_norm_policy="raise",
-                 y_policy="raise", n_policy="pad", fit_intercept=True, intercept_scaling=1.0, ledger=None,
-                 random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=None,
+        *,
+        n_iter=4,
+        k1=None,
+        k2=None,
+        k2_ratio=800.0,
+        rho=None,
+        clip=1.0,
+        calibration="tight",
+        shared_eta=True,
+        omit_eta_term=True,
+        m_floor=0.0,
+        row_norm_policy="raise",
+        y_policy="raise",
+        n_policy="pad",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        ledger=None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1437,11 +1679,26 @@ class FastIHMRegressor(_SketchedRegressorBase):
         n_used = power_of_two_size(n, "subsample" if self.n_policy == "subsample" else "pad")
         k1 = dk1 if self.k1 is None else self.k1
         k2 = min(dk2, n_used) if self.k2 is None else self.k2
-        theta, res = fast_ihm(X, y, epsilon=self.epsilon, delta=delta, k1=k1, k2=k2, T=T, rho=rho, clip=self.clip,
-                              method=self.calibration, random_state=rng, shared_eta=self.shared_eta,
-                              omit_eta_term=self.omit_eta_term, m_floor=self.m_floor,
-                              row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, n_policy=self.n_policy,
-                              ledger=self.ledger)
+        theta, res = fast_ihm(
+            X,
+            y,
+            epsilon=self.epsilon,
+            delta=delta,
+            k1=k1,
+            k2=k2,
+            T=T,
+            rho=rho,
+            clip=self.clip,
+            method=self.calibration,
+            random_state=rng,
+            shared_eta=self.shared_eta,
+            omit_eta_term=self.omit_eta_term,
+            m_floor=self.m_floor,
+            row_norm_policy=self.row_norm_policy,
+            y_policy=self.y_policy,
+            n_policy=self.n_policy,
+            ledger=self.ledger,
+        )
         res.diagnostics["k2_capped_at_n"] = self.k2 is None and dk2 > n_used
         # Post-processing of public (n, d) and the released eta only: with rows of norm <= 1,
         # trace(X^T X) <= n, so n/d bounds the average eigenvalue of the Hessian X^T X.
@@ -1453,7 +1710,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
                 f"times n/d = {n / d:.3g}, which bounds the average eigenvalue of X^T X for rows of norm <= 1, so "
                 f"the fit is shrunk towards zero. At n = {n}, d = {d}, epsilon = {self.epsilon:g}, IHMRegressor or "
                 f"AdaSSPRegressor adds less noise; or raise k2 (k2_ratio={self.k2_ratio:g}, k2={k2}) or epsilon.",
-                NoiseDominatesWarning, stacklevel=3,
+                NoiseDominatesWarning,
+                stacklevel=3,
             )
         return theta, res
 
@@ -1466,9 +1724,24 @@ class IHMRegressor(_SketchedRegressorBase):
     is the number of Gaussian rows, ``sketch`` is ``"dense"`` or ``"gram"`` (same distribution).
     """
 
-    def __init__(self, epsilon=1.0, delta=None, *, n_iter=4, k=None, rho=None, clip=1.0, sketch="dense",
-                 omit_eta_term=True, row_norm_policy="raise", y_policy="raise", fit_intercept=True,
-                 intercept_scaling=1.0, ledger=None, random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=None,
+        *,
+        n_iter=4,
+        k=None,
+        rho=None,
+        clip=1.0,
+        sketch="dense",
+        omit_eta_term=True,
+        row_norm_policy="raise",
+        y_policy="raise",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        ledger=None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.n_iter = n_iter
@@ -1489,9 +1762,22 @@ class IHMRegressor(_SketchedRegressorBase):
         delta, rho = self._delta_rho(n)
         T = check_positive_int(self.n_iter, "n_iter")
         k = paper_sketch_sizes(d, T, rho)[0] if self.k is None else self.k
-        return ihm(X, y, epsilon=self.epsilon, delta=delta, k=k, T=T, rho=rho, clip=self.clip, random_state=rng,
-                   row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, sketch=self.sketch,
-                   omit_eta_term=self.omit_eta_term, ledger=self.ledger)
+        return ihm(
+            X,
+            y,
+            epsilon=self.epsilon,
+            delta=delta,
+            k=k,
+            T=T,
+            rho=rho,
+            clip=self.clip,
+            random_state=rng,
+            row_norm_policy=self.row_norm_policy,
+            y_policy=self.y_policy,
+            sketch=self.sketch,
+            omit_eta_term=self.omit_eta_term,
+            ledger=self.ledger,
+        )
 
 
 class FastIHSRegressor(_SketchedRegressorBase):
@@ -1505,8 +1791,17 @@ class FastIHSRegressor(_SketchedRegressorBase):
 
     _private = False
 
-    def __init__(self, *, n_iter=4, k=None, ridge=1e-5, n_policy="pad", fit_intercept=True, intercept_scaling=1.0,
-                 random_state=None):
+    def __init__(
+        self,
+        *,
+        n_iter=4,
+        k=None,
+        ridge=1e-5,
+        n_policy="pad",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        random_state=None,
+    ):
         self.n_iter = n_iter
         self.k = k
         self.ridge = ridge
@@ -1530,8 +1825,20 @@ class AdaSSPRegressor(_SketchedRegressorBase):
     Parameters as :class:`FastIHMRegressor` (``fit_intercept`` and ``intercept_scaling`` included).
     """
 
-    def __init__(self, epsilon=1.0, delta=None, *, rho=None, clip=1.0, row_norm_policy="raise", y_policy="raise",
-                 fit_intercept=True, intercept_scaling=1.0, ledger=None, random_state=None):
+    def __init__(
+        self,
+        epsilon=1.0,
+        delta=None,
+        *,
+        rho=None,
+        clip=1.0,
+        row_norm_policy="raise",
+        y_policy="raise",
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        ledger=None,
+        random_state=None,
+    ):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
@@ -1546,5 +1853,15 @@ class AdaSSPRegressor(_SketchedRegressorBase):
     def _solve(self, X, y, rng):
         n, d = X.shape
         delta, rho = self._delta_rho(n)
-        return adassp(X, y, epsilon=self.epsilon, delta=delta, rho=rho, clip=self.clip, random_state=rng,
-                      row_norm_policy=self.row_norm_policy, y_policy=self.y_policy, ledger=self.ledger)
+        return adassp(
+            X,
+            y,
+            epsilon=self.epsilon,
+            delta=delta,
+            rho=rho,
+            clip=self.clip,
+            random_state=rng,
+            row_norm_policy=self.row_norm_policy,
+            y_policy=self.y_policy,
+            ledger=self.ledger,
+        )

@@ -269,13 +269,20 @@ def _parse_parameters_source(source: str) -> dict[str, NotebookParameter]:
         kind = None if p.inferred_type_name in (None, "", "None") else p.inferred_type_name
         params[p.name] = NotebookParameter(p.name, kind, p.default.strip(), (p.help or "").strip())
     for node in ast.parse(source).body:  # every top-level assignment must be one papermill read
-        targets = [node.target] if isinstance(node, ast.AnnAssign) and node.value is not None else \
-            getattr(node, "targets", []) if isinstance(node, ast.Assign) else []
+        targets = (
+            [node.target]
+            if isinstance(node, ast.AnnAssign) and node.value is not None
+            else getattr(node, "targets", [])
+            if isinstance(node, ast.Assign)
+            else []
+        )
         for target in targets:
             if isinstance(target, ast.Name) and target.id not in params:
                 line = source.splitlines()[node.lineno - 1]
-                raise ValueError(f"papermill cannot read line {node.lineno} of the parameters cell, {line.strip()!r}: "
-                                 "write one 'name: type = default  # help' per line, with no '=' in the comment")
+                raise ValueError(
+                    f"papermill cannot read line {node.lineno} of the parameters cell, {line.strip()!r}: "
+                    "write one 'name: type = default  # help' per line, with no '=' in the comment"
+                )
     return params
 
 
@@ -297,7 +304,7 @@ def _percent_parameters_source(path: Path) -> str | None:
         if not re.search(r"""tags\s*=\s*\[[^\]]*["']parameters["']""", m.group(1)):
             continue
         body = []
-        for later in lines[i + 1:]:
+        for later in lines[i + 1 :]:
             if _CELL_HEADER.match(later):
                 break
             body.append(later)
@@ -389,10 +396,16 @@ def validate_parameters(
     unknown = [name for name in parameters if name not in spec]
     if unknown:
         head = f"Unknown parameter(s) {', '.join(map(repr, unknown))} for {notebook}"
-        valid = ", ".join(f"{p.name}: {p.type} = {p.default}" if p.type else f"{p.name} = {p.default}"
-                          for p in spec.values()) or "(none)"
-        raise ParameterError(f"{head}. Valid parameters:\n{_parameter_table(spec)}",
-                             summary=f"{head}; valid: {valid} (--help-notebook shows what each admits)")
+        valid = (
+            ", ".join(
+                f"{p.name}: {p.type} = {p.default}" if p.type else f"{p.name} = {p.default}" for p in spec.values()
+            )
+            or "(none)"
+        )
+        raise ParameterError(
+            f"{head}. Valid parameters:\n{_parameter_table(spec)}",
+            summary=f"{head}; valid: {valid} (--help-notebook shows what each admits)",
+        )
     return {name: _coerce(spec[name], value) for name, value in parameters.items()}
 
 
@@ -740,12 +753,7 @@ def run_notebook(
     started = time.time()
     try:
         papermill.execute_notebook(
-            nb,
-            str(out),
-            parameters=params,
-            kernel_name=kernel,
-            cwd=str(path.parent),
-            **papermill_kwargs,
+            nb, str(out), parameters=params, kernel_name=kernel, cwd=str(path.parent), **papermill_kwargs
         )
     except papermill.PapermillExecutionError as exc:
         exc.output_notebook = out
@@ -756,11 +764,7 @@ def run_notebook(
     prov_json = out.parent / f"{stem}.provenance.json"
     if write_metadata:
         params_json.write_text(
-            json.dumps(
-                {"notebook": str(path), "overrides": params, "effective": effective},
-                indent=2,
-                default=repr,
-            )
+            json.dumps({"notebook": str(path), "overrides": params, "effective": effective}, indent=2, default=repr)
             + "\n",
             encoding="utf-8",
         )
@@ -809,32 +813,41 @@ def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m fastmix.run",
         description="Execute a companion notebook (notebooks/<name>.py) with new parameters via papermill, "
-                    "or compute its paper-scale results store entry (--paper-scale).",
+        "or compute its paper-scale results store entry (--paper-scale).",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("notebook", nargs="?", help="notebook name (e.g. figure2) or path to a .py notebook")
     parser.add_argument(
-        "-p", "--parameter", nargs=2, action="append", default=[], metavar=("NAME", "VALUE"),
+        "-p",
+        "--parameter",
+        nargs=2,
+        action="append",
+        default=[],
+        metavar=("NAME", "VALUE"),
         help="override one parameter (repeatable); values parsed like papermill -p",
     )
     parser.add_argument(
-        "--output-dir", default="results",
+        "--output-dir",
+        default="results",
         help="root folder for everything the run writes (default: results); with --paper-scale, "
-             "the results store's folder",
+        "the results store's folder",
     )
     parser.add_argument("--kernel", default="python3", help="Jupyter kernel name (default: python3)")
     parser.add_argument("--list", action="store_true", help="list the available notebooks and exit")
     parser.add_argument(
-        "--paper-scale", action="store_true",
+        "--paper-scale",
+        action="store_true",
         help="start from the paper's setting in notebooks/paper_scale.json (-p still overrides)",
     )
     parser.add_argument(
-        "--restart", action="store_true",
+        "--restart",
+        action="store_true",
         help="with --paper-scale: discard the stored results of the notebook and compute them afresh",
     )
     parser.add_argument(
-        "--help-notebook", action="store_true",
+        "--help-notebook",
+        action="store_true",
         help="show the notebook's parameters with their defaults and what each admits, and exit",
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar, no streamed cell output")
@@ -898,8 +911,7 @@ def _report_cell_failure(exc, path: Path, args) -> None:
     if source:
         print(f"  the cell begins: {source}", file=sys.stderr)
     if where is not None:
-        print(f"  partial executed notebook (cells up to the failure, with the traceback): {where}",
-              file=sys.stderr)
+        print(f"  partial executed notebook (cells up to the failure, with the traceback): {where}", file=sys.stderr)
     if args.verbose:
         trace = getattr(exc, "traceback", None)
         if trace:
@@ -986,8 +998,10 @@ def _check_run_options(path: Path, args) -> None:
     default ``python3`` is registered on demand by :func:`ensure_kernel`).
     """
     if args.restart and not args.paper_scale:
-        raise ValueError("--restart only applies with --paper-scale (it discards a stored results entry); "
-                         "drop --restart, or add --paper-scale")
+        raise ValueError(
+            "--restart only applies with --paper-scale (it discards a stored results entry); "
+            "drop --restart, or add --paper-scale"
+        )
     out = Path(args.output_dir)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--output-dir {out} is a file, not a folder; give a folder (it is created if missing)")
@@ -1005,8 +1019,10 @@ def _check_run_options(path: Path, args) -> None:
 
         installed = sorted(KernelSpecManager().find_kernel_specs())
         if args.kernel not in installed:
-            raise ValueError(f"--kernel {args.kernel}: no Jupyter kernel of that name is installed (installed: "
-                             f"{', '.join(installed) or 'none'}); drop --kernel to use python3")
+            raise ValueError(
+                f"--kernel {args.kernel}: no Jupyter kernel of that name is installed (installed: "
+                f"{', '.join(installed) or 'none'}); drop --kernel to use python3"
+            )
 
 
 def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
@@ -1018,8 +1034,9 @@ def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
     previous = os.environ.get(ENV_CELL_PROGRESS)
     if not args.no_progress:
         os.environ[ENV_CELL_PROGRESS] = "1"  # the kernel inherits it: a study logs its cells to stderr
-        kwargs.update(progress_bar=True, stdout_file=_AboveProgressBar(sys.stdout),
-                      stderr_file=_AboveProgressBar(sys.stderr))
+        kwargs.update(
+            progress_bar=True, stdout_file=_AboveProgressBar(sys.stdout), stderr_file=_AboveProgressBar(sys.stderr)
+        )
     print(f"running {path.name} -> {out}", flush=True)
     try:
         result = run_notebook(path, overrides, output_dir=args.output_dir, kernel_name=args.kernel, **kwargs)
@@ -1033,8 +1050,10 @@ def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
     print(f"  {result.parameters_json}  (overrides and effective parameters)")
     print(f"  {result.provenance_json}  (provenance)")
     if result.figures:
-        print(f"  {len(result.figures)} figure(s) in {result.figures[0].parent}/: "
-              + ", ".join(f.name for f in result.figures))
+        print(
+            f"  {len(result.figures)} figure(s) in {result.figures[0].parent}/: "
+            + ", ".join(f.name for f in result.figures)
+        )
     else:
         print("  (no figures)")
     return 0
@@ -1181,8 +1200,10 @@ def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> in
     with observe_cells(progress):
         run_study(path.stem, params, store=store, log=progress.log, restart=args.restart)
     progress.flush()
-    print(f"complete: {store.path} ({_duration(time.time() - started)} this sitting, "
-          f"{progress.computed} cells computed); the entry holds:")
+    print(
+        f"complete: {store.path} ({_duration(time.time() - started)} this sitting, "
+        f"{progress.computed} cells computed); the entry holds:"
+    )
     for file in sorted(store.path.iterdir()):
         if file.is_file():
             print(f"  {file}  ({file.stat().st_size / 1024:.0f} KiB)")

@@ -100,7 +100,9 @@ class SRHT:
         if not is_power_of_two(n):
             check_power_of_two_length(n)
         k = check_positive_int(
-            k, "k", maximum=n,
+            k,
+            "k",
+            maximum=n,
             hint="The SRHT keeps k of the n rows of H_n B, so it cannot produce more rows than the data has; "
             "lower k or pad the data with zero rows.",
         )
@@ -185,9 +187,7 @@ class SRHT:
 
     def _check_rows(self, X: np.ndarray) -> None:
         if X.ndim not in (1, 2) or X.shape[0] != self.n:
-            raise ValueError(
-                f"X must have n = {self.n} rows to be sketched by this SRHT; got shape {X.shape}."
-            )
+            raise ValueError(f"X must have n = {self.n} rows to be sketched by this SRHT; got shape {X.shape}.")
 
     def __repr__(self) -> str:
         return f"SRHT(n={self.n}, k={self.k})"
@@ -228,7 +228,7 @@ def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
 def welch_bound(n: int, k: int) -> float:
     """Welch's lower bound on the coherence of n unit vectors in R^k (App. F, eq. 240).
 
-        Delta >= sqrt((n - k) / (k (n - 1))).
+    Delta >= sqrt((n - k) / (k (n - 1))).
     """
     if n <= 1:
         return 0.0

@@ -85,15 +85,28 @@ def _write_text_atomic(path: Path, text: str) -> None:
 
 def thread_settings() -> dict[str, Any]:
     """BLAS/OpenMP thread counts in effect (threadpoolctl) and the thread environment variables."""
-    env = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
-                                           "FHT_NUM_THREADS", "FASTMIX_HADAMARD_BACKEND")}
+    env = {
+        k: os.environ.get(k)
+        for k in (
+            "OMP_NUM_THREADS",
+            "OPENBLAS_NUM_THREADS",
+            "MKL_NUM_THREADS",
+            "FHT_NUM_THREADS",
+            "FASTMIX_HADAMARD_BACKEND",
+        )
+    }
     pools: list[dict[str, Any]] = []
     try:
         from threadpoolctl import threadpool_info
 
         for info in threadpool_info():
-            pools.append({"user_api": info.get("user_api"), "internal_api": info.get("internal_api"),
-                          "num_threads": info.get("num_threads")})
+            pools.append(
+                {
+                    "user_api": info.get("user_api"),
+                    "internal_api": info.get("internal_api"),
+                    "num_threads": info.get("num_threads"),
+                }
+            )
     except Exception:  # threadpoolctl missing: record the environment only
         pools = []
     return {"environment": {k: v for k, v in env.items() if v is not None}, "pools": pools}
@@ -242,8 +255,9 @@ class ResultsStore:
         if stored is not None and not restart:
             diff = parameters_differ(stored, params)
             if diff:
-                lines = ", ".join(f"{k}: stored {a!r}, requested {b!r}" for k, a, b in
-                                  ((k, *v) for k, v in diff.items()))
+                lines = ", ".join(
+                    f"{k}: stored {a!r}, requested {b!r}" for k, a, b in ((k, *v) for k, v in diff.items())
+                )
                 raise StoredParametersDiffer(
                     f"The results store already holds {self.name} with other parameters ({lines}). "
                     "Resume with the stored parameters, or pass --restart to discard the stored results."
@@ -256,9 +270,10 @@ class ResultsStore:
                 prov.unlink()
             self._done.clear()
         if stored is None or restart:
-            _write_text_atomic(self.path / PARAMETERS_FILE,
-                               json.dumps({"notebook": self.name, "parameters": params}, indent=2,
-                                          sort_keys=True) + "\n")
+            _write_text_atomic(
+                self.path / PARAMETERS_FILE,
+                json.dumps({"notebook": self.name, "parameters": params}, indent=2, sort_keys=True) + "\n",
+            )
 
     def add_cell(self, table: str, cell: str, rows) -> None:
         """Append one finished cell's rows (a DataFrame or a list of dicts) to ``table``.
@@ -294,15 +309,22 @@ class ResultsStore:
         frame = frame.copy()
         if "cell" not in frame.columns:
             frame.insert(0, "cell", "all")
-        _write_text_atomic(self.path / f"{table}.csv",
-                           frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
+        _write_text_atomic(
+            self.path / f"{table}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        )
         self._done.pop(table, None)
         self._cells_this_sitting += 1
         self._update_progress()
 
     @contextmanager
-    def sitting(self, parameters: Mapping[str, Any], *, restart: bool = False,
-                data_sources: Iterable[Any] = (), extra: Mapping[str, Any] | None = None):
+    def sitting(
+        self,
+        parameters: Mapping[str, Any],
+        *,
+        restart: bool = False,
+        data_sources: Iterable[Any] = (),
+        extra: Mapping[str, Any] | None = None,
+    ):
         """Start (or resume) the run, yield the store, and record this sitting's provenance.
 
         The sitting is recorded when it starts and updated after every stored cell, so an
@@ -353,42 +375,51 @@ class ResultsStore:
         if not new and sittings:
             sittings.pop()
         now = _dt.datetime.now(tz=_dt.timezone.utc)
-        sittings.append({
-            "started_at": _dt.datetime.fromtimestamp(self._started, tz=_dt.timezone.utc).isoformat(timespec="seconds"),
-            "finished_at": now.isoformat(timespec="seconds"),
-            "seconds": round(time.time() - self._started, 1),
-            "cells_computed": self._cells_this_sitting,
-            "finished": finished,
-            "commit": start["git"].get("commit"),
-            "dirty": start["git"].get("dirty"),
-            **({"commit_at_end": base["git"].get("commit"), "dirty_at_end": base["git"].get("dirty")}
-               if not new and base["git"] != start["git"] else {}),
-            "fastmix_version": start["fastmix_version"],
-            "load_before": self._load_before,
-            "load_after": None if new else machine_load(),
-            "threads": thread_settings(),
-            "host": platform.node(),
-        })
+        sittings.append(
+            {
+                "started_at": _dt.datetime.fromtimestamp(self._started, tz=_dt.timezone.utc).isoformat(
+                    timespec="seconds"
+                ),
+                "finished_at": now.isoformat(timespec="seconds"),
+                "seconds": round(time.time() - self._started, 1),
+                "cells_computed": self._cells_this_sitting,
+                "finished": finished,
+                "commit": start["git"].get("commit"),
+                "dirty": start["git"].get("dirty"),
+                **(
+                    {"commit_at_end": base["git"].get("commit"), "dirty_at_end": base["git"].get("dirty")}
+                    if not new and base["git"] != start["git"]
+                    else {}
+                ),
+                "fastmix_version": start["fastmix_version"],
+                "load_before": self._load_before,
+                "load_after": None if new else machine_load(),
+                "threads": thread_settings(),
+                "host": platform.node(),
+            }
+        )
         sources = {s.get("name", str(i)): s for i, s in enumerate(record.get("data_sources", []))}
         for item in getattr(self, "_data_sources", []):
             desc = describe_source(item)
             sources[desc.get("name", str(len(sources)))] = desc
-        record.update({
-            "notebook": self.name,
-            "fastmix_version": start["fastmix_version"],
-            "git": start["git"],
-            "python": base["python"],
-            "packages": base["packages"],
-            "hadamard_backend": base["hadamard_backend"],
-            "platform": base["platform"],
-            "machine": base["machine"],
-            "cpu_count": base["cpu_count"],
-            "threads": thread_settings(),
-            "data_sources": list(sources.values()),
-            "sittings": sittings,
-            "wall_time_seconds": round(sum(s["seconds"] for s in sittings), 1),
-            "complete": bool(record.get("complete", False)) and not self._cells_this_sitting and finished,
-        })
+        record.update(
+            {
+                "notebook": self.name,
+                "fastmix_version": start["fastmix_version"],
+                "git": start["git"],
+                "python": base["python"],
+                "packages": base["packages"],
+                "hadamard_backend": base["hadamard_backend"],
+                "platform": base["platform"],
+                "machine": base["machine"],
+                "cpu_count": base["cpu_count"],
+                "threads": thread_settings(),
+                "data_sources": list(sources.values()),
+                "sittings": sittings,
+                "wall_time_seconds": round(sum(s["seconds"] for s in sittings), 1),
+                "complete": bool(record.get("complete", False)) and not self._cells_this_sitting and finished,
+            }
+        )
         record.update(_jsonable(dict(extra)))
         _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(_jsonable(record), indent=2) + "\n")
 
@@ -425,8 +456,10 @@ class EntryStatus:
         if self.state == "missing":
             return f"no stored results; compute them with: .venv/bin/python -m fastmix.run --paper-scale {self.name}"
         hours = (self.wall_time_seconds or 0.0) / 3600.0
-        return (f"{self.state} results computed by fastmix {self.fastmix_version} at commit {self.short_commit}"
-                f" (finished {self.finished_at}, {hours:.2f} h of computing)")
+        return (
+            f"{self.state} results computed by fastmix {self.fastmix_version} at commit {self.short_commit}"
+            f" (finished {self.finished_at}, {hours:.2f} h of computing)"
+        )
 
 
 def entry_status(name: str, root: str | os.PathLike | None = None) -> EntryStatus:
@@ -437,8 +470,15 @@ def entry_status(name: str, root: str | os.PathLike | None = None) -> EntryStatu
     prov = store.provenance() or {}
     sittings = prov.get("sittings") or [{}]
     state = "complete" if prov.get("complete") else "partial"
-    return EntryStatus(name, state, prov.get("fastmix_version"), (prov.get("git") or {}).get("commit"),
-                       tuple(store.tables()), prov.get("wall_time_seconds"), sittings[-1].get("finished_at"))
+    return EntryStatus(
+        name,
+        state,
+        prov.get("fastmix_version"),
+        (prov.get("git") or {}).get("commit"),
+        tuple(store.tables()),
+        prov.get("wall_time_seconds"),
+        sittings[-1].get("finished_at"),
+    )
 
 
 def _minor(version: str | None) -> tuple[int, int] | None:
@@ -451,8 +491,9 @@ def _minor(version: str | None) -> tuple[int, int] | None:
         return None
 
 
-def stale_entries(names: Iterable[str] | None = None, root: str | os.PathLike | None = None,
-                  current_version: str | None = None) -> list[tuple[str, str]]:
+def stale_entries(
+    names: Iterable[str] | None = None, root: str | os.PathLike | None = None, current_version: str | None = None
+) -> list[tuple[str, str]]:
     """``(name, reason)`` for each entry computed by an older minor version, or not complete.
 
     ``names`` defaults to every folder in the store; ``current_version`` to the installed
@@ -463,8 +504,11 @@ def stale_entries(names: Iterable[str] | None = None, root: str | os.PathLike | 
     current = _minor(current_version or __version__)
     folder = Path(root) if root is not None else default_results_dir()
     if names is None:
-        names = sorted(p.name for p in folder.iterdir() if p.is_dir() and (p / PARAMETERS_FILE).is_file()) \
-            if folder.is_dir() else []
+        names = (
+            sorted(p.name for p in folder.iterdir() if p.is_dir() and (p / PARAMETERS_FILE).is_file())
+            if folder.is_dir()
+            else []
+        )
     out = []
     for name in names:
         status = entry_status(name, folder)
@@ -475,8 +519,9 @@ def stale_entries(names: Iterable[str] | None = None, root: str | os.PathLike | 
         else:
             got = _minor(status.fastmix_version)
             if got is None or current is None or got < current:
-                out.append((name, f"computed by fastmix {status.fastmix_version}, older than "
-                                  f"{current_version or __version__}"))
+                out.append(
+                    (name, f"computed by fastmix {status.fastmix_version}, older than {current_version or __version__}")
+                )
     return out
 
 
@@ -489,22 +534,30 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     status = entry_status(name, root)
     command = f".venv/bin/python -m fastmix.run --paper-scale {name}"
     if status.state == "missing":
-        return (f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
-                f"they are written to `results/{name}/` and this page reads them on its next build.")
+        return (
+            f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
+            f"they are written to `results/{name}/` and this page reads them on its next build."
+        )
     prov = ResultsStore(name, root).provenance()
     if prov is None:
-        return (f"**A paper-scale run of this page has started but has not recorded its provenance yet**; the "
-                f"figures below show the cells stored so far in `results/{name}/`, and `{command}` resumes it.")
+        return (
+            f"**A paper-scale run of this page has started but has not recorded its provenance yet**; the "
+            f"figures below show the cells stored so far in `results/{name}/`, and `{command}` resumes it."
+        )
     sittings = prov.get("sittings", [])
     loads = [s.get(k) for s in sittings for k in ("load_before", "load_after") if s.get(k)]
     loads += [[v] for v in prov.get("cell_loads", []) if isinstance(v, (int, float))]
     load_text = f"; 1-minute load {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}" if loads else ""
     hours = (status.wall_time_seconds or 0.0) / 3600.0
-    text = (f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "
-            f"commit `{status.short_commit}`, finished {status.finished_at}, {hours:.2f} h of computing in "
-            f"{len(sittings)} sitting(s) on {prov.get('cpu_count', '?')} cores ({prov.get('machine', '?')}"
-            f"{load_text}); they are recomputed by `{command}`.")
+    text = (
+        f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "
+        f"commit `{status.short_commit}`, finished {status.finished_at}, {hours:.2f} h of computing in "
+        f"{len(sittings)} sitting(s) on {prov.get('cpu_count', '?')} cores ({prov.get('machine', '?')}"
+        f"{load_text}); they are recomputed by `{command}`."
+    )
     if status.state == "partial":
-        text += (" **The run is not finished:** the figures below show the cells computed so far, and the same "
-                 "command resumes it.")
+        text += (
+            " **The run is not finished:** the figures below show the cells computed so far, and the same "
+            "command resumes it."
+        )
     return text

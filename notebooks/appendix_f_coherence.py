@@ -72,12 +72,14 @@ use_book_style()
 def coherence_text(coh, rho, constant):
     """What the coherence figure shows, as MyST maths, for the draws in ``coh``."""
     ns = ", ".join(f"$2^{{{int(np.log2(n))}}}$" for n in sorted(coh["n"].unique()))
-    return (f"Coherence $\\widehat\\Delta$ of the SRHT against its number of rows $k$ (log-log), one panel per "
-            f"$n \\in \\{{{ns.replace('$', '')}\\}}$: median and range over {coh.groupby(['n', 'k']).size().min()} "
-            "independent draws per $(n, k)$, Welch's lower bound (eq. 240, dashed), the heuristic "
-            "$\\sqrt{2\\ln(2n)/k}$ (dotted) and the scale of eq. (241), "
-            f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). The faint "
-            "vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check.")
+    return (
+        f"Coherence $\\widehat\\Delta$ of the SRHT against its number of rows $k$ (log-log), one panel per "
+        f"$n \\in \\{{{ns.replace('$', '')}\\}}$: median and range over {coh.groupby(['n', 'k']).size().min()} "
+        "independent draws per $(n, k)$, Welch's lower bound (eq. 240, dashed), the heuristic "
+        "$\\sqrt{2\\ln(2n)/k}$ (dotted) and the scale of eq. (241), "
+        f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). The faint "
+        "vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check."
+    )
 
 
 def draw_coherence(coh, *, rho, constant, title):
@@ -92,8 +94,13 @@ def draw_coherence(coh, *, rho, constant, title):
         ax.plot(ks, agg["median"], "C0-", lw=2, marker="o", ms=3, label="SRHT (median, range)")
         ax.plot(ks, g["welch"].first(), "k--", lw=1.2, label="Welch bound (240)")
         ax.plot(ks, g["heuristic"].first(), "C2:", lw=2, label=r"$\sqrt{2\ln(2n)/k}$")
-        ax.plot(ks, coherence_upper_scale(n, ks, rho, constant), "C3-.", lw=1.5,
-                label=rf"${constant:g}\cdot\log(n/\varrho)/\sqrt{{k}}$")
+        ax.plot(
+            ks,
+            coherence_upper_scale(n, ks, rho, constant),
+            "C3-.",
+            lw=1.5,
+            label=rf"${constant:g}\cdot\log(n/\varrho)/\sqrt{{k}}$",
+        )
         ax.axvline(np.log(n / rho) ** 2, color="0.5", lw=0.8, ls=(0, (1, 3)))
         ax.axvline(n / 64, color="0.5", lw=0.8, ls=(0, (1, 3)))
         ax.set_xscale("log", base=2)
@@ -120,19 +127,28 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     coh = stored["coherence"]
-    display(Markdown(
-        f"Setting: $n \\in \\{{{', '.join(f'2^{{{int(v)}}}' for v in sorted(coh['log2_n'].unique()))}\\}}$, "
-        f"{coh.groupby('n')['k'].nunique().min()} to {coh.groupby('n')['k'].nunique().max()} values of $k$ per $n$ "
-        f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in all), "
-        f"$\\varrho = {p['rho']:g}$ in the scale of (241)."))
+    display(
+        Markdown(
+            f"Setting: $n \\in \\{{{', '.join(f'2^{{{int(v)}}}' for v in sorted(coh['log2_n'].unique()))}\\}}$, "
+            f"{coh.groupby('n')['k'].nunique().min()} to {coh.groupby('n')['k'].nunique().max()} values of $k$ per $n$ "
+            f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in all), "
+            f"$\\varrho = {p['rho']:g}$ in the scale of (241)."
+        )
+    )
 
 # %% mystnb={"figure": {"caption": "**Figure F.1.** {glue:md}`appf-coherence-caption:myst`", "name": "appf-coherence"}} tags=["remove-input"]
 if stored is not None:
-    caption("appf-coherence", coherence_text(stored["coherence"], store.parameters()["rho"],
-                                             store.parameters()["upper_constant"])
-            + " At the paper's scale, read from the results store.")
-    draw_coherence(stored["coherence"], rho=float(store.parameters()["rho"]),
-                   constant=float(store.parameters()["upper_constant"]), title="paper scale (results store)")
+    caption(
+        "appf-coherence",
+        coherence_text(stored["coherence"], store.parameters()["rho"], store.parameters()["upper_constant"])
+        + " At the paper's scale, read from the results store.",
+    )
+    draw_coherence(
+        stored["coherence"],
+        rho=float(store.parameters()["rho"]),
+        constant=float(store.parameters()["upper_constant"]),
+        title="paper scale (results store)",
+    )
 else:
     print("No stored results to draw; see the note above.")
 
@@ -145,13 +161,18 @@ else:
 # %% tags=["remove-input"]
 if stored is not None:
     SUMMARY = study.ratio_summary(stored["coherence"], float(store.parameters()["rho"]))
-    lines = ["| $n$ | draws | $\\widehat\\Delta$ / Welch (mean, 95%) | largest | $\\log(n/\\varrho)$ | "
-             "$\\widehat\\Delta/\\sqrt{2\\ln(2n)/k}$ (mean, range) | fitted $c$ |", "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| $n$ | draws | $\\widehat\\Delta$ / Welch (mean, 95%) | largest | $\\log(n/\\varrho)$ | "
+        "$\\widehat\\Delta/\\sqrt{2\\ln(2n)/k}$ (mean, range) | fitted $c$ |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in SUMMARY.itertuples():
-        lines.append(f"| $2^{{{r.log2_n}}}$ | {r.draws} | {r.welch_ratio_mean:.3g} [{r.welch_ratio_low:.3g}, "
-                     f"{r.welch_ratio_high:.3g}] | {r.welch_ratio_max:.3g} | {r.log_n_rho:.3g} | "
-                     f"{r.heuristic_ratio_mean:.3g} ({r.heuristic_ratio_min:.3g} to {r.heuristic_ratio_max:.3g}) | "
-                     f"{r.fitted_c:.3g} |")
+        lines.append(
+            f"| $2^{{{r.log2_n}}}$ | {r.draws} | {r.welch_ratio_mean:.3g} [{r.welch_ratio_low:.3g}, "
+            f"{r.welch_ratio_high:.3g}] | {r.welch_ratio_max:.3g} | {r.log_n_rho:.3g} | "
+            f"{r.heuristic_ratio_mean:.3g} ({r.heuristic_ratio_min:.3g} to {r.heuristic_ratio_max:.3g}) | "
+            f"{r.fitted_c:.3g} |"
+        )
     display(Markdown("\n".join(lines)))
 
 # %% [markdown]
@@ -169,11 +190,17 @@ if stored is not None:
 if stored is not None:
     from fastmix.studies.section3 import log_slope_interval
 
-    whole = [f"{log_slope_interval(g['k'], g['coherence']).estimate:.2f} at $n = 2^{{{int(np.log2(n))}}}$"
-             for n, g in stored["coherence"].groupby("n")]
-    display(Markdown(
-        "Over the whole grid of $k$ the fitted slope of $\\log\\widehat\\Delta$ on $\\log k$ is " + ", ".join(whole)
-        + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; hence the narrower range."))
+    whole = [
+        f"{log_slope_interval(g['k'], g['coherence']).estimate:.2f} at $n = 2^{{{int(np.log2(n))}}}$"
+        for n, g in stored["coherence"].groupby("n")
+    ]
+    display(
+        Markdown(
+            "Over the whole grid of $k$ the fitted slope of $\\log\\widehat\\Delta$ on $\\log k$ is "
+            + ", ".join(whole)
+            + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; hence the narrower range."
+        )
+    )
 
 # %% tags=["remove-input"]
 if stored is not None:
@@ -187,8 +214,11 @@ else:
 if stored is not None and len(SUMMARY):
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})"
-                                                           if failed else "") + "."]
+    text = [
+        f"Of the {len(CLAIMS)} checks, {held} hold"
+        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
+        + "."
+    ]
     lo, hi = SUMMARY.iloc[0], SUMMARY.iloc[-1]
     text.append(
         f"From $n = 2^{{{int(lo.log2_n)}}}$ to $2^{{{int(hi.log2_n)}}}$ the mean ratio to Welch's bound grows from "
@@ -197,7 +227,8 @@ if stored is not None and len(SUMMARY):
         f"{np.sqrt(np.log(2 * hi.n) / np.log(2 * lo.n)):.3g}. The measured coherence is "
         f"{SUMMARY['heuristic_ratio_mean'].min():.3g} to {SUMMARY['heuristic_ratio_mean'].max():.3g} times the heuristic "
         f"$\\sqrt{{2\\ln(2n)/k}}$ on average, and a constant of {SUMMARY['fitted_c'].max():.3g} in front of "
-        "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw.")
+        "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw."
+    )
     rough = [c for c in CLAIMS if c.claim.startswith("The coherence is roughly")]
     if rough and rough[0].holds is False:
         share = SUMMARY["welch_ratio_mean"] / SUMMARY["log_n_rho"]
@@ -210,7 +241,8 @@ if stored is not None and len(SUMMARY):
             f"$\\log(n/\\varrho)$, and its growth with $n$ is closer to that of {closer}. The heuristic's level has "
             "a simple reason: for an SRHT, $|(S_f^\\top S_f)_{ij}|$ depends only on the bitwise exclusive or of $i$ "
             "and $j$, so there are only $n - 1$ distinct inner products, each roughly Gaussian with standard deviation "
-            "$1/\\sqrt{k}$, and the largest of $n - 1$ such values is about $\\sqrt{2\\ln(2n)/k}$.")
+            "$1/\\sqrt{k}$, and the largest of $n - 1$ such values is about $\\sqrt{2\\ln(2n)/k}$."
+        )
     display(Markdown("\n\n".join(text)))
 
 # %% [markdown]
@@ -226,8 +258,10 @@ if stored is not None and "reference" in stored:
     lines = ["| $k$ | draws | median | range | authors' value | its percentile |", "|---|---|---|---|---|---|"]
     for k_ref, g in ref.groupby("k"):
         theirs = float(g["authors_value"].iloc[0])
-        lines.append(f"| {k_ref} | {len(g)} | {g['coherence'].median():.3g} | {g['coherence'].min():.3g} to "
-                     f"{g['coherence'].max():.3g} | {theirs:g} | {percentile_of(theirs, g['coherence']):.3g} |")
+        lines.append(
+            f"| {k_ref} | {len(g)} | {g['coherence'].median():.3g} | {g['coherence'].min():.3g} to "
+            f"{g['coherence'].max():.3g} | {theirs:g} | {percentile_of(theirs, g['coherence']):.3g} |"
+        )
     display(Markdown("\n".join(lines)))
 
 # %% [markdown]
@@ -238,8 +272,12 @@ if stored is not None and "reference" in stored:
 
 # %% mystnb={"figure": {"caption": "**Figure F.1 (smoke scale).** {glue:md}`appf-smoke-caption:myst`", "name": "appf-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-caption("appf-smoke", "Smoke-scale run, computed live at this page's parameters: "
-        + coherence_text(smoke["coherence"], rho, upper_constant) + " It shows that the code runs; it is not evidence.")
+caption(
+    "appf-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + coherence_text(smoke["coherence"], rho, upper_constant)
+    + " It shows that the code runs; it is not evidence.",
+)
 draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smoke scale (not evidence)")
 
 # %% [markdown]

@@ -69,8 +69,13 @@ started_at = time.time()
 NAME = "appendix_i_airline"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 TABLES = ("datasets", "sketch_sizes", "runs", "noise")
-STYLE = {"FastIHM r1": ("C1", "o", "-"), "FastIHM r2": ("C2", "o", "-"), "FastIHM r3": ("C3", "o", "-"),
-         "IHM (dense sketch)": ("k", "s", "-"), "IHM (Gram factor)": ("0.55", "D", "--")}
+STYLE = {
+    "FastIHM r1": ("C1", "o", "-"),
+    "FastIHM r2": ("C2", "o", "-"),
+    "FastIHM r3": ("C3", "o", "-"),
+    "IHM (dense sketch)": ("k", "s", "-"),
+    "IHM (Gram factor)": ("0.55", "D", "--"),
+}
 
 
 # Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
@@ -81,7 +86,8 @@ TRADEOFF_TEXT = (
     "Accuracy against runtime on the airline task. Left: excess empirical risk against $\\varepsilon$ (means over "
     "trials with 95% bands) for FastIHM at three SRHT sizes $k_2$, IHM with the dense Gaussian sketch, the same IHM "
     "drawn through its Gram factor, and the non-private FastIHS. Right: mean runtime of one solve against excess "
-    "risk at the largest $\\varepsilon$.")
+    "risk at the largest $\\varepsilon$."
+)
 
 
 def data_setting(tables, p):
@@ -89,8 +95,10 @@ def data_setting(tables, p):
     info = tables["datasets"].iloc[0]
     sizes = ", ".join(f"{int(k):,}" for k in tables["sketch_sizes"].sort_values("k2_ratio")["k2"])
     eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
-    return (f"{info['dataset']} ($n = {int(info['n']):,}$, $d = {int(info['d'])}$), $k_2 \\in \\{{{sizes}\\}}$, "
-            f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}, {p['n_trials']} trials, $T = {p['T']}$")
+    return (
+        f"{info['dataset']} ($n = {int(info['n']):,}$, $d = {int(info['d'])}$), $k_2 \\in \\{{{sizes}\\}}$, "
+        f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}, {p['n_trials']} trials, $T = {p['T']}$"
+    )
 
 
 def series_label(tables, series):
@@ -111,15 +119,29 @@ def draw_tradeoff(tables, *, title):
         rows = s[s["series"] == series].sort_values("epsilon")
         if rows.empty:
             continue
-        ax.plot(rows["epsilon"], rows["excess_risk"], color=color, marker=marker, ls=ls, lw=1.8, ms=5,
-                label=series_label(tables, series))
+        ax.plot(
+            rows["epsilon"],
+            rows["excess_risk"],
+            color=color,
+            marker=marker,
+            ls=ls,
+            lw=1.8,
+            ms=5,
+            label=series_label(tables, series),
+        )
         ax.fill_between(rows["epsilon"], np.maximum(rows["low"], floor), rows["high"], color=color, alpha=0.15, lw=0)
     ihs = s[s["series"] == "FastIHS"]
     if not ihs.empty and ihs["excess_risk"].iloc[0] > floor:
         ax.axhline(ihs["excess_risk"].iloc[0], color="C4", ls=":", lw=2, label="FastIHS (non-private)")
     elif not ihs.empty:
-        ax.text(0.02, 0.03, f"FastIHS (non-private): {ihs['excess_risk'].iloc[0]:.2g}, below the axis",
-                transform=ax.transAxes, color="C4", fontsize=9)
+        ax.text(
+            0.02,
+            0.03,
+            f"FastIHS (non-private): {ihs['excess_risk'].iloc[0]:.2g}, below the axis",
+            transform=ax.transAxes,
+            color="C4",
+            fontsize=9,
+        )
     eps_grid = sorted(private["epsilon"].unique())
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -137,9 +159,16 @@ def draw_tradeoff(tables, *, title):
         rows = rows if series == "FastIHS" else rows[np.isclose(rows["epsilon"], top)]
         if rows.empty:
             continue
-        ax2.errorbar(rows["runtime_s"] * 1e3, rows["excess_risk"],
-                     yerr=[rows["excess_risk"] - np.maximum(rows["low"], 1e-300), rows["high"] - rows["excess_risk"]],
-                     color=color, marker=marker, ms=8, ls="none", label=series_label(tables, series))
+        ax2.errorbar(
+            rows["runtime_s"] * 1e3,
+            rows["excess_risk"],
+            yerr=[rows["excess_risk"] - np.maximum(rows["low"], 1e-300), rows["high"] - rows["excess_risk"]],
+            color=color,
+            marker=marker,
+            ms=8,
+            ls="none",
+            label=series_label(tables, series),
+        )
     ax2.set_xscale("log")
     ax2.set_yscale("log")
     ax2.set_xlabel("mean runtime per solve (ms)")
@@ -160,8 +189,7 @@ def draw_noise(tables, *, title):
     grid = np.geomspace(max(8, per_k2["k2"].min() / 4), n, 100)
     ax.plot(grid, coherence_heuristic(n, grid), color="0.5", lw=1.2, label=r"$\sqrt{2\ln(2n)/k_2}$")
     for row in per_k2.itertuples():
-        ax.plot(row.k2, row.delta_hat, "o", color=f"C{row.ratio_index}", ms=8,
-                label=f"measured, k2 = {int(row.k2)}")
+        ax.plot(row.k2, row.delta_hat, "o", color=f"C{row.ratio_index}", ms=8, label=f"measured, k2 = {int(row.k2)}")
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("SRHT rows $k_2$")
@@ -170,8 +198,9 @@ def draw_noise(tables, *, title):
     ax.legend(fontsize=10)
     for j, sub in ns.groupby("ratio_index"):
         sub = sub.sort_values("epsilon")
-        ax2.plot(sub["epsilon"], sub["eta_sq_over_gamma"], marker="o", color=f"C{j}",
-                 label=f"k2 = {int(sub['k2'].iloc[0])}")
+        ax2.plot(
+            sub["epsilon"], sub["eta_sq_over_gamma"], marker="o", color=f"C{j}", label=f"k2 = {int(sub['k2'].iloc[0])}"
+        )
     ax2.set_xscale("log")
     ax2.set_yscale("log")
     ax2.set_xlabel(r"$\varepsilon$")
@@ -194,19 +223,27 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p, info = store.parameters(), stored["datasets"].iloc[0]
     sizes = stored["sketch_sizes"]
-    display(Markdown(
-        f"**Data: {info['dataset']}**, because {info['why']}. $n = {int(info['n']):,}$ rows "
-        f"(of {int(info['n_raw']):,} in the source), $d = {int(info['d'])}$, $n/d = {info['n_over_d']:,.0f}$. "
-        f"Preprocessing: {info['preprocessing']}.\n\n"
-        f"Setting: $T = {p['T']}$, {p['n_trials']} trials per point, "
-        f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, $k = k_1 = {int(sizes['k1'].iloc[0])}$, "
-        + ", ".join(f"$k_2 = {int(r.k2):,}$ ($r = {r.k2_ratio:g}$)" for r in sizes.itertuples())
-        + f"; {len(stored['runs']):,} solver runs."))
+    display(
+        Markdown(
+            f"**Data: {info['dataset']}**, because {info['why']}. $n = {int(info['n']):,}$ rows "
+            f"(of {int(info['n_raw']):,} in the source), $d = {int(info['d'])}$, $n/d = {info['n_over_d']:,.0f}$. "
+            f"Preprocessing: {info['preprocessing']}.\n\n"
+            f"Setting: $T = {p['T']}$, {p['n_trials']} trials per point, "
+            f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, $k = k_1 = {int(sizes['k1'].iloc[0])}$, "
+            + ", ".join(f"$k_2 = {int(r.k2):,}$ ($r = {r.k2_ratio:g}$)" for r in sizes.itertuples())
+            + f"; {len(stored['runs']):,} solver runs."
+        )
+    )
 
 # %% mystnb={"figure": {"caption": "**Figure 4.** {glue:md}`appi-tradeoff-caption:myst`", "name": "appi-tradeoff"}} tags=["remove-input"]
 if stored is not None:
-    caption("appi-tradeoff", TRADEOFF_TEXT + " At the paper's ratios, read from the results store: "
-            + data_setting(stored, store.parameters()) + ".")
+    caption(
+        "appi-tradeoff",
+        TRADEOFF_TEXT
+        + " At the paper's ratios, read from the results store: "
+        + data_setting(stored, store.parameters())
+        + ".",
+    )
     draw_tradeoff(stored, title="paper-scale ratios (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -248,14 +285,18 @@ if CLAIMS:
         return log_ratio_interval(sel(a), sel(b))
 
     lo, hi = eps_grid[0], eps_grid[-1]
-    lines = [f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}" + (f" and {len(failed)} do not: {'; '.join(failed)}"
-                                                                  if failed else "") + "."]
+    lines = [
+        f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
+        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
+        + "."
+    ]
     lines.append(
         f"FastIHM with the largest SRHT has {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', lo))} times "
         f"IHM's excess risk at $\\varepsilon = {lo:g}$ and {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', hi))} "
         f"times at $\\varepsilon = {hi:g}$; with the smallest SRHT the factors are "
         f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', lo))} and "
-        f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', hi))}.")
+        f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', hi))}."
+    )
     from fastmix.claims import holm, one_sided_less
 
     ns = study.noise_summary(stored).set_index(["ratio_index", "epsilon"])
@@ -266,41 +307,56 @@ if CLAIMS:
     if flat:
         lines.append(
             "The step from $r_2$ to $r_3$ lowers the excess risk significantly at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e, r in zip(eps_grid, rej) if r) + "\\}$ but not at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e in flat) + "\\}$, where FastIHM at $r_2$ and $r_3$ has "
-            + "; ".join(f"{format_interval(ratio('FastIHM r2', 'IHM (dense sketch)', e))} and "
-                        f"{format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', e))} times IHM's excess risk "
-                        f"($\\varepsilon = {e:g}$)" for e in flat)
+            + ", ".join(f"{e:g}" for e, r in zip(eps_grid, rej) if r)
+            + "\\}$ but not at $\\varepsilon \\in \\{"
+            + ", ".join(f"{e:g}" for e in flat)
+            + "\\}$, where FastIHM at $r_2$ and $r_3$ has "
+            + "; ".join(
+                f"{format_interval(ratio('FastIHM r2', 'IHM (dense sketch)', e))} and "
+                f"{format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', e))} times IHM's excess risk "
+                f"($\\varepsilon = {e:g}$)"
+                for e in flat
+            )
             + ". Where both ratios are near 1, the Hessian noise no longer matters and the remaining error is set by "
-            "the gradient noise, which no $k_2$ changes.")
+            "the gradient noise, which no $k_2$ changes."
+        )
     # where FastIHM at the largest k2 is not within a factor 2 of IHM, its Hessian noise relative to IHM's
     far = [e for e in eps_grid if ratio("FastIHM r3", "IHM (dense sketch)", e).high >= 2.0]
     if far:
         lines.append(
             "FastIHM at the largest $k_2$ is not within a factor 2 of IHM at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e in far) + "\\}$. There its Hessian noise is $\\eta^2 = "
+            + ", ".join(f"{e:g}" for e in far)
+            + "\\}$. There its Hessian noise is $\\eta^2 = "
             + ", ".join(f"{ns.loc[(3, e), 'eta_sq_over_gamma']:.3g}" for e in far)
             + "\\,\\gamma$ respectively, against IHM's $\\sigma^2 \\le \\gamma$, because the private "
-            "$\\widetilde m$ = " + ", ".join(f"{ns.loc[(3, e), 'm_tilde']:.3g}" for e in far)
+            "$\\widetilde m$ = "
+            + ", ".join(f"{ns.loc[(3, e), 'm_tilde']:.3g}" for e in far)
             + f" pads the exact $\\widehat m \\approx {ns.loc[(3, far[0]), 'm_hat']:.3g}$ by "
             "$\\omega\\widehat\\Delta\\tau$ with $\\omega = 6T/\\varepsilon$ = "
             + ", ".join(f"{ns.loc[(3, e), 'omega']:.3g}" for e in far)
             + f" and the coherence $\\widehat\\Delta \\approx {ns.loc[(3, far[0]), 'delta_hat']:.3g}$ of "
-            f"$k_2 = {int(ns.loc[(3, far[0]), 'k2']):,}$ rows (next section).")
+            f"$k_2 = {int(ns.loc[(3, far[0]), 'k2']):,}$ rows (next section)."
+        )
     eq_level = 1 - 0.05 / len(eps_grid)
-    eq = {e: log_ratio_interval(sel("IHM (Gram factor)", e), sel("IHM (dense sketch)", e), level=eq_level)
-          for e in eps_grid}
+    eq = {
+        e: log_ratio_interval(sel("IHM (Gram factor)", e), sel("IHM (dense sketch)", e), level=eq_level)
+        for e in eps_grid
+    }
     miss = [e for e, iv in eq.items() if not iv.contains(1.0)]
     if miss:
         lines.append(
             "The two IHM routes release the same random variable, yet their interval excludes 1 at $\\varepsilon \\in"
-            " \\{" + ", ".join(f"{e:g}" for e in miss) + "\\}$ (Gram / dense: "
-            + "; ".join(format_interval(eq[e]) for e in miss) + f"), out of {len(eps_grid)} epsilons tested at "
+            " \\{"
+            + ", ".join(f"{e:g}" for e in miss)
+            + "\\}$ (Gram / dense: "
+            + "; ".join(format_interval(eq[e]) for e in miss)
+            + f"), out of {len(eps_grid)} epsilons tested at "
             "a 5% family-wise level, so at most about one run in twenty shows such a miss when the routes agree. Their "
             "trial-to-trial spread is small (the excess risk sits on the gradient-noise floor), so the test resolves "
             "differences of a few percent; the rule was fixed before the run and the verdict stands as measured. "
             "The two samplers differ only in how they draw the sketch; the same trial of both shares its "
-            "$\\lambda_{\\min}$ release, which only makes them more alike.")
+            "$\\lambda_{\\min}$ release, which only makes them more alike."
+        )
     display(Markdown("\n\n".join(lines)))
 
 # %% [markdown]
@@ -322,21 +378,46 @@ if CLAIMS:
 
 # %% mystnb={"figure": {"caption": "**Figure I.1.** {glue:md}`appi-noise-caption:myst`", "name": "appi-noise"}} tags=["remove-input"]
 if stored is not None and not stored["noise"].empty:
-    caption("appi-noise", "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
-            + data_setting(stored, store.parameters()) + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
-            "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
-            "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
-            "$\\varepsilon$ and $k_2$.")
+    caption(
+        "appi-noise",
+        "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
+        + data_setting(stored, store.parameters())
+        + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
+        "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
+        "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
+        "$\\varepsilon$ and $k_2$.",
+    )
     draw_noise(stored, title="paper-scale ratios (results store)")
 
 # %% tags=["remove-input"]
 if stored is not None and not stored["noise"].empty:
     ns = study.noise_summary(stored)
-    show = ns[["k2", "k2_ratio", "epsilon", "delta_hat", "coherence_typical", "m_hat", "m_tilde", "omega", "tau",
-               "eta_sq_over_gamma"]].rename(columns={"k2_ratio": "r", "epsilon": "ε", "delta_hat": "coherence Δ̂",
-                                                     "coherence_typical": "√(2 ln 2n / k2)", "m_hat": "m̂",
-                                                     "m_tilde": "m̃", "omega": "ω", "tau": "τ",
-                                                     "eta_sq_over_gamma": "η² / γ"})
+    show = ns[
+        [
+            "k2",
+            "k2_ratio",
+            "epsilon",
+            "delta_hat",
+            "coherence_typical",
+            "m_hat",
+            "m_tilde",
+            "omega",
+            "tau",
+            "eta_sq_over_gamma",
+        ]
+    ].rename(
+        columns={
+            "k2_ratio": "r",
+            "epsilon": "ε",
+            "delta_hat": "coherence Δ̂",
+            "coherence_typical": "√(2 ln 2n / k2)",
+            "m_hat": "m̂",
+            "m_tilde": "m̃",
+            "omega": "ω",
+            "tau": "τ",
+            "eta_sq_over_gamma": "η² / γ",
+        }
+    )
     display(show.style.format(precision=3, thousands=",").hide(axis="index"))
     n = int(stored["datasets"]["n"].iloc[0])
     sizes = stored["sketch_sizes"].sort_values("k2_ratio")
@@ -345,18 +426,22 @@ if stored is not None and not stored["noise"].empty:
     lines = []
     for j in sorted(ns["ratio_index"].unique()):
         sub = ns[ns["ratio_index"] == j].sort_values("epsilon")
-        lines.append(f"$k_2 = {int(sub['k2'].iloc[0]):,}$: coherence {sub['delta_hat'].mean():.3g}, "
-                     f"$\\widehat m$ {sub['m_hat'].mean():.3g}, $\\eta^2/\\gamma$ from {sub['eta_sq_over_gamma'].iloc[-1]:.3g} "
-                     f"($\\varepsilon = {sub['epsilon'].iloc[-1]:g}$) to {sub['eta_sq_over_gamma'].iloc[0]:.3g} "
-                     f"($\\varepsilon = {sub['epsilon'].iloc[0]:g}$)")
-    text = ("Measured: " + "; ".join(lines) + ". "
-            f"Had the two large ratios been shrunk by $n/2^{{22}}$ to keep the paper's $k_2/n$ at this $n$, they "
-            f"would give $k_2$ = {', '.join(f'{int(k):,}' for k in scaled_k2)} instead of "
-            f"{', '.join(f'{int(k):,}' for k in big['k2'])}, and a coherence about "
-            f"{float(np.sqrt(big['k2'].to_numpy() / scaled_k2).mean()):.1f} times larger "
-            f"({', '.join(f'{coherence_heuristic(n, k):.3g}' for k in scaled_k2)} by the formula above): "
-            "the padding of $\\widetilde m$, and with it FastIHM's noise, grows by that factor. "
-            "That is why this page keeps the paper's absolute ratios.")
+        lines.append(
+            f"$k_2 = {int(sub['k2'].iloc[0]):,}$: coherence {sub['delta_hat'].mean():.3g}, "
+            f"$\\widehat m$ {sub['m_hat'].mean():.3g}, $\\eta^2/\\gamma$ from {sub['eta_sq_over_gamma'].iloc[-1]:.3g} "
+            f"($\\varepsilon = {sub['epsilon'].iloc[-1]:g}$) to {sub['eta_sq_over_gamma'].iloc[0]:.3g} "
+            f"($\\varepsilon = {sub['epsilon'].iloc[0]:g}$)"
+        )
+    text = (
+        "Measured: " + "; ".join(lines) + ". "
+        f"Had the two large ratios been shrunk by $n/2^{{22}}$ to keep the paper's $k_2/n$ at this $n$, they "
+        f"would give $k_2$ = {', '.join(f'{int(k):,}' for k in scaled_k2)} instead of "
+        f"{', '.join(f'{int(k):,}' for k in big['k2'])}, and a coherence about "
+        f"{float(np.sqrt(big['k2'].to_numpy() / scaled_k2).mean()):.1f} times larger "
+        f"({', '.join(f'{coherence_heuristic(n, k):.3g}' for k in scaled_k2)} by the formula above): "
+        "the padding of $\\widetilde m$, and with it FastIHM's noise, grows by that factor. "
+        "That is why this page keeps the paper's absolute ratios."
+    )
     display(Markdown(text))
 
 # %% [markdown]
@@ -375,12 +460,19 @@ if stored is not None:
     for s in order:
         if s not in times:
             continue
-        rows.append({"method": series_label(stored, s), "mean runtime (ms)": 1e3 * times[s].mean(),
-                     "IHM / method [95%]": format_interval(log_ratio_interval(times["IHM (dense sketch)"], times[s]))
-                     if s != "IHM (dense sketch)" else "1",
-                     "paper (Figure 4)": study.PAPER_SPEEDUPS.get(s, np.nan),
-                     "IHM (Gram) / method [95%]": format_interval(log_ratio_interval(times["IHM (Gram factor)"], times[s]))
-                     if s != "IHM (Gram factor)" else "1"})
+        rows.append(
+            {
+                "method": series_label(stored, s),
+                "mean runtime (ms)": 1e3 * times[s].mean(),
+                "IHM / method [95%]": format_interval(log_ratio_interval(times["IHM (dense sketch)"], times[s]))
+                if s != "IHM (dense sketch)"
+                else "1",
+                "paper (Figure 4)": study.PAPER_SPEEDUPS.get(s, np.nan),
+                "IHM (Gram) / method [95%]": format_interval(log_ratio_interval(times["IHM (Gram factor)"], times[s]))
+                if s != "IHM (Gram factor)"
+                else "1",
+            }
+        )
     display(pd.DataFrame(rows).style.format(precision=3, na_rep="").hide(axis="index"))
     n, d = int(stored["datasets"]["n"].iloc[0]), int(stored["datasets"]["d"].iloc[0])
     k1 = int(stored["sketch_sizes"]["k1"].iloc[0])
@@ -388,24 +480,37 @@ if stored is not None:
     p = store.parameters()
     r3 = log_ratio_interval(times["IHM (dense sketch)"], times["FastIHM r3"])
     paper_r3 = study.PAPER_SPEEDUPS["FastIHM r3"]
-    gram_fastest = all(log_ratio_interval(times[s], times["IHM (Gram factor)"]).low > 1
-                       for s in ("FastIHM r1", "FastIHM r2", "FastIHM r3"))
+    gram_fastest = all(
+        log_ratio_interval(times[s], times["IHM (Gram factor)"]).low > 1
+        for s in ("FastIHM r1", "FastIHM r2", "FastIHM r3")
+    )
     if r3.high < paper_r3:
-        verdict = (f"Here the ratio IHM / FastIHM at the largest $k_2$ is {format_interval(r3)}, below the "
-                   f"paper's {paper_r3:g}. ")
+        verdict = (
+            f"Here the ratio IHM / FastIHM at the largest $k_2$ is {format_interval(r3)}, below the "
+            f"paper's {paper_r3:g}. "
+        )
     elif r3.low > paper_r3:
         verdict = f"Here the ratio at the largest $k_2$, {format_interval(r3)}, is above the paper's {paper_r3:g}. "
     else:
-        verdict = f"Here the ratio at the largest $k_2$, {format_interval(r3)}, is compatible with the paper's {paper_r3:g}. "
-    display(Markdown(
-        verdict + f"The sizes set these ratios. Dense IHM draws $T k n = {p['T'] * k1 * n / 1e6:,.0f}$ million Gaussian "
-        f"numbers per solve, a number that grows with $n$; FastIHM's mixing draws $T k_1 k_2 = "
-        f"{p['T'] * k1 * k2_top / 1e6:,.1f}$ million at the largest $k_2$, a number that does not. At the paper's "
-        f"$n = 2^{{22}}$ the dense sketch costs {2**22 / n:g} times more than at $n = {n:,}$ while FastIHM's mixing "
-        "costs the same, so the speedups at large $k_2$ grow with $n$. The Gram-factor IHM forms $X^\\top X$ once "
-        f"($n d^2$ multiply-adds, $d = {d}$) and then works with $d \\times d$ matrices; "
-        + ("its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1)."
-           if gram_fastest else "it is not faster than every FastIHM here (see the last column).")))
+        verdict = (
+            f"Here the ratio at the largest $k_2$, {format_interval(r3)}, is compatible with the paper's {paper_r3:g}. "
+        )
+    display(
+        Markdown(
+            verdict
+            + f"The sizes set these ratios. Dense IHM draws $T k n = {p['T'] * k1 * n / 1e6:,.0f}$ million Gaussian "
+            f"numbers per solve, a number that grows with $n$; FastIHM's mixing draws $T k_1 k_2 = "
+            f"{p['T'] * k1 * k2_top / 1e6:,.1f}$ million at the largest $k_2$, a number that does not. At the paper's "
+            f"$n = 2^{{22}}$ the dense sketch costs {2**22 / n:g} times more than at $n = {n:,}$ while FastIHM's mixing "
+            "costs the same, so the speedups at large $k_2$ grow with $n$. The Gram-factor IHM forms $X^\\top X$ once "
+            f"($n d^2$ multiply-adds, $d = {d}$) and then works with $d \\times d$ matrices; "
+            + (
+                "its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1)."
+                if gram_fastest
+                else "it is not faster than every FastIHM here (see the last column)."
+            )
+        )
+    )
 
 # %% [markdown]
 # ## What differs from the paper, and what it costs
@@ -445,10 +550,13 @@ if stored is not None:
 smoke = run_study(NAME, PARAMS, log=None)
 info = smoke["datasets"].iloc[0]
 print(f"data: {info['dataset']} ({info['why']}); {len(smoke['runs'])} solver runs")
-caption("appi-smoke", "Smoke-scale run, computed live at this page's parameters: the accuracy-runtime trade-off of "
-        "Figure 4 (left: excess empirical risk against $\\varepsilon$; right: runtime against excess risk at the "
-        "largest $\\varepsilon$) on " + data_setting(smoke, PARAMS) + ". It shows that the code runs; it is not "
-        "evidence for Figure 4.")
+caption(
+    "appi-smoke",
+    "Smoke-scale run, computed live at this page's parameters: the accuracy-runtime trade-off of "
+    "Figure 4 (left: excess empirical risk against $\\varepsilon$; right: runtime against excess risk at the "
+    "largest $\\varepsilon$) on " + data_setting(smoke, PARAMS) + ". It shows that the code runs; it is not "
+    "evidence for Figure 4.",
+)
 draw_tradeoff(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]

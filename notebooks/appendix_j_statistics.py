@@ -62,8 +62,12 @@ NAME = "appendix_j_statistics"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLUMNS = ["n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d"]
 PAPER_OF = {"nycflights": "airline"}  # offline stand-ins, compared with the dataset they replace
-LABELS = {"lambda_min": r"$\lambda_{\min}(X^\top X)$", "lambda_max": r"$\lambda_{\max}(X^\top X)$",
-          "ols_mse": r"$\frac{1}{n}\|Y - X\theta^*\|^2$", "y_sq_mean": r"$\frac{1}{n}\|Y\|^2$"}
+LABELS = {
+    "lambda_min": r"$\lambda_{\min}(X^\top X)$",
+    "lambda_max": r"$\lambda_{\max}(X^\top X)$",
+    "ols_mse": r"$\frac{1}{n}\|Y - X\theta^*\|^2$",
+    "y_sq_mean": r"$\frac{1}{n}\|Y\|^2$",
+}
 
 
 def _fmt(v):
@@ -85,8 +89,13 @@ def statistics_table(statistics):
         key = PAPER_OF.get(name, name)
         if key in fd.PAPER_STATISTICS:
             p = fd.PAPER_STATISTICS[key]
-            rows.append({"dataset": name if key == name else f"{name} (vs {key})", "source": "paper",
-                         **{c: p[c] for c in COLUMNS}})
+            rows.append(
+                {
+                    "dataset": name if key == name else f"{name} (vs {key})",
+                    "source": "paper",
+                    **{c: p[c] for c in COLUMNS},
+                }
+            )
     return pd.DataFrame(rows).set_index(["dataset", "source"]).map(_fmt)
 
 
@@ -94,8 +103,10 @@ def statistics_markdown(statistics):
     """:func:`statistics_table` as a MyST table with the paper's symbols as headers."""
     table = statistics_table(statistics)
     heads = {"n": "$n$", "d": "$d$", "n_over_d": "$n/d$", **LABELS}
-    lines = ["| dataset | source | " + " | ".join(heads[c] for c in COLUMNS) + " |",
-             "|---|---|" + "---:|" * len(COLUMNS)]
+    lines = [
+        "| dataset | source | " + " | ".join(heads[c] for c in COLUMNS) + " |",
+        "|---|---|" + "---:|" * len(COLUMNS),
+    ]
     for (name, source), row in table.iterrows():
         lines.append(f"| {name.replace('_', ' ')} | {source} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
     return "\n".join(lines)
@@ -107,13 +118,18 @@ use_book_style()
 
 def spread_text(spread):
     """What the seed-spread figure shows, as MyST maths, for the seeds in ``spread``."""
-    sizes = "; ".join(f"{d.replace('synthetic_', '')} design at $n = {int(g['n'].iloc[0]):,}$, $d = {int(g['d'].iloc[0])}$"
-                      if {"n", "d"} <= set(g) else d.replace("synthetic_", "")
-                      for d, g in spread.groupby("design", sort=False))
-    return ("The four seed-dependent statistics of Appendix J, $\\lambda_{\\min}(X^\\top X)$, "
-            "$\\lambda_{\\max}(X^\\top X)$, $\\tfrac1n\\|Y - X\\theta^*\\|^2$ and $\\tfrac1n\\|Y\\|^2$ (columns), "
-            f"for both synthetic designs (rows; {sizes}), one dot per seed ({spread.groupby('design').size().min()} "
-            "seeds; the vertical position is random, for legibility), and the paper's value (red line).")
+    sizes = "; ".join(
+        f"{d.replace('synthetic_', '')} design at $n = {int(g['n'].iloc[0]):,}$, $d = {int(g['d'].iloc[0])}$"
+        if {"n", "d"} <= set(g)
+        else d.replace("synthetic_", "")
+        for d, g in spread.groupby("design", sort=False)
+    )
+    return (
+        "The four seed-dependent statistics of Appendix J, $\\lambda_{\\min}(X^\\top X)$, "
+        "$\\lambda_{\\max}(X^\\top X)$, $\\tfrac1n\\|Y - X\\theta^*\\|^2$ and $\\tfrac1n\\|Y\\|^2$ (columns), "
+        f"for both synthetic designs (rows; {sizes}), one dot per seed ({spread.groupby('design').size().min()} "
+        "seeds; the vertical position is random, for legibility), and the paper's value (red line)."
+    )
 
 
 def draw_spread(spread, *, title):
@@ -148,8 +164,9 @@ def draw_theta0(spread, *, title):
     g = spread[spread["design"] == "synthetic_correlated"]
     fig, ax = plt.subplots(figsize=(6.5, 4))
     ax.scatter(g["signal_var"], g["ols_mse"], s=30, color="C0", label="one seed each")
-    ax.axhline(fd.PAPER_STATISTICS["synthetic_correlated"]["ols_mse"], color="C3", ls="--", lw=1.5,
-               label="paper (Appendix J)")
+    ax.axhline(
+        fd.PAPER_STATISTICS["synthetic_correlated"]["ols_mse"], color="C3", ls="--", lw=1.5, label="paper (Appendix J)"
+    )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel(r"$\theta_0^\top \Sigma\, \theta_0$")
@@ -179,10 +196,13 @@ stored = store.load("spread")
 display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
-    display(Markdown(
-        f"Setting: synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$ for the table; real data reduced "
-        f"by {p['power_of_two']}; the seed spread regenerates both designs at $n = 2^{{{p['spread_log2_n']}}}$ for "
-        f"{p['n_seeds']} seeds."))
+    display(
+        Markdown(
+            f"Setting: synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$ for the table; real data reduced "
+            f"by {p['power_of_two']}; the seed spread regenerates both designs at $n = 2^{{{p['spread_log2_n']}}}$ for "
+            f"{p['n_seeds']} seeds."
+        )
+    )
     display(Markdown(statistics_markdown(stored["statistics"])))
 
 # %% [markdown]
@@ -202,11 +222,15 @@ else:
 # %% tags=["remove-input"]
 if stored is not None:
     PCT = study.percentile_table(stored["spread"])
-    lines = ["| design | statistic | paper | percentile | median of the seeds | central 95% of the seeds |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| design | statistic | paper | percentile | median of the seeds | central 95% of the seeds |",
+        "|---|---|---|---|---|---|",
+    ]
     for r in PCT.itertuples():
-        lines.append(f"| {r.design} | {LABELS[r.statistic]} | {r.paper:.4g} | {r.percentile:.3g} | {r.median:.4g} | "
-                     f"{r.q025:.4g} to {r.q975:.4g} |")
+        lines.append(
+            f"| {r.design} | {LABELS[r.statistic]} | {r.paper:.4g} | {r.percentile:.3g} | {r.median:.4g} | "
+            f"{r.q025:.4g} to {r.q975:.4g} |"
+        )
     display(Markdown("\n".join(lines)))
 
 # %% [markdown]
@@ -227,9 +251,14 @@ else:
 if stored is not None:
     spread = stored["spread"]
     held = [c.claim.split(": ")[0] + ": " + c.claim.split("'s ")[1].split(" is")[0] for c in CLAIMS if c.holds is True]
-    failed = [c.claim.split(": ")[0] + ": " + c.claim.split("'s ")[1].split(" is")[0] for c in CLAIMS if c.holds is False]
-    text = [f"Of the paper's {len(CLAIMS)} seed-dependent values, {len(held)} are typical draws"
-            + (f" and {len(failed)} are not ({'; '.join(failed)})" if failed else "") + "."]
+    failed = [
+        c.claim.split(": ")[0] + ": " + c.claim.split("'s ")[1].split(" is")[0] for c in CLAIMS if c.holds is False
+    ]
+    text = [
+        f"Of the paper's {len(CLAIMS)} seed-dependent values, {len(held)} are typical draws"
+        + (f" and {len(failed)} are not ({'; '.join(failed)})" if failed else "")
+        + "."
+    ]
     for design in ("synthetic_sphere", "synthetic_correlated"):
         g = spread[spread["design"] == design]
         paper = fd.PAPER_STATISTICS[design]
@@ -245,7 +274,8 @@ if stored is not None:
             f"{paper['lambda_min'] / g['lambda_min'].median():.4g} and {paper['lambda_max'] / g['lambda_max'].median():.4g} "
             "times the seeds' medians. Both eigenvalues are divided by $\\max_i\\|x_i\\|^2$ in the normalisation, so a "
             "different normalising maximum (a different sample extreme, or a different normalisation) moves them by "
-            "one common factor and leaves their ratio unchanged.")
+            "one common factor and leaves their ratio unchanged."
+        )
     c = spread[spread["design"] == "synthetic_correlated"]
     rho_s = float(np.corrcoef(np.log(c["signal_var"]), np.log(c["ols_mse"]))[0, 1])
     text.append(
@@ -255,16 +285,20 @@ if stored is not None:
         "$\\theta_0$ (figure below): with $y_i = x_i^\\top\\theta_0 + \\sqrt{0.1}\\,z_i$ and $y$ divided by "
         "$\\max_i|y_i|$, the residual is about $0.1/\\max_i|y_i|^2$, and $\\max_i|y_i|$ grows with the signal "
         "variance, which for $\\Sigma_{ij} = 2\\cdot 0.99^{|i-j|}$ ranges over the whole spectrum of $\\Sigma$ as "
-        "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table.")
+        "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table."
+    )
     display(Markdown("\n\n".join(text)))
 
 # %% mystnb={"figure": {"caption": "**Figure J.2.** {glue:md}`appendix-j-theta0-caption:myst`", "name": "appendix-j-theta0"}} tags=["remove-input"]
 if stored is not None:
     c = stored["spread"][stored["spread"]["design"] == "synthetic_correlated"]
-    caption("appendix-j-theta0", "Correlated design at the paper's scale (results store, "
-            f"{len(c)} seeds): the OLS mean squared residual $\\tfrac1n\\|Y - X\\theta^*\\|^2$ of each seed against "
-            "the signal variance $\\theta_0^\\top\\Sigma\\,\\theta_0$ of its random unit coefficient vector "
-            "$\\theta_0$; the dashed line is the paper's value.")
+    caption(
+        "appendix-j-theta0",
+        "Correlated design at the paper's scale (results store, "
+        f"{len(c)} seeds): the OLS mean squared residual $\\tfrac1n\\|Y - X\\theta^*\\|^2$ of each seed against "
+        "the signal variance $\\theta_0^\\top\\Sigma\\,\\theta_0$ of its random unit coefficient vector "
+        "$\\theta_0$; the dashed line is the paper's value.",
+    )
     draw_theta0(stored["spread"], title="paper scale (results store)")
 
 # %% [markdown]
@@ -284,8 +318,12 @@ smoke = run_study(NAME, PARAMS, log=None)
 display(Markdown(statistics_markdown(smoke["statistics"])))
 
 # %% mystnb={"figure": {"caption": "**Figure J.1 (smoke scale).** {glue:md}`appendix-j-smoke-caption:myst`", "name": "appendix-j-smoke"}} tags=["hide-input"]
-caption("appendix-j-smoke", "Smoke-scale run, computed live at this page's parameters: "
-        + spread_text(smoke["spread"]) + " It shows that the code runs; it is not evidence.")
+caption(
+    "appendix-j-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + spread_text(smoke["spread"])
+    + " It shows that the code runs; it is not evidence.",
+)
 draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 
 # %% [markdown]

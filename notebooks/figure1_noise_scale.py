@@ -71,8 +71,12 @@ from fastmix.studies import run_study
 started_at = time.time()
 NAME = "figure1_noise_scale"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-STYLE = {"upadhyay": ("C3", "-", "^"), "fastmix_unbounded": ("C1", "-", "o"), "fastmix_c2": ("C0", "-", "s"),
-         "gaussmix": ("C2", "--", "*")}
+STYLE = {
+    "upadhyay": ("C3", "-", "^"),
+    "fastmix_unbounded": ("C1", "-", "o"),
+    "fastmix_c2": ("C0", "-", "s"),
+    "gaussmix": ("C2", "--", "*"),
+}
 MEASURED_STYLE = {"synthetic_correlated": ("C4", "-.", "d"), "synthetic_sphere": ("C9", ":", "P")}
 
 
@@ -99,9 +103,11 @@ def panels_text(curves):
 
 def setting_text(p):
     """The setting of a run, as MyST maths, from its parameters."""
-    return (f"$k = {p['k']}$ Gaussian rows, $d = {p['d']}$, $\\delta = n^{{-{float(p['delta_exponent']):g}}}$, "
-            f"$\\lambda_{{\\min}}(X) = n/(8d)$ and $\\lambda_{{\\min}}(S_f X) = \\tfrac56\\lambda_{{\\min}}(X)$, "
-            f"{p['n_eps']} targets from $\\varepsilon = {float(p['eps_min']):g}$ to ${float(p['eps_max']):g}$")
+    return (
+        f"$k = {p['k']}$ Gaussian rows, $d = {p['d']}$, $\\delta = n^{{-{float(p['delta_exponent']):g}}}$, "
+        f"$\\lambda_{{\\min}}(X) = n/(8d)$ and $\\lambda_{{\\min}}(S_f X) = \\tfrac56\\lambda_{{\\min}}(X)$, "
+        f"{p['n_eps']} targets from $\\varepsilon = {float(p['eps_min']):g}$ to ${float(p['eps_max']):g}$"
+    )
 
 
 def draw_figure(curves, *, title):
@@ -120,13 +126,29 @@ def draw_figure(curves, *, title):
         for curve in ("upadhyay", "fastmix_unbounded", "fastmix_c2", "gaussmix"):
             g = get(curve)
             color, ls, marker = STYLE[curve]
-            ax.plot(g["epsilon"], positive(g["sigma"]), color=color, ls=ls, lw=2, marker=marker, markevery=6,
-                    label=tex(study.curve_label(curve, None, g["c2"].iloc[0])))
+            ax.plot(
+                g["epsilon"],
+                positive(g["sigma"]),
+                color=color,
+                ls=ls,
+                lw=2,
+                marker=marker,
+                markevery=6,
+                label=tex(study.curve_label(curve, None, g["c2"].iloc[0])),
+            )
         for design, (color, ls, marker) in MEASURED_STYLE.items():
             g = get("fastmix_measured", design)
             if len(g):
-                ax.plot(g["epsilon"], positive(g["sigma"]), color=color, ls=ls, lw=2, marker=marker, markevery=6,
-                        label=tex(study.curve_label("fastmix_measured", design.replace("synthetic_", ""), g["c2"].iloc[0])))
+                ax.plot(
+                    g["epsilon"],
+                    positive(g["sigma"]),
+                    color=color,
+                    ls=ls,
+                    lw=2,
+                    marker=marker,
+                    markevery=6,
+                    label=tex(study.curve_label("fastmix_measured", design.replace("synthetic_", ""), g["c2"].iloc[0])),
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(r"target $\varepsilon$")
@@ -153,8 +175,10 @@ if stored is not None:
     p = store.parameters()
     used = stored["c2_used"]
     have = used[used["state"] != "missing"]
-    lines = [f"Setting: $d = {p['d']}$, $k = {p['k']}$ Gaussian rows, $\\delta = n^{{-{p['delta_exponent']:g}}}$, "
-             f"{p['n_eps']} targets from {p['eps_min']:g} to {p['eps_max']:g}."]
+    lines = [
+        f"Setting: $d = {p['d']}$, $k = {p['k']}$ Gaussian rows, $\\delta = n^{{-{p['delta_exponent']:g}}}$, "
+        f"{p['n_eps']} targets from {p['eps_min']:g} to {p['eps_max']:g}."
+    ]
     if len(have):
         r0 = have.iloc[0]
         lines.append(
@@ -162,12 +186,18 @@ if stored is not None:
             f"{r0.state} when read): the mean of $1 + 2\\widehat m$ over {int(r0.n_draws)} SRHT draws at "
             f"$n = {int(r0.n_section3)}$, $d = {int(r0.d_section3)}$ and the paper's $k_2 = {int(r0.k2)}$ "
             f"($r = {r0.k2_ratio:g}$), which is "
-            + " and ".join(f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] on the {r.design.replace('synthetic_', '')} "
-                           f"design" for r in have.itertuples()) + ".")
+            + " and ".join(
+                f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] on the {r.design.replace('synthetic_', '')} design"
+                for r in have.itertuples()
+            )
+            + "."
+        )
         now = [study.measured_c2(r.source, r.design, r.k2_ratio) for r in have.itertuples()]
         if any(not np.isclose(a["c2_mean"], r.c2_mean) for a, r in zip(now, have.itertuples())):
-            lines.append("**The Section 3 entry has changed since this figure was computed**; recompute it with the "
-                         "command in the note above.")
+            lines.append(
+                "**The Section 3 entry has changed since this figure was computed**; recompute it with the "
+                "command in the note above."
+            )
     missing = used[used["state"] == "missing"]
     if len(missing):
         lines.append("No Section 3 measurement was stored for: " + ", ".join(missing["design"]) + ".")
@@ -175,13 +205,20 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure 1.** {glue:md}`fig1-noise-scale-caption:myst`", "name": "fig1-noise-scale"}} tags=["remove-input"]
 if stored is not None:
-    caption("fig1-noise-scale", (
-        "Noise needed for a target privacy level, at the paper's setting (results store): the additive noise "
-        "standard deviation $\\sigma$ against the target $\\varepsilon$ for " + panels_text(stored["curves"])
-        + ", with " + setting_text(store.parameters()) + f". FastMix with $C^2 = {float(store.parameters()['c2']):g}$, "
-        "with the $C^2$ measured in Section 3 at the paper's largest $k_2$ on each synthetic design, and with "
-        "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et al.'s "
-        "constants (solid line). A missing point means that $\\sigma = 0$ suffices."))
+    caption(
+        "fig1-noise-scale",
+        (
+            "Noise needed for a target privacy level, at the paper's setting (results store): the additive noise "
+            "standard deviation $\\sigma$ against the target $\\varepsilon$ for "
+            + panels_text(stored["curves"])
+            + ", with "
+            + setting_text(store.parameters())
+            + f". FastMix with $C^2 = {float(store.parameters()['c2']):g}$, "
+            "with the $C^2$ measured in Section 3 at the paper's largest $k_2$ on each synthetic design, and with "
+            "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et al.'s "
+            "constants (solid line). A missing point means that $\\sigma = 0$ suffices."
+        ),
+    )
     draw_figure(stored["curves"], title="paper setting (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -237,14 +274,18 @@ if stored is not None:
     curves = stored["curves"]
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})"
-                                                           if failed else "") + "."]
+    text = [
+        f"Of the {len(CLAIMS)} checks, {held} hold"
+        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
+        + "."
+    ]
     free = study.variance_ratios(curves, "upadhyay_free")
     worst = free.loc[free["median"].idxmin()]
     text.append(
         f"The smallest median reduction against the constant-free Upadhyay form is {worst['median']:.3g} "
         f"({study.curve_label(worst['curve'], worst['design'], worst['c2'])}, $n = {int(worst['n'])}$), so the "
-        "weakest FastMix bound is the one that decides how robust the paper's 'two orders of magnitude' is.")
+        "weakest FastMix bound is the one that decides how robust the paper's 'two orders of magnitude' is."
+    )
     # what the measured C^2 costs against the caption's C^2 = 2
     eps_grid = np.sort(curves["epsilon"].unique())
     for n in sorted(curves["n"].unique()):
@@ -261,7 +302,8 @@ if stored is not None:
             parts.append(
                 f"with the {design.replace('synthetic_', '')} design's $C^2 = {g['c2'].iloc[0]:.3g}$ FastMix needs "
                 f"{ratio.min():.3g} to {ratio.max():.3g} times the variance of the $C^2 = 2$ curve where both need noise, "
-                f"and needs {frm(zero_m)} (the $C^2 = 2$ curve needs {frm(zero_b)})")
+                f"and needs {frm(zero_m)} (the $C^2 = 2$ curve needs {frm(zero_b)})"
+            )
         if parts:
             text.append(f"For $n = {int(n)}$, " + "; ".join(parts) + ".")
     display(Markdown("\n\n".join(text)))
@@ -269,6 +311,7 @@ if stored is not None:
 # %% [markdown]
 # The table reports $\sigma$ at a few targets, and the largest target on the grid at which each curve
 # still needs noise.
+
 
 # %% tags=["remove-input"]
 def sigma_table(curves, targets=(0.01, 0.1, 1.0, 10.0)):
@@ -278,7 +321,10 @@ def sigma_table(curves, targets=(0.01, 0.1, 1.0, 10.0)):
         g = g.sort_values("epsilon")
         e, s = g["epsilon"].to_numpy(), g["sigma"].to_numpy()
         pos = np.flatnonzero(s > 0)
-        row = {"n": int(n), "curve": study.curve_label(curve, design.replace("synthetic_", "") or None, g["c2"].iloc[0])}
+        row = {
+            "n": int(n),
+            "curve": study.curve_label(curve, design.replace("synthetic_", "") or None, g["c2"].iloc[0]),
+        }
         for t in targets:
             if e.min() <= t <= e.max():
                 row[f"sigma at eps={t:g}"] = float(np.interp(np.log(t), np.log(e), s))
@@ -299,20 +345,30 @@ if stored is not None and len(stored["c2_used"][stored["c2_used"]["state"] != "m
     fc = stored["curves"][stored["curves"]["curve"] == "fastmix_c2"]
     both = (gm["sigma"].to_numpy() > 0) & (fc["sigma"].to_numpy() > 0)
     close = (fc["sigma"].to_numpy()[both] / gm["sigma"].to_numpy()[both]) ** 2
-    display(Markdown(
-        "Why the measured curves lie where they do: the $C^2$ that an SRHT of the paper's size gives on the paper's "
-        "synthetic designs is "
-        + " and ".join(f"{r.c2_mean / float(store.parameters()['c2']):.3g} times the caption's "
-                       f"$C^2 = {float(store.parameters()['c2']):g}$ on the {r.design.replace('synthetic_', '')} design"
-                       for r in have.itertuples())
-        + ". A target $\\varepsilon$ requires roughly the same $\\gamma = (\\lambda_{\\min}(S_f X) + \\sigma^2)/C^2$ "
-        "whatever $C^2$ is (the exact bound also depends on $C^2$, more weakly), so "
-        "$\\sigma^2 + \\lambda_{\\min}(S_f X)$ grows about in proportion to $C^2$. "
-        + (f"With $C^2 = 2$, FastMix needs {close.min():.3g} to {close.max():.3g} times GaussMix's variance where both "
-           "need noise. " if close.size else "")
-        + "This page keeps Figure 1's $\\lambda_{\\min}(S_f X) = \\tfrac56\\lambda_{\\min}(X)$; the same Section 3 draws "
-        "keep " + " and ".join(f"{r.lambda_ratio_mean:.3f}" for r in have.itertuples())
-        + " of $\\lambda_{\\min}(X)$."))
+    display(
+        Markdown(
+            "Why the measured curves lie where they do: the $C^2$ that an SRHT of the paper's size gives on the paper's "
+            "synthetic designs is "
+            + " and ".join(
+                f"{r.c2_mean / float(store.parameters()['c2']):.3g} times the caption's "
+                f"$C^2 = {float(store.parameters()['c2']):g}$ on the {r.design.replace('synthetic_', '')} design"
+                for r in have.itertuples()
+            )
+            + ". A target $\\varepsilon$ requires roughly the same $\\gamma = (\\lambda_{\\min}(S_f X) + \\sigma^2)/C^2$ "
+            "whatever $C^2$ is (the exact bound also depends on $C^2$, more weakly), so "
+            "$\\sigma^2 + \\lambda_{\\min}(S_f X)$ grows about in proportion to $C^2$. "
+            + (
+                f"With $C^2 = 2$, FastMix needs {close.min():.3g} to {close.max():.3g} times GaussMix's variance where both "
+                "need noise. "
+                if close.size
+                else ""
+            )
+            + "This page keeps Figure 1's $\\lambda_{\\min}(S_f X) = \\tfrac56\\lambda_{\\min}(X)$; the same Section 3 draws "
+            "keep "
+            + " and ".join(f"{r.lambda_ratio_mean:.3f}" for r in have.itertuples())
+            + " of $\\lambda_{\\min}(X)$."
+        )
+    )
 
 # %% [markdown]
 # ## Smoke-scale run: the code still works
@@ -323,10 +379,17 @@ if stored is not None and len(stored["c2_used"][stored["c2_used"]["state"] != "m
 # %% mystnb={"figure": {"caption": "**Figure 1 (smoke scale).** {glue:md}`fig1-smoke-caption:myst`", "name": "fig1-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
 measured = ", ".join(smoke["c2_used"].loc[smoke["c2_used"]["state"] != "missing", "design"]) or "none"
-caption("fig1-smoke", (
-    "Smoke-scale run, computed live at this page's parameters: $\\sigma$ against the target $\\varepsilon$ for "
-    + panels_text(smoke["curves"]) + ", with " + setting_text(PARAMS) + f" (measured $C^2$ read for: {measured}). "
-    "It shows that the code runs; it is not evidence for Figure 1."))
+caption(
+    "fig1-smoke",
+    (
+        "Smoke-scale run, computed live at this page's parameters: $\\sigma$ against the target $\\varepsilon$ for "
+        + panels_text(smoke["curves"])
+        + ", with "
+        + setting_text(PARAMS)
+        + f" (measured $C^2$ read for: {measured}). "
+        "It shows that the code runs; it is not evidence for Figure 1."
+    ),
+)
 draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 
 # %% [markdown]

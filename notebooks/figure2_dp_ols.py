@@ -41,7 +41,7 @@
 # notebook's defaults comes last, to show that the code still works; it is not evidence for anything.
 
 # %% tags=["parameters"]
-datasets: str = "synthetic_sphere,synthetic_correlated,nycflights"  # comma-separated registry names (fastmix.datasets.DATASETS)
+datasets: str = "synthetic_sphere,synthetic_correlated,nycflights"  # names in fastmix.datasets.DATASETS
 log2_n: int = 13  # rows of the synthetic sets, 2**log2_n (paper: 19)
 d: int = 4  # features of the synthetic sets (paper: 32)
 k2_ratios: str = "4,200,400"  # r1,r2,r3; k2 is r * max(d, log(4T/rho)) (paper: 4,400,800 at n 2**19)
@@ -67,8 +67,8 @@ from fastmix.pages import caption, use_book_style
 from fastmix.provenance import provenance_report
 from fastmix.regression import ihm_gamma_classical_eigenvalue
 from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import run_study
 from fastmix.studies import figure2 as study
+from fastmix.studies import run_study
 
 started_at = time.time()
 NAME = "figure2_dp_ols"
@@ -85,8 +85,10 @@ def setting_text(tables, p):
     info = tables["datasets"]
     shapes = "; ".join(f"{r.dataset} ($n = {int(r.n)}$, $d = {int(r.d)}$)" for r in info.itertuples())
     eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
-    return (f"{shapes}; $T = {p['T']}$ iterations, {p['trials']} trials per point, "
-            f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}")
+    return (
+        f"{shapes}; $T = {p['T']}$ iterations, {p['trials']} trials per point, "
+        f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}"
+    )
 
 
 FIGURE_TEXT = (
@@ -94,7 +96,8 @@ FIGURE_TEXT = (
     "$\\varepsilon$, one panel per dataset: FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
     "(orange, green, red), IHM drawn through its Gram factor (blue; the black diamond is IHM with the dense "
     "Gaussian sketch at one $\\varepsilon$) and the non-private FastIHS (grey); means over trials with bands of "
-    "$\\pm 1.96\\,\\mathrm{sd}/\\sqrt{\\mathrm{trials}}$.")
+    "$\\pm 1.96\\,\\mathrm{sd}/\\sqrt{\\mathrm{trials}}$."
+)
 
 
 def draw_figure(tables, *, title):
@@ -121,8 +124,17 @@ def draw_figure(tables, *, title):
         line(main, "C0", "IHM", "s")
         dense = ihm[(ihm["ihm_sketch"] == "dense") & (len(main) > 1)]
         if not dense.empty:
-            ax.errorbar(dense["epsilon"], dense["mean"], yerr=dense["band"], fmt="D", color="k", ms=5, capsize=3,
-                        label="IHM, dense sketch", zorder=5)
+            ax.errorbar(
+                dense["epsilon"],
+                dense["mean"],
+                yerr=dense["band"],
+                fmt="D",
+                color="k",
+                ms=5,
+                capsize=3,
+                label="IHM, dense sketch",
+                zorder=5,
+            )
         ihs = sub[sub["method"] == "FastIHS"]
         if not ihs.empty:
             ihs = ihs.iloc[0]
@@ -155,16 +167,24 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     trials_done = stored["runs"].groupby("cell")["trial"].count()
-    display(Markdown(
-        f"Setting: $n = 2^{{{p['log2_n']}}}$ rows and $d = {p['d']}$ features for the synthetic designs, "
-        f"$T = {p['T']}$, {p['trials']} trials per point, $\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
-        f"the paper's ratios for each dataset, IHM through its Gram factor ({len(stored['runs'])} runs in "
-        f"{len(trials_done)} cells, each with {trials_done.min()}-{trials_done.max()} trials)."))
+    display(
+        Markdown(
+            f"Setting: $n = 2^{{{p['log2_n']}}}$ rows and $d = {p['d']}$ features for the synthetic designs, "
+            f"$T = {p['T']}$, {p['trials']} trials per point, $\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
+            f"the paper's ratios for each dataset, IHM through its Gram factor ({len(stored['runs'])} runs in "
+            f"{len(trials_done)} cells, each with {trials_done.min()}-{trials_done.max()} trials)."
+        )
+    )
 
 # %% mystnb={"figure": {"caption": "**Figure 2.** {glue:md}`fig2-risk-caption:myst`", "name": "fig2-risk"}} tags=["remove-input"]
 if stored is not None:
-    caption("fig2-risk", FIGURE_TEXT + " At the paper's scale, read from the results store: "
-            + setting_text(stored, store.parameters()) + ".")
+    caption(
+        "fig2-risk",
+        FIGURE_TEXT
+        + " At the paper's scale, read from the results store: "
+        + setting_text(stored, store.parameters())
+        + ".",
+    )
     draw_figure(stored, title="paper scale (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -196,12 +216,16 @@ if stored is not None:
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
     open_ = [c.claim for c in CLAIMS if c.holds is None]
+
     def verb(k, one, many):
         return one if k == 1 else many
 
-    lines = [f"Of the {len(CLAIMS)} checks, {held} {verb(held, 'holds', 'hold')}"
-             + (f", {len(failed)} {verb(len(failed), 'does', 'do')} not ({'; '.join(failed)})" if failed else "")
-             + (f" and {len(open_)} cannot be decided from these trials ({'; '.join(open_)})" if open_ else "") + "."]
+    lines = [
+        f"Of the {len(CLAIMS)} checks, {held} {verb(held, 'holds', 'hold')}"
+        + (f", {len(failed)} {verb(len(failed), 'does', 'do')} not ({'; '.join(failed)})" if failed else "")
+        + (f" and {len(open_)} cannot be decided from these trials ({'; '.join(open_)})" if open_ else "")
+        + "."
+    ]
     for name in stored["datasets"]["dataset"]:
         fast = runs[(runs["dataset"] == name) & (runs["method"] == "FastIHM")]
         if fast.empty:
@@ -213,16 +237,20 @@ if stored is not None:
             lines.append(f"On **{name}** the stored run does not yet cover both ends of the grid.")
             continue
         factor = study.budget_factor(calib, name, e_hi)
-        text = (f"On **{name}**, FastIHM with $r = {r3:g}$ has {format_interval(lo)} times IHM's excess risk at "
-                f"$\\varepsilon = {e_lo:g}$ and {format_interval(hi)} times at $\\varepsilon = {e_hi:g}$; if gradient "
-                f"noise set both errors there, the budget split alone would give a factor of {factor:.2f}.")
+        text = (
+            f"On **{name}**, FastIHM with $r = {r3:g}$ has {format_interval(lo)} times IHM's excess risk at "
+            f"$\\varepsilon = {e_lo:g}$ and {format_interval(hi)} times at $\\varepsilon = {e_hi:g}$; if gradient "
+            f"noise set both errors there, the budget split alone would give a factor of {factor:.2f}."
+        )
         ihs = study._risk(runs, name, "FastIHS")
         ihm_top = study._risk(runs, name, "IHM", e_hi, sketch="gram")
         if ihs.size >= 2 and ihm_top.size >= 2:
             iv = log_ratio_interval(ihm_top, ihs)
             if iv.contains(1.0):
-                text += (f" It does not: IHM is at the non-private FastIHS level there ({format_interval(iv)} times "
-                         "FastIHS's risk), so the sketches, not the privacy noise, set the error of both methods.")
+                text += (
+                    f" It does not: IHM is at the non-private FastIHS level there ({format_interval(iv)} times "
+                    "FastIHS's risk), so the sketches, not the privacy noise, set the error of both methods."
+                )
             else:
                 text += f" IHM's risk there is {format_interval(iv)} times the non-private FastIHS's."
         lines.append(text)
@@ -233,7 +261,8 @@ if stored is not None:
                 f"smaller sketch still adds Hessian noise ($\\eta > 0$ in {rev['smaller_eta_positive']:.0%} of trials) "
                 f"while the larger adds none ($\\eta > 0$ in {rev['larger_eta_positive']:.0%}): the implicit "
                 "regularisation by Hessian noise that Section 4.1 describes, which also makes FastIHM's curve "
-                "non-monotone in $\\varepsilon$.")
+                "non-monotone in $\\varepsilon$."
+            )
     display(Markdown("\n\n".join(lines)))
 
 # %% [markdown]
@@ -253,21 +282,30 @@ if stored is not None:
     fast = summ[summ["method"] == "FastIHM"]
     fast = fast.assign(ratio=fast.groupby("dataset")["k2_ratio"].rank(method="dense").astype(int))
     eta = fast.assign(text=[f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"])]).pivot_table(
-        index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first")
+        index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first"
+    )
     eta.columns = [f"mean η at r{j} (share η = 0)" for j in eta.columns]
     lam = stored["datasets"].set_index("dataset")["lambda_min"]
     noise = stored["calibration"].set_index(["dataset", "epsilon"])[["gamma_ihm", "gamma_fastihm", "omega", "tau"]]
     noise = noise.loc[noise.index.isin(eta.index)].reset_index()
     noise.insert(1, "λ_min(XᵀX)", noise["dataset"].map(lam))
-    noise = noise.rename(columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω",
-                                  "tau": "τ"})
+    noise = noise.rename(
+        columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω", "tau": "τ"}
+    )
     noise["dataset"] = noise["dataset"].str.replace("_", " ")
     display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
     ratios = fast.groupby("dataset")["k2_ratio"].unique()
-    display(Markdown("FastIHM's Hessian noise $\\eta$, mean over trials, with the share of trials in which it is "
-                     "zero; the ratios are " + "; ".join(
-                         f"{name}: " + ", ".join(f"$r_{j + 1} = {r:g}$" for j, r in enumerate(sorted(rs)))
-                         for name, rs in ratios.items()) + "."))
+    display(
+        Markdown(
+            "FastIHM's Hessian noise $\\eta$, mean over trials, with the share of trials in which it is "
+            "zero; the ratios are "
+            + "; ".join(
+                f"{name}: " + ", ".join(f"$r_{j + 1} = {r:g}$" for j, r in enumerate(sorted(rs)))
+                for name, rs in ratios.items()
+            )
+            + "."
+        )
+    )
     eta = eta.reset_index().rename(columns={"epsilon": "ε"})
     eta["dataset"] = eta["dataset"].str.replace("_", " ")
     display(eta.style.format(precision=3).hide(axis="index"))
@@ -293,22 +331,45 @@ if stored is not None:
     info = stored["datasets"].set_index("dataset")
     cal["gamma IHM (classical)"] = [
         ihm_gamma_classical_eigenvalue(e, 1.0 / float(info.loc[n, "n"]) ** 2, k=int(k), T=int(store.parameters()["T"]))
-        for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"])]
+        for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"])
+    ]
     cal["saved by the analytic release"] = 1.0 - cal["gamma_ihm"] / cal["gamma IHM (classical)"]
     cal["sigma_g FastIHM^2 / sigma_g IHM^2"] = (cal["fastihm_sigma_gradient"] / cal["ihm_sigma_gradient"]) ** 2
-    cols = ["dataset", "epsilon", "gamma_ihm", "gamma IHM (classical)", "saved by the analytic release",
-            "ihm_sigma_gradient", "fastihm_sigma_gradient", "sigma_g FastIHM^2 / sigma_g IHM^2"]
-    headers = ["dataset", "ε", "γ IHM", "γ IHM (classical)", "saved by the analytic release", "σ_g IHM",
-               "σ_g FastIHM", "σ_g² FastIHM / σ_g² IHM"]
+    cols = [
+        "dataset",
+        "epsilon",
+        "gamma_ihm",
+        "gamma IHM (classical)",
+        "saved by the analytic release",
+        "ihm_sigma_gradient",
+        "fastihm_sigma_gradient",
+        "sigma_g FastIHM^2 / sigma_g IHM^2",
+    ]
+    headers = [
+        "dataset",
+        "ε",
+        "γ IHM",
+        "γ IHM (classical)",
+        "saved by the analytic release",
+        "σ_g IHM",
+        "σ_g FastIHM",
+        "σ_g² FastIHM / σ_g² IHM",
+    ]
     shown = cal[cols].set_axis(headers, axis=1).assign(dataset=lambda t: t["dataset"].str.replace("_", " "))
-    display(shown.style.format({h: "{:.3g}" for h in headers[1:]})
-            .format({"saved by the analytic release": "{:.1%}"}).hide(axis="index"))
+    display(
+        shown.style.format({h: "{:.3g}" for h in headers[1:]})
+        .format({"saved by the analytic release": "{:.1%}"})
+        .hide(axis="index")
+    )
     saved = cal["saved by the analytic release"]
     factor = cal["sigma_g FastIHM^2 / sigma_g IHM^2"]
-    display(Markdown(
-        f"Over this grid the analytic release makes IHM's $\\gamma$ {saved.min():.1%} to {saved.max():.1%} smaller "
-        f"than the authors' accounting would, and FastIHM's gradient noise has {factor.min():.2f} to "
-        f"{factor.max():.2f} times IHM's variance."))
+    display(
+        Markdown(
+            f"Over this grid the analytic release makes IHM's $\\gamma$ {saved.min():.1%} to {saved.max():.1%} smaller "
+            f"than the authors' accounting would, and FastIHM's gradient noise has {factor.min():.2f} to "
+            f"{factor.max():.2f} times IHM's variance."
+        )
+    )
 
 # %% [markdown]
 # ## The paper's real datasets
@@ -340,9 +401,15 @@ if stored is not None:
 smoke = run_study(NAME, PARAMS, log=None)
 for item in smoke["skipped"].itertuples():
     print(f"skipped {item.dataset}: {item.reason.splitlines()[0]}")
-caption("fig2-smoke", "Smoke-scale run, computed live at this page's parameters: " + FIGURE_TEXT.split(":")[0]
-        + ", for " + setting_text(smoke, PARAMS) + f" ({len(smoke['runs'])} runs). It shows that the code runs; "
-        "it is not evidence for Figure 2.")
+caption(
+    "fig2-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + FIGURE_TEXT.split(":")[0]
+    + ", for "
+    + setting_text(smoke, PARAMS)
+    + f" ({len(smoke['runs'])} runs). It shows that the code runs; "
+    "it is not evidence for Figure 2.",
+)
 draw_figure(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]

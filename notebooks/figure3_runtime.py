@@ -76,15 +76,18 @@ BARS_TEXT = (
     "log scale: IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
     "($r_1 < r_2 < r_3$), the non-private FastIHS, and IHM drawn through its Gram factor (same output distribution as "
     "dense IHM); whiskers from 5% to 95% of the runs. The paper's Figure 3 gives the ratios runtime(IHM) / "
-    "runtime(method), tabulated below the figure.")
+    "runtime(method), tabulated below the figure."
+)
 
 
 def bars_setting(tables, p):
     runs = tables["runs"]
     eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e)) if "epsilon" in runs else []
-    return (f"shapes {', '.join(dict.fromkeys(runs['dataset']))}; $T = {p['T']}$, {p['trials']} trials"
-            + (f" at $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$" if eps else "")
-            + f", {len(runs)} timed solves")
+    return (
+        f"shapes {', '.join(dict.fromkeys(runs['dataset']))}; $T = {p['T']}$, {p['trials']} trials"
+        + (f" at $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$" if eps else "")
+        + f", {len(runs)} timed solves"
+    )
 
 
 def draw_bars(tables, *, title):
@@ -96,10 +99,21 @@ def draw_bars(tables, *, title):
     x = np.arange(len(shapes_))
     for j, (series, color) in enumerate(zip(ORDER, COLORS)):
         mean = [runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].mean() for s in shapes_]
-        lo = [runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].quantile(0.05) for s in shapes_]
-        hi = [runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].quantile(0.95) for s in shapes_]
-        ax.bar(x + (j - (len(ORDER) - 1) / 2) * width, mean, width, color=color, label=series,
-               yerr=[np.subtract(mean, lo), np.subtract(hi, mean)], error_kw={"lw": 0.8, "capsize": 2})
+        lo = [
+            runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].quantile(0.05) for s in shapes_
+        ]
+        hi = [
+            runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].quantile(0.95) for s in shapes_
+        ]
+        ax.bar(
+            x + (j - (len(ORDER) - 1) / 2) * width,
+            mean,
+            width,
+            color=color,
+            label=series,
+            yerr=[np.subtract(mean, lo), np.subtract(hi, mean)],
+            error_kw={"lw": 0.8, "capsize": 2},
+        )
     ax.set_xticks(x, shapes_)
     ax.set_yscale("log")
     ax.set_ylabel("seconds per solve (mean; bars: 5%-95% of runs)")
@@ -114,7 +128,9 @@ def ratio_pivot(tables, baseline):
     """runtime(baseline) / runtime(method) per shape, as 'estimate [low, high]' strings."""
     rt = study.ratio_table(tables, baseline=baseline)
     rt["text"] = [format_interval(Interval(a, b, c)) for a, b, c in zip(rt["estimate"], rt["low"], rt["high"])]
-    return rt.pivot(index="shape", columns="series", values="text").reindex(list(dict.fromkeys(tables["runs"]["dataset"])))
+    return rt.pivot(index="shape", columns="series", values="text").reindex(
+        list(dict.fromkeys(tables["runs"]["dataset"]))
+    )
 
 
 def tex(shape):
@@ -137,19 +153,25 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     info = stored["datasets"]
-    lines = [f"Setting: $T = {p['T']}$, {p['trials']} timed trials per method and $\\varepsilon$, "
-             f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
-             f"{p['blas_threads'] if p['blas_threads'] else 'default'} BLAS/OpenMP thread(s), "
-             f"{len(stored['runs']):,} timed solves. Data per shape:"]
+    lines = [
+        f"Setting: $T = {p['T']}$, {p['trials']} timed trials per method and $\\varepsilon$, "
+        f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
+        f"{p['blas_threads'] if p['blas_threads'] else 'default'} BLAS/OpenMP thread(s), "
+        f"{len(stored['runs']):,} timed solves. Data per shape:"
+    ]
     for r in info.itertuples():
-        lines.append(f"* ${tex(r.shape)}$: {r.why}; ratios ({r.k2_ratios}), $k_1 = {r.k1}$, "
-                     f"$k_2$ = {r.k2s.replace(',', ', ')}.")
+        lines.append(
+            f"* ${tex(r.shape)}$: {r.why}; ratios ({r.k2_ratios}), $k_1 = {r.k1}$, $k_2$ = {r.k2s.replace(',', ', ')}."
+        )
     display(Markdown("\n".join(lines)))
 
 # %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
 if stored is not None:
-    caption("fig3-runtime", BARS_TEXT + " At the paper's "
-            "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".")
+    caption(
+        "fig3-runtime",
+        BARS_TEXT + " At the paper's "
+        "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".",
+    )
     draw_bars(stored, title="paper's shapes (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -165,16 +187,25 @@ else:
 # %% tags=["remove-input"]
 if stored is not None and "timing" in stored:
     tm = stored["timing"]
-    lines = ["Threads and machine load during timing:", "",
-             "| shape | thread pools | environment | threads | 1-min load: min | max | mean | seconds |",
-             "|---|---|---|---:|---:|---:|---:|---:|"]
+    lines = [
+        "Threads and machine load during timing:",
+        "",
+        "| shape | thread pools | environment | threads | 1-min load: min | max | mean | seconds |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
     for r in tm.itertuples():
-        lines.append(f"| {r.shape} | `{r.pools}` | `{r.environment}` | {r.blas_threads} | {r.load1_min:.2f} | "
-                     f"{r.load1_max:.2f} | {r.load1_mean:.2f} | {r.seconds:.0f} |")
+        lines.append(
+            f"| {r.shape} | `{r.pools}` | `{r.environment}` | {r.blas_threads} | {r.load1_min:.2f} | "
+            f"{r.load1_max:.2f} | {r.load1_mean:.2f} | {r.seconds:.0f} |"
+        )
     display(Markdown("\n".join(lines)))
 elif stored is not None:  # a run in progress: the load of each cell is in the runs table
-    load = stored["runs"].drop_duplicates("cell").groupby("dataset").agg(
-        load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
+    load = (
+        stored["runs"]
+        .drop_duplicates("cell")
+        .groupby("dataset")
+        .agg(load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
+    )
     display(load.style.format(precision=2).set_caption("Machine load during timing (run in progress)"))
 
 # %% [markdown]
@@ -185,12 +216,20 @@ elif stored is not None:  # a run in progress: the load of each cell is in the r
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(ratio_pivot(stored, "IHM")[["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM-gram"]]
-            .style.set_caption("Measured: runtime(IHM, dense sketch) / runtime(method) [95% interval]"))
-paper = pd.DataFrame([(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
-                     columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"])
-display(paper.style.format(precision=2).hide(axis="index")
-        .set_caption("The paper (Figure 3): runtime(IHM) / runtime(method), 30 trials, i7-1255U"))
+    display(
+        ratio_pivot(stored, "IHM")[["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM-gram"]].style.set_caption(
+            "Measured: runtime(IHM, dense sketch) / runtime(method) [95% interval]"
+        )
+    )
+paper = pd.DataFrame(
+    [(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
+    columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"],
+)
+display(
+    paper.style.format(precision=2)
+    .hide(axis="index")
+    .set_caption("The paper (Figure 3): runtime(IHM) / runtime(method), 30 trials, i7-1255U")
+)
 
 # %% [markdown]
 # ## The claims of Figure 3, checked
@@ -215,8 +254,11 @@ elif stored is None:
 if CLAIMS:
     held = [c.claim for c in CLAIMS if c.holds is True]
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    lines = [f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}" + (f" and {len(failed)} do not: {'; '.join(failed)}"
-                                                                  if failed else "") + "."]
+    lines = [
+        f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
+        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
+        + "."
+    ]
     rt = study.ratio_table(stored, baseline="IHM")
     info = stored["datasets"].set_index("shape")
     for shape in dict.fromkeys(stored["runs"]["dataset"]):
@@ -239,9 +281,11 @@ if CLAIMS:
         if within:
             parts.append("compatible with it: " + ", ".join(within))
         lines.append(f"${tex(shape)}$ (the paper's {name}): speedups over dense IHM " + "; ".join(parts) + ".")
-    lines.append("Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
-                 "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
-                 "section sets FastIHM beside an IHM that draws no $k \\times n$ matrix at all.")
+    lines.append(
+        "Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
+        "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
+        "section sets FastIHM beside an IHM that draws no $k \\times n$ matrix at all."
+    )
     display(Markdown("\n\n".join(lines)))
 
 # %% [markdown]
@@ -268,9 +312,12 @@ if CLAIMS:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(ratio_pivot(stored, "IHM-gram")[["IHM", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]]
-            .style.set_caption("runtime(IHM, Gram-factor sketch) / runtime(method) [95% interval]; below 1: "
-                               "slower than the Gram-factor IHM"))
+    display(
+        ratio_pivot(stored, "IHM-gram")[["IHM", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]].style.set_caption(
+            "runtime(IHM, Gram-factor sketch) / runtime(method) [95% interval]; below 1: "
+            "slower than the Gram-factor IHM"
+        )
+    )
     rt = study.ratio_table(stored, baseline="IHM-gram")
     info = stored["datasets"].set_index("shape")
     p = store.parameters()
@@ -280,12 +327,18 @@ if stored is not None:
         if r1.empty:
             continue
         n_, d_ = int(info.loc[shape, "n"]), int(info.loc[shape, "d"])
-        parts.append(f"${tex(shape)}$: FastIHM at the smallest $k_2$ takes "
-                     f"{1 / r1['estimate'].iloc[0]:.3g} times the Gram route's time "
-                     f"(operation-count ratio $T\\log_2 n/d$ = {p['T'] * np.log2(n_) / d_:.3g})")
-    display(Markdown("Measured against the Gram-factor IHM: " + "; ".join(parts) + ". The claims table says "
-                     "whether the Gram route is faster at every shape; the column of dense IHM shows how much of the "
-                     "paper's speedup is the cost of forming the $k \\times n$ Gaussian sketch explicitly."))
+        parts.append(
+            f"${tex(shape)}$: FastIHM at the smallest $k_2$ takes "
+            f"{1 / r1['estimate'].iloc[0]:.3g} times the Gram route's time "
+            f"(operation-count ratio $T\\log_2 n/d$ = {p['T'] * np.log2(n_) / d_:.3g})"
+        )
+    display(
+        Markdown(
+            "Measured against the Gram-factor IHM: " + "; ".join(parts) + ". The claims table says "
+            "whether the Gram route is faster at every shape; the column of dense IHM shows how much of the "
+            "paper's speedup is the cost of forming the $k \\times n$ Gaussian sketch explicitly."
+        )
+    )
 
 # %% [markdown]
 # ## What differs from the paper, and what it costs
@@ -314,8 +367,12 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure 3 (smoke scale).** {glue:md}`fig3-smoke-caption:myst`", "name": "fig3-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-caption("fig3-smoke", "Smoke-scale run, computed live at this page's parameters: " + BARS_TEXT.split(";")[0]
-        + f" ({bars_setting(smoke, PARAMS)}). It shows that the code runs; it is not evidence for Figure 3.")
+caption(
+    "fig3-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + BARS_TEXT.split(";")[0]
+    + f" ({bars_setting(smoke, PARAMS)}). It shows that the code runs; it is not evidence for Figure 3.",
+)
 draw_bars(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]

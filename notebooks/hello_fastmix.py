@@ -77,8 +77,11 @@ assert np.allclose(fwht(y), x, atol=1e-10)
 # The plot shows the squared coefficients (the "Walsh spectrum") in natural order.
 
 # %% mystnb={"figure": {"caption": "**Figure H.1.** {glue:md}`hello-spectrum-caption:myst`", "name": "hello-spectrum"}} tags=["hide-input"]
-caption("hello-spectrum", f"Squared Walsh-Hadamard coefficients $(H_n x)_i^2$ of one standard normal vector of length "
-        f"$n = {n}$ (seed {seed}), in natural order, on a log scale; the dashed line is their expected value, 1.")
+caption(
+    "hello-spectrum",
+    f"Squared Walsh-Hadamard coefficients $(H_n x)_i^2$ of one standard normal vector of length "
+    f"$n = {n}$ (seed {seed}), in natural order, on a log scale; the dashed line is their expected value, 1.",
+)
 fig, ax = plt.subplots(figsize=(10, 3.5))
 ax.plot(np.arange(n), y**2, lw=0.8)
 ax.axhline(1.0, color="k", ls="--", lw=1)

@@ -33,13 +33,13 @@
 
 # %% tags=["parameters"]
 seed: int = 0  # master seed
-n_values: str = '200,400,800'  # training sizes of the sweep against n
+n_values: str = "200,400,800"  # training sizes of the sweep against n
 epsilon: float = 1.0  # epsilon of the sweep against n
-eps_values: str = '0.3,1,3'  # epsilons of the sweep against epsilon
+eps_values: str = "0.3,1,3"  # epsilons of the sweep against epsilon
 n_fixed: int = 400  # n of the sweep against epsilon
 delta: float = 1e-05  # delta of every fit
 d: int = 2  # input dimension
-target: str = 'rkhs'  # target family: rkhs or plane_wave
+target: str = "rkhs"  # target family: rkhs or plane_wave
 n_test: int = 200  # noise-free test points
 n_reps: int = 2  # repetitions per point
 rep_block: int = 2  # repetitions per stored cell
@@ -77,7 +77,8 @@ RATES_TEXT = (
     "Excess risk of differentially private kernel ridge regression by random projection (Alg. 1) and by random "
     "Fourier features (Alg. 3) with the theory's hyperparameters, against $n$ at fixed $\\varepsilon$ (left) and "
     "against $\\varepsilon$ at fixed $n$ (right): the private fit (solid), its non-private twin on the same features "
-    "(dotted) and the privacy cost, their difference (dashed); means with 95% intervals")
+    "(dotted) and the privacy cost, their difference (dashed); means with 95% intervals"
+)
 
 
 def rates_setting(runs, p):
@@ -85,10 +86,12 @@ def rates_setting(runs, p):
     ns = sorted(int(v) for v in runs.loc[runs["sweep"] == "n", "n"].unique()) if "n" in runs else []
     eps = sorted(e for e in runs.loc[runs["sweep"] == "epsilon", "epsilon"].unique() if np.isfinite(e))
     reps = runs.groupby(["sweep", "method"])["rep"].nunique().min() if "rep" in runs else None
-    return (f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {tex_num(p['delta'])}$; "
-            f"$n \\in \\{{{', '.join(map(str, ns))}\\}}$ at $\\varepsilon = {float(p['epsilon']):g}$ and "
-            f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$ at $n = {p['n_fixed']}$"
-            + (f", {reps} repetitions per point" if reps is not None else ""))
+    return (
+        f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {tex_num(p['delta'])}$; "
+        f"$n \\in \\{{{', '.join(map(str, ns))}\\}}$ at $\\varepsilon = {float(p['epsilon']):g}$ and "
+        f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$ at $n = {p['n_fixed']}$"
+        + (f", {reps} repetitions per point" if reps is not None else "")
+    )
 
 
 def draw_rates(runs, title):
@@ -103,8 +106,18 @@ def draw_rates(runs, title):
                 m = g[col].mean()
                 se = g[col].std(ddof=1) / np.sqrt(g[col].count())
                 ok = m > 0
-                ax.errorbar(m.index[ok], m[ok], yerr=1.96 * se[ok].fillna(0), color=color, marker=marker, ms=4,
-                            ls=ls, lw=1.6, capsize=2, label=lab)
+                ax.errorbar(
+                    m.index[ok],
+                    m[ok],
+                    yerr=1.96 * se[ok].fillna(0),
+                    color=color,
+                    marker=marker,
+                    ms=4,
+                    ls=ls,
+                    lw=1.6,
+                    capsize=2,
+                    label=lab,
+                )
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("n" if sweep == "n" else r"$\varepsilon$")
@@ -123,20 +136,26 @@ def slopes_markdown(slopes):
     lines = ["| against | method | quantity | fitted slope [95% interval] | theory exponent |", "|---|---|---|---|---|"]
     for _, r in slopes.iterrows():
         th = "-" if not np.isfinite(r["theory"]) else f"{r['theory']:.2f}"
-        lines.append(f"| {r['sweep']} | {r['method']} | {r['quantity']} | {r['slope']:.2f} [{r['low']:.2f}, "
-                     f"{r['high']:.2f}] | {th} |")
+        lines.append(
+            f"| {r['sweep']} | {r['method']} | {r['quantity']} | {r['slope']:.2f} [{r['low']:.2f}, "
+            f"{r['high']:.2f}] | {th} |"
+        )
     return "\n".join(lines)
 
 
 def slope_prose(slopes):
     s = slopes[slopes["quantity"] == "privacy cost"]
-    parts = [f"{r['method']} {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] against {r['sweep']}"
-             for _, r in s.iterrows()]
+    parts = [
+        f"{r['method']} {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] against {r['sweep']}"
+        for _, r in s.iterrows()
+    ]
     dropped = int(slopes["dropped"].sum())
     text = "Fitted slopes of the mean privacy cost: " + "; ".join(parts) + "."
     if dropped:
-        text += (f" {dropped} point(s) whose mean privacy cost was not positive (noise that happened to regularise) "
-                 "are left out of the fits that need logarithms.")
+        text += (
+            f" {dropped} point(s) whose mean privacy cost was not positive (noise that happened to regularise) "
+            "are left out of the fits that need logarithms."
+        )
     return text
 
 
@@ -154,17 +173,25 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     reps = stored.groupby(["sweep", "n", "epsilon"])["rep"].nunique()
-    display(Markdown(
-        f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {tex_num(p['delta'])}$, "
-        f"$n \\in \\{{{p['n_values'].replace(',', ', ')}\\}}$ at $\\varepsilon = {p['epsilon']:g}$ and "
-        f"$\\varepsilon \\in \\{{{p['eps_values'].replace(',', ', ')}\\}}$ at $n = {p['n_fixed']}$, exact "
-        f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"
-        + (" - **the run is partial**." if reps.min() < p["n_reps"] else ".")))
+    display(
+        Markdown(
+            f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {tex_num(p['delta'])}$, "
+            f"$n \\in \\{{{p['n_values'].replace(',', ', ')}\\}}$ at $\\varepsilon = {p['epsilon']:g}$ and "
+            f"$\\varepsilon \\in \\{{{p['eps_values'].replace(',', ', ')}\\}}$ at $n = {p['n_fixed']}$, exact "
+            f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"
+            + (" - **the run is partial**." if reps.min() < p["n_reps"] else ".")
+        )
+    )
 
 # %% mystnb={"figure": {"caption": "**Figure R.1.** {glue:md}`krr-rates-caption:myst`", "name": "krr-rates"}} tags=["remove-input"]
 if stored is not None:
-    caption("krr-rates", RATES_TEXT + ". Paper-scale setting, read from the results store: "
-            + rates_setting(stored, store.parameters()) + ".")
+    caption(
+        "krr-rates",
+        RATES_TEXT
+        + ". Paper-scale setting, read from the results store: "
+        + rates_setting(stored, store.parameters())
+        + ".",
+    )
     draw_rates(stored, "theory hyperparameters, results store")
 
 # %% [markdown]
@@ -177,12 +204,15 @@ if stored is not None:
     display(Markdown(slope_prose(slopes)))
     ns = np.array([float(v) for v in p["n_values"].split(",")])
     slack = 2.0 / np.mean(np.log(ns))
-    display(Markdown(
-        f"The exponents ignore logarithmic factors: a factor $\\log^2 n$ (as in the high-probability bound in the "
-        f"proof of Theorem 14) would by itself make a fitted slope against $n$ shallower by about "
-        f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules below do not allow for "
-        f"it, so a slope within that margin above the exponent is 'does not hold' by the rule but not in conflict "
-        f"with the bound."))
+    display(
+        Markdown(
+            f"The exponents ignore logarithmic factors: a factor $\\log^2 n$ (as in the high-probability bound in the "
+            f"proof of Theorem 14) would by itself make a fitted slope against $n$ shallower by about "
+            f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules below do not allow for "
+            f"it, so a slope within that margin above the exponent is 'does not hold' by the rule but not in conflict "
+            f"with the bound."
+        )
+    )
     display(Markdown(claims_markdown(study.claims(slopes))))
 
 # %% [markdown]
@@ -199,8 +229,15 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure R.1 (smoke scale).** {glue:md}`krr-rates-smoke-caption:myst`", "name": "krr-rates-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)["runs"]
-caption("krr-rates-smoke", "Smoke-scale run, computed live at this page's parameters: " + RATES_TEXT[0].lower()
-        + RATES_TEXT[1:] + "; " + rates_setting(smoke, PARAMS) + ". It shows that the code runs; it is not evidence.")
+caption(
+    "krr-rates-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + RATES_TEXT[0].lower()
+    + RATES_TEXT[1:]
+    + "; "
+    + rates_setting(smoke, PARAMS)
+    + ". It shows that the code runs; it is not evidence.",
+)
 draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
 # %%

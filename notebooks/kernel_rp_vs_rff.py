@@ -35,20 +35,20 @@ seed: int = 0  # master seed; each panel and repetition derives its own stream f
 n_train: int = 200  # training records per repetition (synthetic panels)
 n_val: int = 100  # validation records (oracle tuning only; never charged to the budget)
 n_test: int = 200  # noise-free test points for the excess risk
-dims: str = '1,5'  # input dimensions of the synthetic panels
-targets: str = 'plane_wave,rkhs'  # target families: plane_wave and/or rkhs
+dims: str = "1,5"  # input dimensions of the synthetic panels
+targets: str = "plane_wave,rkhs"  # target families: plane_wave and/or rkhs
 real_data: bool = True  # add the panel on scikit-learn's bundled diabetes data
-epsilons: str = '0.3,3,30'  # privacy levels
+epsilons: str = "0.3,3,30"  # privacy levels
 delta: float = 1e-05  # delta of every private fit
 n_reps: int = 2  # repetitions per panel
 rep_block: int = 2  # repetitions per stored cell (the unit a stopped run resumes from)
 noise_sd: float = 0.1  # response noise standard deviation
 response_bound: float = 1.0  # T: responses are clipped to [-T, T]
-m_grid: str = '4,16,64'  # projection dimensions M of the tuning grid and the equal-M sweep
-lam_grid: str = '0.0001,0.001,0.01,0.1,1'  # ridge penalties lambda of the tuning grid
-sel_m_grid: str = '4,16,64'  # projection dimensions among which the private selection chooses
+m_grid: str = "4,16,64"  # projection dimensions M of the tuning grid and the equal-M sweep
+lam_grid: str = "0.0001,0.001,0.01,0.1,1"  # ridge penalties lambda of the tuning grid
+sel_m_grid: str = "4,16,64"  # projection dimensions among which the private selection chooses
 sel_fraction: float = 0.25  # share of the training records the private selection scores on
-sweep_epsilons: str = '3'  # epsilons of the stored equal-M sweep (plus the non-private one)
+sweep_epsilons: str = "3"  # epsilons of the stored equal-M sweep (plus the non-private one)
 c_m: float = 1.0  # constant of the theory's projection dimension of random projection
 c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
 krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
@@ -84,26 +84,32 @@ def runs_setting(runs):
     """Panels, epsilons and repetitions of a set of runs, as MyST maths."""
     eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e))
     reps = runs.groupby("panel")["rep"].nunique()
-    return (f"{runs['panel'].nunique()} panels, $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$, "
-            f"{reps.min()}" + (f"-{reps.max()}" if reps.max() != reps.min() else "") + " repetitions per panel")
+    return (
+        f"{runs['panel'].nunique()} panels, $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$, "
+        f"{reps.min()}" + (f"-{reps.max()}" if reps.max() != reps.min() else "") + " repetitions per panel"
+    )
 
 
 ERRORS_TEXT = (
     "Mean test error (excess risk on noise-free test points; test MSE on diabetes) of differentially private kernel "
     "ridge regression by random projection (Alg. 1) and by random Fourier features (Alg. 3) against $\\varepsilon$, "
     "one panel per target and input dimension, each method with its $(M, \\lambda)$ tuned on validation, with 95% "
-    "$t$ intervals (bands reaching below zero run off the log axis)")
+    "$t$ intervals (bands reaching below zero run off the log axis)"
+)
 RATIOS_TEXT = (
     "Error ratio RP / RFF (geometric mean over repetitions, paired) against $\\varepsilon$ under the three "
     "protocols (tuned, theory, private selection), with paired 95% intervals; below 1 where random projection is "
-    "better")
+    "better"
+)
 
 
 def sweep_text(sweep, lam):
     eps = sorted(e for e in sweep["epsilon"].unique() if np.isfinite(e))
-    return (f"Equal-$M$ sweep: mean test error against the projection dimension $M$ at $\\lambda = {lam:g}$, for both "
-            "methods without privacy and at $\\varepsilon \\in \\{" + ", ".join(f"{e:g}" for e in eps) + "\\}$, "
-            f"$M$ from {int(sweep['M'].min())} to {int(sweep['M'].max())}")
+    return (
+        f"Equal-$M$ sweep: mean test error against the projection dimension $M$ at $\\lambda = {lam:g}$, for both "
+        "methods without privacy and at $\\varepsilon \\in \\{" + ", ".join(f"{e:g}" for e in eps) + "\\}$, "
+        f"$M$ from {int(sweep['M'].min())} to {int(sweep['M'].max())}"
+    )
 
 
 SWEEP_LAMBDA = 0.01  # the fixed ridge penalty of the equal-M sweep figures
@@ -143,8 +149,12 @@ def draw_errors(runs, protocol, title):
             ax.plot(m["epsilon"], m["mean"], color=color, marker=marker, ms=4, lw=1.8, label=label)
             ax.fill_between(m["epsilon"], m["low"].clip(lower=1e-12), m["high"], color=color, alpha=0.2, lw=0)
             means.extend(m["mean"].tolist())
-            npv = s[(s["panel"] == panel) & (s["protocol"] == "tuned") & (s["method"] == method)
-                    & ~np.isfinite(s["epsilon"])]
+            npv = s[
+                (s["panel"] == panel)
+                & (s["protocol"] == "tuned")
+                & (s["method"] == method)
+                & ~np.isfinite(s["epsilon"])
+            ]
             if not npv.empty:
                 ax.axhline(npv["mean"].iloc[0], color=color, ls=":", lw=1.2)
         krr = s[(s["panel"] == panel) & (s["method"] == "exact KRR")]
@@ -175,8 +185,17 @@ def draw_ratios(runs, title):
         for ax, panel in zip(axes, names):
             m = t[t["panel"] == panel].sort_values("epsilon")
             x = m["epsilon"] * (1.0 + 0.06 * (j - 1))
-            ax.errorbar(x, m["ratio"], yerr=[m["ratio"] - m["low"], np.minimum(m["high"], 1e6) - m["ratio"]],
-                        color=f"C{j + 2}", marker="os^"[j], ms=4, lw=1.4, capsize=2, label=protocol)
+            ax.errorbar(
+                x,
+                m["ratio"],
+                yerr=[m["ratio"] - m["low"], np.minimum(m["high"], 1e6) - m["ratio"]],
+                color=f"C{j + 2}",
+                marker="os^"[j],
+                ms=4,
+                lw=1.4,
+                capsize=2,
+                label=protocol,
+            )
     for ax, panel in zip(axes, names):
         ax.axhline(1.0, color="k", lw=1)
         ax.set_xscale("log")
@@ -195,8 +214,14 @@ def draw_sweep(sweep, lam, title):
     """The equal-M sweep: mean test error against M at fixed lambda, private (each sweep epsilon) and not."""
     p = study.pooled_sweep(sweep)
     p = p[np.isclose(p["lam"], lam)]
-    names = [n for n in _panels(sweep.assign(target=sweep["panel"].str.split(" ").str[0],
-                                             d=sweep["panel"].str.extract(r"d=(\d+)")[0].astype(int)))]
+    names = [
+        n
+        for n in _panels(
+            sweep.assign(
+                target=sweep["panel"].str.split(" ").str[0], d=sweep["panel"].str.extract(r"d=(\d+)")[0].astype(int)
+            )
+        )
+    ]
     fig, axes = _grid(len(names))
     epss = sorted(p["epsilon"].unique())
     styles = dict(zip(epss, ["-", "--", ":", "-."]))
@@ -221,25 +246,35 @@ def draw_sweep(sweep, lam, title):
 
 def noise_markdown(noise, sweep, eps, lam):
     t = study.noise_summary(noise, sweep, eps, lam)
-    lines = ["| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
-             "| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |", "|" + "---|" * 9]
+    lines = [
+        "| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
+        "| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |",
+        "|" + "---|" * 9,
+    ]
     for _, r in t.iterrows():
-        lines.append(f"| {int(r['M'])} | {r['D2_RP']:.2f} | {r['D2_RFF']:.2f} | {r['sigma_C_RP']:.2e} | "
-                     f"{r['sigma_C_RFF']:.2e} | {r['sigma_u_RP']:.2e} | {r['sigma_u_RFF']:.2e} | "
-                     f"{r['floored_share_RP']:.0%} | {r['floored_share_RFF']:.0%} |")
+        lines.append(
+            f"| {int(r['M'])} | {r['D2_RP']:.2f} | {r['D2_RFF']:.2f} | {r['sigma_C_RP']:.2e} | "
+            f"{r['sigma_C_RFF']:.2e} | {r['sigma_u_RP']:.2e} | {r['sigma_u_RFF']:.2e} | "
+            f"{r['floored_share_RP']:.0%} | {r['floored_share_RFF']:.0%} |"
+        )
     return "\n".join(lines)
 
 
 def hyper_markdown(runs):
     h = study.chosen_hyperparameters(runs)
     h = h[np.isfinite(h["epsilon"])]
-    lines = ["| protocol | method | $\\varepsilon$ | median M | median $\\lambda$ | M at grid edge | "
-             "$\\lambda$ at grid edge | M capped | floored share |", "|" + "---|" * 9]
+    lines = [
+        "| protocol | method | $\\varepsilon$ | median M | median $\\lambda$ | M at grid edge | "
+        "$\\lambda$ at grid edge | M capped | floored share |",
+        "|" + "---|" * 9,
+    ]
     pct = lambda v: "-" if not np.isfinite(v) else f"{v:.0%}"
     for _, r in h.iterrows():
-        lines.append(f"| {r['protocol']} | {r['method']} | {r['epsilon']:g} | {r['M_median']:g} | "
-                     f"{r['lam_median']:.2g} | {pct(r['M_edge'])} | {pct(r['lam_edge'])} | {pct(r['M_capped'])} | "
-                     f"{pct(r['floored'])} |")
+        lines.append(
+            f"| {r['protocol']} | {r['method']} | {r['epsilon']:g} | {r['M_median']:g} | "
+            f"{r['lam_median']:.2g} | {pct(r['M_edge'])} | {pct(r['lam_edge'])} | {pct(r['M_capped'])} | "
+            f"{pct(r['floored'])} |"
+        )
     return "\n".join(lines)
 
 
@@ -259,14 +294,17 @@ if stored is not None:
     reps = stored["runs"].groupby("panel")["rep"].nunique()
     partial = reps.min() < p["n_reps"]
     eps_set, lam_set = math_set("\\varepsilon", p["epsilons"]), math_set("\\lambda", p["lam_grid"])
-    display(Markdown(
-        f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
-        f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, noise sd "
-        f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
-        f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
-        f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "
-        f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
-        + (" - **the run is partial, so intervals are wider than they will be**." if partial else ".")))
+    display(
+        Markdown(
+            f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
+            f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, noise sd "
+            f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
+            f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
+            f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "
+            f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
+            + (" - **the run is partial, so intervals are wider than they will be**." if partial else ".")
+        )
+    )
 
 # %% [markdown]
 # ### Test error against epsilon, tuned protocol
@@ -276,8 +314,10 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure K.1.** {glue:md}`krr-errors-caption:myst`", "name": "krr-errors"}} tags=["remove-input"]
 if stored is not None:
-    caption("krr-errors", ERRORS_TEXT + ". Paper-scale setting, read from the results store: "
-            + runs_setting(stored["runs"]) + ".")
+    caption(
+        "krr-errors",
+        ERRORS_TEXT + ". Paper-scale setting, read from the results store: " + runs_setting(stored["runs"]) + ".",
+    )
     draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
 
 # %% [markdown]
@@ -288,8 +328,10 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure K.2.** {glue:md}`krr-ratios-caption:myst`", "name": "krr-ratios"}} tags=["remove-input"]
 if stored is not None:
-    caption("krr-ratios", RATIOS_TEXT + ". Paper-scale setting, read from the results store: "
-            + runs_setting(stored["runs"]) + ".")
+    caption(
+        "krr-ratios",
+        RATIOS_TEXT + ". Paper-scale setting, read from the results store: " + runs_setting(stored["runs"]) + ".",
+    )
     draw_ratios(stored["runs"], "error ratio RP / RFF, results store")
 
 # %% [markdown]
@@ -309,7 +351,9 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure K.3.** {glue:md}`krr-sweep-caption:myst`", "name": "krr-sweep"}} tags=["remove-input"]
 if stored is not None and "sweep" in stored:
-    caption("krr-sweep", sweep_text(stored["sweep"], SWEEP_LAMBDA) + ". Paper-scale setting, read from the results store.")
+    caption(
+        "krr-sweep", sweep_text(stored["sweep"], SWEEP_LAMBDA) + ". Paper-scale setting, read from the results store."
+    )
     draw_sweep(stored["sweep"], SWEEP_LAMBDA, f"equal-M sweep at lambda = {SWEEP_LAMBDA:g}, results store")
 
 # %% tags=["remove-input"]
@@ -319,17 +363,27 @@ if stored is not None and "sweep" in stored:
         eq = study.equal_m_comparison(stored["sweep"], math.inf, M)
         if not eq.empty:
             rows.append((M, int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum()), len(eq), eq["ratio"].median()))
-    display(Markdown("Without privacy, each method at its best $\\lambda$ for the given $M$: " + "; ".join(
-        f"M = {M}: RP lower in {b}, higher in {w} of {n} panels (median ratio {r:.2f})" for M, b, w, n, r in rows) + "."))
+    display(
+        Markdown(
+            "Without privacy, each method at its best $\\lambda$ for the given $M$: "
+            + "; ".join(
+                f"M = {M}: RP lower in {b}, higher in {w} of {n} panels (median ratio {r:.2f})"
+                for M, b, w, n, r in rows
+            )
+            + "."
+        )
+    )
     eps_sweep = sorted(e for e in stored["sweep"]["epsilon"].unique() if np.isfinite(e))
     parts = []
     for eps in eps_sweep:
         for M in (study.M_grid(store.parameters())[0], study.M_grid(store.parameters())[-1]):
             eq = study.equal_m_comparison(stored["sweep"], eps, M, lam=SWEEP_LAMBDA)
             if not eq.empty:
-                parts.append(f"at $\\varepsilon = {eps:g}$ and M = {M}, RP's error is {eq['ratio'].median():.2f} times "
-                             f"RFF's (median over {len(eq)} panels; below 1 with 95% confidence in "
-                             f"{int((eq['high'] < 1).sum())}, above in {int((eq['low'] > 1).sum())})")
+                parts.append(
+                    f"at $\\varepsilon = {eps:g}$ and M = {M}, RP's error is {eq['ratio'].median():.2f} times "
+                    f"RFF's (median over {len(eq)} panels; below 1 with 95% confidence in "
+                    f"{int((eq['high'] < 1).sum())}, above in {int((eq['low'] > 1).sum())})"
+                )
     if parts:
         display(Markdown("With privacy, at $\\lambda = " + f"{SWEEP_LAMBDA:g}$: " + "; ".join(parts) + "."))
 
@@ -349,10 +403,13 @@ if stored is not None and "sweep" in stored:
     display(Markdown(noise_markdown(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
     t = study.noise_summary(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)
     small = t.iloc[0]
-    display(Markdown(
-        f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times RFF's, "
-        f"so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
-        f"$M = {int(t.iloc[-1]['M'])}$ the factor is {t.iloc[-1]['sigma_C_RP'] / t.iloc[-1]['sigma_C_RFF']:.2f}."))
+    display(
+        Markdown(
+            f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times RFF's, "
+            f"so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
+            f"$M = {int(t.iloc[-1]['M'])}$ the factor is {t.iloc[-1]['sigma_C_RP'] / t.iloc[-1]['sigma_C_RFF']:.2f}."
+        )
+    )
 
 # %% [markdown]
 # ### Hyperparameters each protocol chose
@@ -364,15 +421,21 @@ if stored is not None and "sweep" in stored:
 if stored is not None:
     display(Markdown(hyper_markdown(stored["runs"])))
     grid = study.M_grid(store.parameters())
-    tuned = stored["runs"][(stored["runs"]["protocol"] == "tuned") & stored["runs"]["method"].isin(study.METHODS)
-                           & np.isfinite(stored["runs"]["epsilon"])]
+    tuned = stored["runs"][
+        (stored["runs"]["protocol"] == "tuned")
+        & stored["runs"]["method"].isin(study.METHODS)
+        & np.isfinite(stored["runs"]["epsilon"])
+    ]
     top = tuned.groupby("method")["M"].apply(lambda m: float((m == grid[-1]).mean()))
     bottom = tuned.groupby("method")["M"].apply(lambda m: float((m == grid[0]).mean()))
-    display(Markdown(
-        f"The tuned $M$ sat at the top of its grid ($M = {grid[-1]}$) in {top.get('RP', 0):.0%} of RP's and "
-        f"{top.get('RFF', 0):.0%} of RFF's private fits, and at the bottom ($M = {grid[0]}$) in "
-        f"{bottom.get('RP', 0):.0%} and {bottom.get('RFF', 0):.0%}. Where it sits at the top, a wider grid could lower "
-        f"that method's tuned error, so the tuned comparison is only as fair as these shares are similar."))
+    display(
+        Markdown(
+            f"The tuned $M$ sat at the top of its grid ($M = {grid[-1]}$) in {top.get('RP', 0):.0%} of RP's and "
+            f"{top.get('RFF', 0):.0%} of RFF's private fits, and at the bottom ($M = {grid[0]}$) in "
+            f"{bottom.get('RP', 0):.0%} and {bottom.get('RFF', 0):.0%}. Where it sits at the top, a wider grid could lower "
+            f"that method's tuned error, so the tuned comparison is only as fair as these shares are similar."
+        )
+    )
 
 # %% [markdown]
 # ### What differs from the paper's setting
@@ -382,18 +445,21 @@ if stored is not None:
     p = store.parameters()
     capped = stored["runs"][(stored["runs"]["protocol"] == "theory") & (stored["runs"]["method"] == "RFF")]
     capped_eps = sorted(capped.loc[capped["M_capped"].astype(str) == "True", "epsilon"].unique())
-    display(Markdown(
-        f"The paper's $n$, $M$, $\\lambda$, $\\delta$, bandwidth and data are unknown; ours are stated above. Our "
-        f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ in the number $N$ of "
-        f"points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, exceeds the largest drawn "
-        f"dimension $M = {study.M_grid(p)[-1]}$ at "
-        + (f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in capped_eps)}\\}}$" if capped_eps else "no epsilon")
-        + " and is capped there. The private protocol pays twice for selection: it fits on "
-        f"{1 - p['sel_fraction']:.0%} of the records and shares the budget among the releases of "
-        f"{len(p['sel_m_grid'].split(','))} projection dimensions, "
-        "so its errors are not directly comparable with the other two protocols; they are the price of "
-        "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP "
-        "features, sin/cos RFF with norm bound 1) is part of these results."))
+    display(
+        Markdown(
+            f"The paper's $n$, $M$, $\\lambda$, $\\delta$, bandwidth and data are unknown; ours are stated above. Our "
+            f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ in the number $N$ of "
+            f"points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, exceeds the largest drawn "
+            f"dimension $M = {study.M_grid(p)[-1]}$ at "
+            + (f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in capped_eps)}\\}}$" if capped_eps else "no epsilon")
+            + " and is capped there. The private protocol pays twice for selection: it fits on "
+            f"{1 - p['sel_fraction']:.0%} of the records and shares the budget among the releases of "
+            f"{len(p['sel_m_grid'].split(','))} projection dimensions, "
+            "so its errors are not directly comparable with the other two protocols; they are the price of "
+            "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP "
+            "features, sin/cos RFF with norm bound 1) is part of these results."
+        )
+    )
 
 # %% [markdown]
 # (kernel-protocols)=
@@ -428,13 +494,29 @@ if stored is not None:
 # %% mystnb={"figure": {"caption": "**Figure K.1 (smoke scale).** {glue:md}`krr-smoke-errors-caption:myst`", "name": "krr-smoke-errors"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)
 SMOKE_NOTE = " It shows that the code runs; it is not evidence."
-caption("krr-smoke-errors", "Smoke-scale run, computed live at this page's parameters: " + ERRORS_TEXT[0].lower()
-        + ERRORS_TEXT[1:] + "; " + runs_setting(smoke["runs"]) + "." + SMOKE_NOTE)
+caption(
+    "krr-smoke-errors",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + ERRORS_TEXT[0].lower()
+    + ERRORS_TEXT[1:]
+    + "; "
+    + runs_setting(smoke["runs"])
+    + "."
+    + SMOKE_NOTE,
+)
 draw_errors(smoke["runs"], "tuned", "smoke scale (live): a code check, not evidence")
 
 # %% mystnb={"figure": {"caption": "**Figure K.2 (smoke scale).** {glue:md}`krr-smoke-ratios-caption:myst`", "name": "krr-smoke-ratios"}} tags=["hide-input"]
-caption("krr-smoke-ratios", "Smoke-scale run: " + RATIOS_TEXT[0].lower() + RATIOS_TEXT[1:] + "; "
-        + runs_setting(smoke["runs"]) + "." + SMOKE_NOTE)
+caption(
+    "krr-smoke-ratios",
+    "Smoke-scale run: "
+    + RATIOS_TEXT[0].lower()
+    + RATIOS_TEXT[1:]
+    + "; "
+    + runs_setting(smoke["runs"])
+    + "."
+    + SMOKE_NOTE,
+)
 draw_ratios(smoke["runs"], "smoke scale (live): error ratio RP / RFF")
 
 # %% mystnb={"figure": {"caption": "**Figure K.3 (smoke scale).** {glue:md}`krr-smoke-sweep-caption:myst`", "name": "krr-smoke-sweep"}} tags=["hide-input"]
@@ -445,7 +527,10 @@ draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 provenance_report(
     parameters=PARAMS,
     seed=seed,
-    data_sources=["synthetic: x ~ U[-1,1]^d; plane wave 0.8 sin(sum x / sqrt(d/3)) or a random RKHS function; "
-                  "N(0, noise_sd^2) noise", "sklearn.datasets.load_diabetes (bundled with scikit-learn)"],
+    data_sources=[
+        "synthetic: x ~ U[-1,1]^d; plane wave 0.8 sin(sum x / sqrt(d/3)) or a random RKHS function; "
+        "N(0, noise_sd^2) noise",
+        "sklearn.datasets.load_diabetes (bundled with scikit-learn)",
+    ],
     started_at=started_at,
 )

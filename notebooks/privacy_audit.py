@@ -69,8 +69,11 @@ started_at = time.time()
 NAME = "privacy_audit"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 TABLES = ("designs", "optimised", "curve", "attack", "tradeoff", "profile")
-LABELS = {"exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)", "bar": r"$\bar\phi(\alpha;\gamma)$ (eq. 57)",
-          "simple": r"$25\alpha/(32\gamma^2)$ (eq. 8)"}
+LABELS = {
+    "exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)",
+    "bar": r"$\bar\phi(\alpha;\gamma)$ (eq. 57)",
+    "simple": r"$25\alpha/(32\gamma^2)$ (eq. 8)",
+}
 COLORS = {"exact": "C0", "bar": "C1", "simple": "C2"}
 
 
@@ -80,24 +83,41 @@ use_book_style()
 
 def audit_setting(p):
     """The audited setting, as MyST maths, from the run's parameters."""
-    return (f"$n = {p['n']}$ rows, $d = {p['d']}$, an SRHT with $k_2 = {p['k2']}$ rows, $k_1 = {p['k1']}$ Gaussian "
-            f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {tex_num(p['delta'])}$")
+    return (
+        f"$n = {p['n']}$ rows, $d = {p['d']}$, an SRHT with $k_2 = {p['k2']}$ rows, $k_1 = {p['k1']}$ Gaussian "
+        f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {tex_num(p['delta'])}$"
+    )
 
 
 DIVERGENCE_TEXT = (
     "Exact Rényi divergence $D_\\alpha$ of one released row for the worst neighbour pair found, against the Rényi "
     "order $\\alpha$, beside the three accounted bounds of Lemma 1: $\\phi(\\alpha;\\gamma,C^2)$ (eq. 50-52), "
-    "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its own range of orders.")
+    "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its own range of orders."
+)
 
 
 def design_table(tables):
     """The exact audit per design and direction, then the optimised rows."""
-    des = tables["designs"].drop(columns=["cell"]).rename(columns={
-        "worst_ratio_exact": "worst ratio (φ)", "worst_ratio_bar": "worst ratio (φ̄)",
-        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma_first_min": "smallest γ of the first argument"})
-    opt = tables["optimised"].rename(columns={
-        "worst_ratio_exact": "worst ratio (φ)", "worst_ratio_bar": "worst ratio (φ̄)",
-        "worst_ratio_simple": "worst ratio (eq. 8)", "gamma": "smallest γ of the first argument"})
+    des = (
+        tables["designs"]
+        .drop(columns=["cell"])
+        .rename(
+            columns={
+                "worst_ratio_exact": "worst ratio (φ)",
+                "worst_ratio_bar": "worst ratio (φ̄)",
+                "worst_ratio_simple": "worst ratio (eq. 8)",
+                "gamma_first_min": "smallest γ of the first argument",
+            }
+        )
+    )
+    opt = tables["optimised"].rename(
+        columns={
+            "worst_ratio_exact": "worst ratio (φ)",
+            "worst_ratio_bar": "worst ratio (φ̄)",
+            "worst_ratio_simple": "worst ratio (eq. 8)",
+            "gamma": "smallest γ of the first argument",
+        }
+    )
     opt = opt.assign(design=[f"{r.design}, row {r.index} optimised" for r in opt.itertuples()], pairs=1)
     return pd.concat([des, opt[des.columns]], ignore_index=True)
 
@@ -141,10 +161,20 @@ def draw_tradeoff(tables, *, title):
 def draw_profile(tables, *, title):
     prof, att = tables["profile"], tables["attack"].iloc[0]
     fig, ax = plt.subplots(figsize=(7, 4))
-    ax.semilogy(prof["epsilon"], np.maximum(prof["delta_forward"], 1e-12), "k", lw=2,
-                label=r"$\delta(\varepsilon)$, first vs second")
-    ax.semilogy(prof["epsilon"], np.maximum(prof["delta_backward"], 1e-12), "k:", lw=2,
-                label=r"$\delta(\varepsilon)$, second vs first")
+    ax.semilogy(
+        prof["epsilon"],
+        np.maximum(prof["delta_forward"], 1e-12),
+        "k",
+        lw=2,
+        label=r"$\delta(\varepsilon)$, first vs second",
+    )
+    ax.semilogy(
+        prof["epsilon"],
+        np.maximum(prof["delta_backward"], 1e-12),
+        "k:",
+        lw=2,
+        label=r"$\delta(\varepsilon)$, second vs first",
+    )
     ax.axhline(float(att["delta"]), color="0.4", lw=1, label=rf"audited $\delta$ = {float(att['delta']):g}")
     for b, lab in LABELS.items():
         ax.axvline(float(att[f"epsilon_accounted_{b}"]), color=COLORS[b], ls="--", lw=1.2, label=f"accounted: {lab}")
@@ -159,9 +189,11 @@ def draw_profile(tables, *, title):
 def epsilon_summary(tables):
     att = tables["attack"].iloc[0]
     conf = float(att["confidence"])
-    rows = {f"attack lower bound ({conf:.0%} confidence)": att["epsilon_lower"],
-            "attack point estimate (no confidence correction)": att["epsilon_point"],
-            "exact epsilon of this pair (privacy profile)": att["epsilon_exact"]}
+    rows = {
+        f"attack lower bound ({conf:.0%} confidence)": att["epsilon_lower"],
+        "attack point estimate (no confidence correction)": att["epsilon_point"],
+        "exact epsilon of this pair (privacy profile)": att["epsilon_exact"],
+    }
     for b, label in study.BOUNDS.items():
         rows[f"accounted: {label}"] = att[f"epsilon_accounted_{b}"]
     return pd.Series(rows, name=f"epsilon at delta = {float(att['delta']):g}").to_frame()
@@ -185,8 +217,13 @@ display(Markdown(entry_markdown(NAME)))
 
 # %% mystnb={"figure": {"caption": "**Figure P.1.** {glue:md}`audit-divergence-caption:myst`", "name": "audit-divergence"}} tags=["remove-input"]
 if stored is not None:
-    caption("audit-divergence", DIVERGENCE_TEXT + " At the larger setting, read from the results store: "
-            + audit_setting(store.parameters()) + ".")
+    caption(
+        "audit-divergence",
+        DIVERGENCE_TEXT
+        + " At the larger setting, read from the results store: "
+        + audit_setting(store.parameters())
+        + ".",
+    )
     draw_divergence(stored, title="larger setting (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -211,11 +248,14 @@ else:
 # %% tags=["remove-input"]
 if stored is not None:
     p = store.parameters()
-    display(Markdown(
-        f"Setting: $n = {p['n']}$ rows, $d = {p['d']}$ columns, an SRHT with $k_2 = {p['k2']}$ rows, "
-        f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = {tex_num(p['delta'])}$, "
-        f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
-        f"hypothesis in the attack."))
+    display(
+        Markdown(
+            f"Setting: $n = {p['n']}$ rows, $d = {p['d']}$ columns, an SRHT with $k_2 = {p['k2']}$ rows, "
+            f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = {tex_num(p['delta'])}$, "
+            f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
+            f"hypothesis in the attack."
+        )
+    )
     display(design_table(stored).style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
@@ -253,12 +293,16 @@ if stored is not None:
 # %% mystnb={"figure": {"caption": "**Figure P.2.** {glue:md}`audit-tradeoff-caption:myst`", "name": "audit-tradeoff"}} tags=["remove-input"]
 if stored is not None:
     att = stored["attack"].iloc[0]
-    caption("audit-tradeoff", "Error rates of the likelihood-ratio attack on the worst pair (false-negative against "
-            f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
-            f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
-            f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
-            f"$\\delta = {tex_num(att['delta'])}$. At the larger setting, read from the results store: "
-            + audit_setting(store.parameters()) + ".")
+    caption(
+        "audit-tradeoff",
+        "Error rates of the likelihood-ratio attack on the worst pair (false-negative against "
+        f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
+        f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
+        f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
+        f"$\\delta = {tex_num(att['delta'])}$. At the larger setting, read from the results store: "
+        + audit_setting(store.parameters())
+        + ".",
+    )
     draw_tradeoff(stored, title="larger setting (results store)")
 
 # %% [markdown]
@@ -272,9 +316,12 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure P.3.** {glue:md}`audit-profile-caption:myst`", "name": "audit-profile"}} tags=["remove-input"]
 if stored is not None:
-    caption("audit-profile", "Exact privacy profile $\\delta(\\varepsilon)$ of the worst pair in both directions, "
-            "with the accounted $\\varepsilon$ of each bound at the audited $\\delta$ (vertical lines). At the larger "
-            "setting, read from the results store: " + audit_setting(store.parameters()) + ".")
+    caption(
+        "audit-profile",
+        "Exact privacy profile $\\delta(\\varepsilon)$ of the worst pair in both directions, "
+        "with the accounted $\\varepsilon$ of each bound at the audited $\\delta$ (vertical lines). At the larger "
+        "setting, read from the results store: " + audit_setting(store.parameters()) + ".",
+    )
     draw_profile(stored, title="larger setting (results store)")
 
 # %% [markdown]
@@ -298,7 +345,9 @@ if CLAIMS:
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
     acc = {b: float(att[f"epsilon_accounted_{b}"]) for b in study.BOUNDS}
-    lines = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."]
+    lines = [
+        f"Of the {len(CLAIMS)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."
+    ]
     lines.append(
         f"The largest ratio of an exact divergence to the tightest bound ($\\phi$) is {des['worst ratio (φ)'].max():.3g}, "
         f"so the worst pair found uses {des['worst ratio (φ)'].max():.0%} of what Lemma 1 allows at its worst order. "
@@ -310,7 +359,8 @@ if CLAIMS:
         f"$\\|u_1\\| \\le 1$)"
         + (", which bind only for worse pairs than any found here" if des["worst ratio (φ)"].max() <= 1 else "")
         + "; the gap between the attack and the exact value is "
-        f"the price of estimating error rates from {int(att['n_releases']):,} releases per hypothesis.")
+        f"the price of estimating error rates from {int(att['n_releases']):,} releases per hypothesis."
+    )
     display(Markdown("\n\n".join(lines)))
 
 # %% [markdown]
@@ -326,9 +376,15 @@ display(design_table(smoke).style.format(precision=3).hide(axis="index"))
 display(epsilon_summary(smoke).style.format(precision=3))
 
 # %% mystnb={"figure": {"caption": "**Figure P.1 (smoke scale).** {glue:md}`audit-smoke-caption:myst`", "name": "audit-smoke"}} tags=["hide-input"]
-caption("audit-smoke", "Smoke-scale run, computed live at this page's parameters: " + DIVERGENCE_TEXT.split(", beside")[0]
-        + ", beside the accounted bounds, at " + audit_setting(PARAMS) + ". It shows that the code runs; it is not "
-        "evidence.")
+caption(
+    "audit-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + DIVERGENCE_TEXT.split(", beside")[0]
+    + ", beside the accounted bounds, at "
+    + audit_setting(PARAMS)
+    + ". It shows that the code runs; it is not "
+    "evidence.",
+)
 draw_divergence(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]

@@ -85,24 +85,28 @@ SWEEP_TEXT = (
     "draws; bands: smallest to largest draw; large markers: the paper's sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$). "
     "Left: $C^2_{S_f X} = 1 + 2\\widehat m$, with Figure 1's $C^2 = 2$ dashed. Middle: the coherence $\\widehat\\Delta$ "
     "with the heuristic $\\sqrt{2\\ln(2n)/k_2}$ and Welch's lower bound. Right: "
-    "$\\lambda_{\\min}(Z^\\top Z)/\\lambda_{\\min}(X^\\top X)$, with Figure 1's $5/6$ dashed.")
+    "$\\lambda_{\\min}(Z^\\top Z)/\\lambda_{\\min}(X^\\top X)$, with Figure 1's $5/6$ dashed."
+)
 
 
 def sweep_setting(tables):
     """The size of a sweep, from its table."""
     sw = tables["sweep"]
-    return (f"$n = {int(sw['n'].iloc[0])}$, $d = {int(sw['d'].iloc[0])}$, $k_2$ from {int(sw['k2'].min())} to "
-            f"{int(sw['k2'].max())}, {sw['draw'].nunique()} draws per $k_2$")
+    return (
+        f"$n = {int(sw['n'].iloc[0])}$, $d = {int(sw['d'].iloc[0])}$, $k_2$ from {int(sw['k2'].min())} to "
+        f"{int(sw['k2'].max())}, {sw['draw'].nunique()} draws per $k_2$"
+    )
 
 
 ACCOUNTING_TEXT = (
     "Privacy loss $\\varepsilon$ of one FastMix call against $\\gamma$ on a tiny sphere dataset: Theorem 1's closed "
     "form (eq. 9), the tight bound (eq. 114) and the exact loss of the drawn $S_f$, maximised over all zero-out "
-    "neighbours; all include the $2/\\omega$ of the two Laplace releases (dotted).")
+    "neighbours; all include the $2/\\omega$ of the two Laplace releases (dotted)."
+)
 
 
 def accounting_setting(acc, tiny=None):
-    size = (f"$n = {int(tiny.n)}$, $d = {int(tiny.d)}$, $k_2 = {int(tiny.k2)}$, " if tiny is not None else "")
+    size = f"$n = {int(tiny.n)}$, $d = {int(tiny.d)}$, $k_2 = {int(tiny.k2)}$, " if tiny is not None else ""
     return f"{size}{len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}"
 
 
@@ -119,15 +123,26 @@ def draw_sweep(tables, *, title):
             ax.plot(agg.index, agg["mean"], color=color, lw=2, marker="o", ms=3, label=design.replace("synthetic_", ""))
             ax.fill_between(agg.index, agg["min"], agg["max"], color=color, alpha=0.2, lw=0)
             for ratio, g in sub[sub["k2_ratio"].notna()].groupby("k2_ratio"):
-                ax.plot(g["k2"].iloc[0], g[col].mean(), color=color, marker=MARKERS.get(float(ratio), "P"), ms=8,
-                        mec="k", ls="none", label=f"paper's k2, r = {ratio:g}" if (col == "c2" and color == "C0") else None)
+                ax.plot(
+                    g["k2"].iloc[0],
+                    g[col].mean(),
+                    color=color,
+                    marker=MARKERS.get(float(ratio), "P"),
+                    ms=8,
+                    mec="k",
+                    ls="none",
+                    label=f"paper's k2, r = {ratio:g}" if (col == "c2" and color == "C0") else None,
+                )
     ks = np.sort(sweep["k2"].unique())
     axes[0].axhline(2.0, color="k", ls="--", lw=1, label=r"$C^2 = 2$ (Figure 1)")
     axes[1].plot(ks, coherence_heuristic(n, ks), "k:", lw=1.5, label=r"$\sqrt{2\ln(2n)/k_2}$")
     axes[1].plot(ks, [welch_bound(n, int(k)) for k in ks], "k--", lw=1, label="Welch bound (240)")
     axes[2].axhline(5 / 6, color="k", ls="--", lw=1, label="5/6 (Figure 1)")
-    labels = (r"$C^2_{S_f X} = 1 + 2\widehat m$", r"coherence $\widehat\Delta$",
-              r"$\lambda_{\min}(Z^\top Z)/\lambda_{\min}(X^\top X)$")
+    labels = (
+        r"$C^2_{S_f X} = 1 + 2\widehat m$",
+        r"coherence $\widehat\Delta$",
+        r"$\lambda_{\min}(Z^\top Z)/\lambda_{\min}(X^\top X)$",
+    )
     for ax, label in zip(axes, labels):
         ax.set_xscale("log", base=2)
         ax.set_xlabel(r"SRHT rows $k_2$")
@@ -171,16 +186,21 @@ display(Markdown(entry_markdown(NAME)))
 if stored is not None:
     p = store.parameters()
     sw = stored["sweep"]
-    display(Markdown(
-        f"Setting: both synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$; $k_2$ from "
-        f"$2^{{{p['log2_k2_min']}}}$ to $2^{{{min(p['log2_k2_max'], p['log2_n'])}}}$ and the paper's sizes for "
-        f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws per "
-        f"$k_2$ ({len(sw)} draws in all)."))
+    display(
+        Markdown(
+            f"Setting: both synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$; $k_2$ from "
+            f"$2^{{{p['log2_k2_min']}}}$ to $2^{{{min(p['log2_k2_max'], p['log2_n'])}}}$ and the paper's sizes for "
+            f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws per "
+            f"$k_2$ ({len(sw)} draws in all)."
+        )
+    )
 
 # %% mystnb={"figure": {"caption": "**Figure S3.1.** {glue:md}`sec3-k2-sweep-caption:myst`", "name": "sec3-k2-sweep"}} tags=["remove-input"]
 if stored is not None:
-    caption("sec3-k2-sweep", SWEEP_TEXT + " At the paper's scale, read from the results store: "
-            + sweep_setting(stored) + ".")
+    caption(
+        "sec3-k2-sweep",
+        SWEEP_TEXT + " At the paper's scale, read from the results store: " + sweep_setting(stored) + ".",
+    )
     draw_sweep(stored, title="paper scale (results store)")
 else:
     print("No stored results to draw; see the note above.")
@@ -192,12 +212,17 @@ else:
 # %% tags=["remove-input"]
 if stored is not None:
     SUMMARY = study.paper_size_summary(stored["sweep"])
-    lines = ["| design | $r$ | $k_2$ | draws | $C^2 = 1 + 2\\widehat m$ | smallest to largest draw | "
-             "$\\lambda_{\\min}(Z)/\\lambda_{\\min}(X)$ | $\\widehat\\Delta$ |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| design | $r$ | $k_2$ | draws | $C^2 = 1 + 2\\widehat m$ | smallest to largest draw | "
+        "$\\lambda_{\\min}(Z)/\\lambda_{\\min}(X)$ | $\\widehat\\Delta$ |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for r in SUMMARY.itertuples():
-        lines.append(f"| {r.design} | {r.k2_ratio:g} | {r.k2} | {r.n_draws} | {r.c2_mean:.3g} [{r.c2_low:.3g}, "
-                     f"{r.c2_high:.3g}] | {r.c2_min:.3g} to {r.c2_max:.3g} | {r.lambda_ratio_mean:.3f} "
-                     f"[{r.lambda_ratio_low:.3f}, {r.lambda_ratio_high:.3f}] | {r.delta_hat_mean:.3g} |")
+        lines.append(
+            f"| {r.design} | {r.k2_ratio:g} | {r.k2} | {r.n_draws} | {r.c2_mean:.3g} [{r.c2_low:.3g}, "
+            f"{r.c2_high:.3g}] | {r.c2_min:.3g} to {r.c2_max:.3g} | {r.lambda_ratio_mean:.3f} "
+            f"[{r.lambda_ratio_low:.3f}, {r.lambda_ratio_high:.3f}] | {r.delta_hat_mean:.3g} |"
+        )
     display(Markdown("\n".join(lines)))
 
 # %% [markdown]
@@ -220,8 +245,11 @@ if stored is not None:
     n_big = int(sw["n"].iloc[0])
     held = sum(c.holds is True for c in CLAIMS)
     failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [f"Of the {len(CLAIMS)} checks, {held} hold" + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})"
-                                                           if failed else "") + "."]
+    text = [
+        f"Of the {len(CLAIMS)} checks, {held} hold"
+        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
+        + "."
+    ]
     grid = sw[sw["k2_ratio"].isna()].groupby(["design", "k2"])["c2"].mean()
     for design in COLORS:
         s = SUMMARY[SUMMARY["design"] == design].sort_values("k2_ratio")
@@ -230,17 +258,25 @@ if stored is not None:
         top = s.iloc[-1]
         g = grid.loc[design]
         below2 = g[g <= 2.0]
-        reach = (f"it falls to 2 or below at $k_2 = {int(below2.index.min())}$" if len(below2) else
-                 f"even at the largest $k_2$ of the grid, {int(g.index.max())} $= n/{n_big // int(g.index.max())}$, "
-                 f"it is still {g.iloc[-1]:.3g}")
+        reach = (
+            f"it falls to 2 or below at $k_2 = {int(below2.index.min())}$"
+            if len(below2)
+            else f"even at the largest $k_2$ of the grid, {int(g.index.max())} $= n/{n_big // int(g.index.max())}$, "
+            f"it is still {g.iloc[-1]:.3g}"
+        )
         text.append(
             f"On the **{design.replace('synthetic_', '')}** design, the paper's largest SRHT ($k_2 = {int(top.k2)}$, "
             f"$r = {top.k2_ratio:g}$) gives $C^2_{{S_f X}} = {top.c2_mean:.3g}$, {top.c2_mean / 2:.3g} times the "
             f"$C^2 = 2$ that Figure 1 draws; {reach}. The same draws keep "
             f"{top.lambda_ratio_mean:.3f} of $\\lambda_{{\\min}}(X)$ (Figure 1 assumes {5 / 6:.3f})"
-            + ("" if len(s) < 2 else
-               f"; the paper's smallest SRHT ($k_2 = {int(s.iloc[0].k2)}$, $r = {s.iloc[0].k2_ratio:g}$) keeps "
-               f"{s.iloc[0].lambda_ratio_mean:.3f} of it and has $C^2 = {s.iloc[0].c2_mean:.3g}$") + ".")
+            + (
+                ""
+                if len(s) < 2
+                else f"; the paper's smallest SRHT ($k_2 = {int(s.iloc[0].k2)}$, $r = {s.iloc[0].k2_ratio:g}$) keeps "
+                f"{s.iloc[0].lambda_ratio_mean:.3f} of it and has $C^2 = {s.iloc[0].c2_mean:.3g}$"
+            )
+            + "."
+        )
     slopes = [c for c in CLAIMS if c.claim.startswith("m_hat falls")]
     if slopes and all(c.holds for c in slopes):
         text.append(
@@ -251,7 +287,8 @@ if stored is not None:
             "$(n/k_2 - 1)$ times the mean squared row norm: $\\widehat m$ is of order $\\sqrt{n/k_2}$, not of order 1, "
             "until $k_2$ is a sizeable fraction of $n$. Section 3's bound $\\widehat m \\le \\tfrac{\\chi}{2}"
             "\\|X\\|_{\\mathrm{op}}$ says the same: it is relative to $\\|X\\|_{\\mathrm{op}}$, which is about "
-            f"{stored['designs']['op_norm_x'].min():.0f} here, not to $C_X = 1$.")
+            f"{stored['designs']['op_norm_x'].min():.0f} here, not to $C_X = 1$."
+        )
     display(Markdown("\n\n".join(text)))
 
 # %% [markdown]
@@ -283,8 +320,13 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure S3.2.** {glue:md}`sec3-accounting-caption:myst`", "name": "sec3-accounting"}} tags=["remove-input"]
 if stored is not None and "accounting" in stored:
-    caption("sec3-accounting", ACCOUNTING_TEXT + " Read from the results store: "
-            + accounting_setting(stored["accounting"], stored["tiny"].iloc[0] if "tiny" in stored else None) + ".")
+    caption(
+        "sec3-accounting",
+        ACCOUNTING_TEXT
+        + " Read from the results store: "
+        + accounting_setting(stored["accounting"], stored["tiny"].iloc[0] if "tiny" in stored else None)
+        + ".",
+    )
     draw_accounting(stored["accounting"], title="stored run")
 
 # %% tags=["remove-input"]
@@ -292,18 +334,25 @@ if stored is not None and "accounting" in stored:
     acc, tiny = stored["accounting"], stored["tiny"].iloc[0]
     over = (acc["eps_tight"] - acc["laplace_part"]) / (acc["eps_exact"] - acc["laplace_part"])
     closed = acc["eps_closed"] / acc["eps_tight"]
-    display(Markdown(
-        f"The tiny dataset has $n = {int(tiny.n)}$, $d = {int(tiny.d)}$, and its SRHT $k_2 = {int(tiny.k2)}$ rows; "
-        f"the draw has $\\widehat m = {tiny.m_hat:.3g}$, $C^2 = {tiny.c2:.3g}$, "
-        f"$\\lambda_{{\\min}}(Z) = {tiny.lambda_min_z:.3g}$ and $\\widehat\\Delta = {tiny.delta_hat:.3g}$. "
-        f"Over the {len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}, the tight "
-        f"bound's sketch part is {over.min():.3g} to {over.max():.3g} times the exact loss of this release (the bound "
-        f"must hold for the worst dataset with the same $\\gamma$), and the closed form is {closed.min():.3g} to "
-        f"{closed.max():.3g} times the tight bound, the largest factor at $\\gamma = {acc['gamma'][closed.idxmax()]:.3g}$ "
-        f"(the simplified bound $25\\alpha/(32\\gamma^2)$ restricts the Renyi order to $\\alpha < 8\\gamma/25$, "
-        f"which leaves little room near the smallest admissible $\\gamma = 25/8$)."))
-    display(acc[["gamma", "sigma", "eps_closed", "eps_tight", "eps_exact"]].rename(columns={
-        "eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"}).style.format("{:.4g}").hide(axis="index"))
+    display(
+        Markdown(
+            f"The tiny dataset has $n = {int(tiny.n)}$, $d = {int(tiny.d)}$, and its SRHT $k_2 = {int(tiny.k2)}$ rows; "
+            f"the draw has $\\widehat m = {tiny.m_hat:.3g}$, $C^2 = {tiny.c2:.3g}$, "
+            f"$\\lambda_{{\\min}}(Z) = {tiny.lambda_min_z:.3g}$ and $\\widehat\\Delta = {tiny.delta_hat:.3g}$. "
+            f"Over the {len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}, the tight "
+            f"bound's sketch part is {over.min():.3g} to {over.max():.3g} times the exact loss of this release (the bound "
+            f"must hold for the worst dataset with the same $\\gamma$), and the closed form is {closed.min():.3g} to "
+            f"{closed.max():.3g} times the tight bound, the largest factor at $\\gamma = {acc['gamma'][closed.idxmax()]:.3g}$ "
+            f"(the simplified bound $25\\alpha/(32\\gamma^2)$ restricts the Renyi order to $\\alpha < 8\\gamma/25$, "
+            f"which leaves little room near the smallest admissible $\\gamma = 25/8$)."
+        )
+    )
+    display(
+        acc[["gamma", "sigma", "eps_closed", "eps_tight", "eps_exact"]]
+        .rename(columns={"eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"})
+        .style.format("{:.4g}")
+        .hide(axis="index")
+    )
 
 # %% [markdown]
 # ## What differs from the paper
@@ -323,14 +372,23 @@ if stored is not None and "accounting" in stored:
 
 # %% mystnb={"figure": {"caption": "**Figure S3.1 (smoke scale).** {glue:md}`sec3-smoke-sweep-caption:myst`", "name": "sec3-smoke-sweep"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-caption("sec3-smoke-sweep", "Smoke-scale run, computed live at this page's parameters: " + SWEEP_TEXT.split(" (lines")[0]
-        + f" ({sweep_setting(smoke)}), drawn as in Figure S3.1. It shows that the code runs; it is not evidence.")
+caption(
+    "sec3-smoke-sweep",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + SWEEP_TEXT.split(" (lines")[0]
+    + f" ({sweep_setting(smoke)}), drawn as in Figure S3.1. It shows that the code runs; it is not evidence.",
+)
 draw_sweep(smoke, title="smoke scale (not evidence)")
 
 # %% mystnb={"figure": {"caption": "**Figure S3.2 (smoke scale).** {glue:md}`sec3-smoke-accounting-caption:myst`", "name": "sec3-smoke-accounting"}} tags=["hide-input"]
-caption("sec3-smoke-accounting", "Smoke-scale run: " + ACCOUNTING_TEXT.split(":")[0] + ", at this page's parameters ("
-        + accounting_setting(smoke["accounting"], smoke["tiny"].iloc[0] if "tiny" in smoke else None)
-        + "). It shows that the code runs; it is not evidence.")
+caption(
+    "sec3-smoke-accounting",
+    "Smoke-scale run: "
+    + ACCOUNTING_TEXT.split(":")[0]
+    + ", at this page's parameters ("
+    + accounting_setting(smoke["accounting"], smoke["tiny"].iloc[0] if "tiny" in smoke else None)
+    + "). It shows that the code runs; it is not evidence.",
+)
 draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 
 # %% [markdown]

@@ -65,35 +65,46 @@ from fastmix.studies import solver_choice as study
 started_at = time.time()
 NAME = "solver_choice"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}
-STYLE = {"FastIHM": ("C1", "o", "-"), "IHM (dense)": ("C0", "s", "-"), "IHM (Gram)": ("C4", "^", "--"),
-         "AdaSSP": ("C2", "D", "-"), "FastIHS (non-private)": ("0.45", "v", ":"), "OLS (non-private)": ("0.2", "x", ":")}
+STYLE = {
+    "FastIHM": ("C1", "o", "-"),
+    "IHM (dense)": ("C0", "s", "-"),
+    "IHM (Gram)": ("C4", "^", "--"),
+    "AdaSSP": ("C2", "D", "-"),
+    "FastIHS (non-private)": ("0.45", "v", ":"),
+    "OLS (non-private)": ("0.2", "x", ":"),
+}
 
 use_book_style()
 
 ACCURACY_TEXT = (
     "Excess empirical risk $\\frac1n\\|y - X\\hat\\theta\\|^2 - \\frac1n\\|y - X\\hat\\theta_{\\mathrm{OLS}}\\|^2$ "
     "against $n$ (log scales; geometric mean over trials), one panel per number of features $d$ (rows) and privacy "
-    "budget $\\varepsilon$ (columns), for the four private solvers and the non-private FastIHS.")
+    "budget $\\varepsilon$ (columns), for the four private solvers and the non-private FastIHS."
+)
 RUNTIME_TEXT = (
     "Runtime of one solve against $n$ (log scales; geometric mean over trials and $\\varepsilon$), one panel per $d$, "
-    "for every solver, OLS included.")
+    "for every solver, OLS included."
+)
 
 
 def setting_text(tables, p):
     def tex_set(text):
         return ", ".join(v.strip() for v in str(text).split(","))
 
-    return (f"{p['design'].replace('_', ' ')} design, $\\log_2 n \\in \\{{{tex_set(p['log2_ns'])}\\}}$, "
-            f"$d \\in \\{{{tex_set(p['ds'])}\\}}$, $\\varepsilon \\in \\{{{tex_set(p['epsilons'])}\\}}$, "
-            f"$T = {p['T']}$, {p['trials']} trials, {len(tables['runs']):,} solves on {len(tables['datasets'])} shapes")
+    return (
+        f"{p['design'].replace('_', ' ')} design, $\\log_2 n \\in \\{{{tex_set(p['log2_ns'])}\\}}$, "
+        f"$d \\in \\{{{tex_set(p['ds'])}\\}}$, $\\varepsilon \\in \\{{{tex_set(p['epsilons'])}\\}}$, "
+        f"$T = {p['T']}$, {p['trials']} trials, {len(tables['runs']):,} solves on {len(tables['datasets'])} shapes"
+    )
 
 
 def draw_accuracy(tables, title):
     s = study.summary(tables["runs"])
     dims = sorted(s["d"].unique())
     eps = sorted(e for e in s["epsilon"].unique() if np.isfinite(e))
-    fig, axes = plt.subplots(len(dims), len(eps), figsize=(3.6 * len(eps) + 1.5, 2.9 * len(dims) + 0.6),
-                             squeeze=False, sharex=True)
+    fig, axes = plt.subplots(
+        len(dims), len(eps), figsize=(3.6 * len(eps) + 1.5, 2.9 * len(dims) + 0.6), squeeze=False, sharex=True
+    )
     for i, d in enumerate(dims):
         for j, e in enumerate(eps):
             ax = axes[i][j]
@@ -149,8 +160,10 @@ def draw_runtime(tables, title):
 def map_markdown(cmap):
     """The decision table: one row per (d, n), one column per epsilon."""
     eps = sorted(cmap["epsilon"].unique())
-    lines = ["| $d$ | $n$ | " + " | ".join(f"$\\varepsilon = {e:g}$" for e in eps) + " |",
-             "|---:|---:|" + "---|" * len(eps)]
+    lines = [
+        "| $d$ | $n$ | " + " | ".join(f"$\\varepsilon = {e:g}$" for e in eps) + " |",
+        "|---:|---:|" + "---|" * len(eps),
+    ]
     for (d, n), rows in cmap.groupby(["d", "n"], sort=True):
         cells = []
         for e in eps:
@@ -175,13 +188,14 @@ def map_prose(cmap):
         among = int(sum(series in w for w in wins))
         only = int(sum(alone & (cmap["accuracy_best"] == series)))
         if among:
-            parts.append(f"{series} is among the most accurate at {among} of {total} grid points "
-                         f"({only} alone)")
+            parts.append(f"{series} is among the most accurate at {among} of {total} grid points ({only} alone)")
     fast = cmap["time_best"].value_counts()
     fast_text = ", ".join(f"{k} at {v}" for k, v in fast.items())
     warns = int(cmap["fastihm_warns"].sum())
-    return ("; ".join(parts) + f". The fastest private solver is {fast_text} of the {total} points. "
-            f"FastIHMRegressor's warning ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\, n/d$) fires at {warns} of them.")
+    return (
+        "; ".join(parts) + f". The fastest private solver is {fast_text} of the {total} points. "
+        f"FastIHMRegressor's warning ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\, n/d$) fires at {warns} of them."
+    )
 
 
 store = ResultsStore(NAME)
@@ -221,7 +235,9 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure C.2.** {glue:md}`solver-runtime-caption:myst`", "name": "solver-runtime"}} tags=["remove-input"]
 if stored is not None:
-    caption("solver-runtime", RUNTIME_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + ".")
+    caption(
+        "solver-runtime", RUNTIME_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + "."
+    )
     draw_runtime(stored, "results store")
 
 # %% [markdown]
@@ -232,7 +248,9 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 CLAIMS = study.claims(stored) if stored is not None else []
-display(Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top)."))
+display(
+    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
+)
 
 # %% [markdown]
 # ## What this map does and does not say
@@ -253,13 +271,18 @@ display(Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the sto
 
 # %% mystnb={"figure": {"caption": "**Figure C.1 (smoke scale).** {glue:md}`solver-smoke-caption:myst`", "name": "solver-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-caption("solver-smoke", "Smoke-scale run, computed live at this page's parameters: " + ACCURACY_TEXT
-        + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.")
+caption(
+    "solver-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + ACCURACY_TEXT
+    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+)
 draw_accuracy(smoke, "smoke scale (not evidence)")
 
 # %% [markdown]
 # ## Provenance
 
 # %%
-provenance_report(parameters=PARAMS, seed=seed, data_sources=[r.design for r in smoke["datasets"].itertuples()],
-                  started_at=started_at)
+provenance_report(
+    parameters=PARAMS, seed=seed, data_sources=[r.design for r in smoke["datasets"].itertuples()], started_at=started_at
+)

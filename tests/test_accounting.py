@@ -146,7 +146,9 @@ def test_gaussian_mechanism_rdp():
 # closed forms versus numerics
 # ---------------------------------------------------------------------------------------
 
-GRID = [(g, k, d) for g in (3.3, 5.0, 12.0, 60.0, 500.0, 5000.0) for k in (1, 7, 100, 2000) for d in (1e-10, 1e-5, 0.05)]
+GRID = [
+    (g, k, d) for g in (3.3, 5.0, 12.0, 60.0, 500.0, 5000.0) for k in (1, 7, 100, 2000) for d in (1e-10, 1e-5, 0.05)
+]
 
 
 def _numeric_min(bound_fn, A_scale, L, alpha_hi):
@@ -166,7 +168,9 @@ def test_sketch_closed_form_is_exact_min_of_simple_bound(gamma, k1, delta):
     assert cf >= acc.fastmix_sketch_epsilon(gamma, k1, delta)[0]
 
 
-@pytest.mark.parametrize("g,k1,delta", [(g, k, d) for g in (26.0, 100.0, 1e3, 1e5) for k in (1, 30, 3000) for d in (1e-10, 1e-3)])
+@pytest.mark.parametrize(
+    "g,k1,delta", [(g, k, d) for g in (26.0, 100.0, 1e3, 1e5) for k in (1, 30, 3000) for d in (1e-10, 1e-3)]
+)
 def test_unbounded_closed_form_is_exact_min(g, k1, delta):
     cf = acc.sketch_epsilon_closed_form_unbounded(g, k1, delta)
     num = _numeric_min(lambda a: acc._fastmix_rdp_unbounded_simple(a, g), k1, math.log(1 / delta), math.sqrt(g) / 5)
@@ -573,7 +577,9 @@ def test_ledger_spend_all_atomic_and_validation():
 
 
 def test_bad_inputs():
-    with pytest.raises(ValueError, match=r"alpha must lie in \(1, 4\*gamma/5\) = \(1, 3.2\) for the bound phi_bar; got 5"):
+    with pytest.raises(
+        ValueError, match=r"alpha must lie in \(1, 4\*gamma/5\) = \(1, 3.2\) for the bound phi_bar; got 5"
+    ):
         acc.fastmix_rdp_bar(5, 4)
     with pytest.raises(ValueError, match="alpha must lie in"):
         acc.gaussian_mix_rdp(1.0, 10.0)

@@ -37,8 +37,9 @@ def test_empirical_epsilon_formula():
     assert au.empirical_epsilon(0.1, 0.2, 0.05) == pytest.approx(math.log(0.75 / 0.1))
     assert au.empirical_epsilon(0.5, 0.5, 0.0) == 0.0
     assert au.empirical_epsilon(0.0, 0.5, 0.0) == math.inf
-    np.testing.assert_allclose(au.empirical_epsilon(np.array([0.1, 0.5]), np.array([0.2, 0.5]), 0.0),
-                               [math.log(8.0), 0.0])
+    np.testing.assert_allclose(
+        au.empirical_epsilon(np.array([0.1, 0.5]), np.array([0.2, 0.5]), 0.0), [math.log(8.0), 0.0]
+    )
 
 
 def test_empirical_epsilon_with_exact_rates_recovers_the_gaussian_shift_epsilon():
@@ -76,8 +77,7 @@ def test_epsilon_lower_bound_rarely_exceeds_the_truth():
     rng = np.random.default_rng(1)
     over = 0
     for _ in range(40):
-        res = au.epsilon_lower_bound(mu + rng.standard_normal(1000), rng.standard_normal(1000), delta,
-                                     n_thresholds=50)
+        res = au.epsilon_lower_bound(mu + rng.standard_normal(1000), rng.standard_normal(1000), delta, n_thresholds=50)
         over += res.epsilon_lower > exact
     assert over <= 2
 
@@ -228,7 +228,9 @@ def test_noise_for_gamma_hits_gamma(small_problem):
     assert res.gamma == pytest.approx(8.0)
 
 
-@pytest.mark.parametrize("name", ["sphere", "min_eigvec", "single_large", "near_degenerate", "duplicated", "two_clusters"])
+@pytest.mark.parametrize(
+    "name", ["sphere", "min_eigvec", "single_large", "near_degenerate", "duplicated", "two_clusters"]
+)
 @pytest.mark.parametrize("gamma", [4.0, 12.0])
 def test_lemma1_bounds_hold_on_adversarial_designs(small_problem, name, gamma):
     S, designs = small_problem
@@ -261,7 +263,9 @@ def test_divergence_matches_accounting(small_problem):
     Xm = X.copy()
     Xm[5] = 0
     res = au.neighbour_divergence(X, S, 5, 2.0, ALPHAS, direction="add")
-    direct = acc.gaussian_renyi_divergence(ALPHAS, (S @ Xm).T @ (S @ Xm) + 4 * np.eye(3), (S @ X).T @ (S @ X) + 4 * np.eye(3))
+    direct = acc.gaussian_renyi_divergence(
+        ALPHAS, (S @ Xm).T @ (S @ Xm) + 4 * np.eye(3), (S @ X).T @ (S @ X) + 4 * np.eye(3)
+    )
     np.testing.assert_allclose(res.divergence, direct, rtol=1e-8)
 
 

@@ -23,9 +23,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, skip_or_fail
 
 from check_links import content_pages
-from conftest import ROOT, skip_or_fail
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))
 try:  # the extension needs Sphinx, which comes with the book dependencies, not the test ones
@@ -54,7 +54,9 @@ def _pages(book: Path) -> list[Path]:
     checking the next page, so it is checked on its own by the redirect test.
     """
     skip = {"genindex.html", "search.html", "py-modindex.html"}
-    return [p for p in content_pages(book) if p.name not in skip and not _REDIRECT.search(p.read_text(encoding="utf-8"))]
+    return [
+        p for p in content_pages(book) if p.name not in skip and not _REDIRECT.search(p.read_text(encoding="utf-8"))
+    ]
 
 
 def test_the_root_page_redirects_to_a_page_of_the_book(book):
@@ -136,7 +138,10 @@ def test_mathjax_is_served_locally(book):
     for page in math_pages:
         scripts = [v for t, k, v in _parse(page).refs if t == "script" and "mathjax" in v.lower()]
         # Sphinx may add a cache-busting query (?v=<checksum>) once the file exists in the output
-        assert scripts and all(v.split("?")[0].endswith("_static/mathjax/tex-svg-full.js") for v in scripts), (page, scripts)
+        assert scripts and all(v.split("?")[0].endswith("_static/mathjax/tex-svg-full.js") for v in scripts), (
+            page,
+            scripts,
+        )
 
 
 def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book, extension):
@@ -147,8 +152,10 @@ def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book, extens
         if not page.is_file():  # not in the table of contents
             continue
         path = run.resolve_notebook(name)
-        for css_class, expected in (("fastmix-rerun-command", fastmix_book.launcher_command(path, {"seed": 1})),
-                                    ("fastmix-rerun-papermill", fastmix_book.papermill_box_command(path))):
+        for css_class, expected in (
+            ("fastmix-rerun-command", fastmix_book.launcher_command(path, {"seed": 1})),
+            ("fastmix-rerun-papermill", fastmix_book.papermill_box_command(path)),
+        ):
             texts = _parse(page, css_class).texts
             assert len(texts) == 1, f"{page.name}: expected one {css_class} block, found {len(texts)}"
             assert texts[0].strip() == expected.strip(), page.name
@@ -166,8 +173,11 @@ def test_rerun_box_commands_call_the_virtual_environment_and_fit_the_column(exte
         for text in blocks:
             for line in text.splitlines():
                 assert len(line) <= 90, f"{name}: box line of {len(line)} characters: {line!r}"
-            commands = [ln.strip().lstrip("| ").split()[0] for ln in text.splitlines()
-                        if re.match(r"^\s*(\|\s*)?[./a-z]*(python|jupytext|papermill)\b", ln.strip().lstrip("| "))]
+            commands = [
+                ln.strip().lstrip("| ").split()[0]
+                for ln in text.splitlines()
+                if re.match(r"^\s*(\|\s*)?[./a-z]*(python|jupytext|papermill)\b", ln.strip().lstrip("| "))
+            ]
             assert commands and all(c.startswith(".venv/bin/") for c in commands), (name, commands)
 
 
@@ -199,8 +209,9 @@ class _Figures(HTMLParser):
         self._tags.append((tag, opens_figure, opens_output))
         if opens_figure:
             self._figure_depth += 1
-            self.figures.append({"id": attrs.get("id", ""), "label": None, "numbered": False, "caption": "",
-                                 "images": 0})
+            self.figures.append(
+                {"id": attrs.get("id", ""), "label": None, "numbered": False, "caption": "", "images": 0}
+            )
         if opens_output:
             self._in_output += 1
         if self._figure_depth and tag == "figcaption":
@@ -263,8 +274,10 @@ def test_figure_labels_follow_the_papers_numbering(book):
         unfinished = any(note in html for note in UNFINISHED_NOTES)
         allowed = [lab.text for lab in expected if lab.text in labels or lab.source == "live" or not unfinished]
         if labels != allowed:
-            problems.append(f"{doc}: figure labels {labels}, expected {[lab.text for lab in expected]}"
-                            + (" (stored ones may be missing: the store entry is unfinished)" if unfinished else ""))
+            problems.append(
+                f"{doc}: figure labels {labels}, expected {[lab.text for lab in expected]}"
+                + (" (stored ones may be missing: the store entry is unfinished)" if unfinished else "")
+            )
     missing = set(PAGES) - seen
     if missing:
         problems.append(f"pages of the numbering table not in the built book: {sorted(missing)}")
@@ -275,8 +288,12 @@ def test_the_figure_label_check_catches_sphinx_numbers_and_a_wrong_label(book, t
     """Negative control: a page whose first figure says "Fig. 4" and "Figure 5." is reported."""
     page = book / "notebooks" / "figure2_dp_ols.html"
     html = page.read_text(encoding="utf-8")
-    tampered = re.sub(r"(<figcaption>\s*<p>)(<span class=\"caption-text\"><strong>)Figure 2\.",
-                      r'\1<span class="caption-number">Fig. 4 </span>\2Figure 5.', html, count=1)
+    tampered = re.sub(
+        r"(<figcaption>\s*<p>)(<span class=\"caption-text\"><strong>)Figure 2\.",
+        r'\1<span class="caption-number">Fig. 4 </span>\2Figure 5.',
+        html,
+        count=1,
+    )
     assert tampered != html
     parser = _Figures()
     parser.feed(tampered)
@@ -297,7 +314,10 @@ def test_launch_buttons_open_converted_notebooks_on_the_launch_branch(book):
 
 def test_launch_url_rewrite(extension):
     colab = "https://colab.example/github/o/r/blob/main/notebooks/a.py"
-    assert fastmix_book.launch_url(colab, "launch", "main") == "https://colab.example/github/o/r/blob/launch/notebooks/a.ipynb"
+    assert (
+        fastmix_book.launch_url(colab, "launch", "main")
+        == "https://colab.example/github/o/r/blob/launch/notebooks/a.ipynb"
+    )
     binder = "https://binder.example/v2/gh/o/r/main?urlpath=lab/tree/notebooks/a.py"
     assert fastmix_book.launch_url(binder, "launch", "main") == (
         "https://binder.example/v2/gh/o/r/launch?urlpath=lab/tree/notebooks/a.ipynb"
@@ -332,8 +352,15 @@ def browser(book):
     options = webdriver.ChromeOptions()
     options.binary_location = chromium
     for flag in (
-        "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-quic",
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-quic",
         "--allow-file-access-from-files",
         # offline: every host name fails to resolve, so any network fetch fails loudly
         "--host-resolver-rules=MAP * ~NOTFOUND",
@@ -406,16 +433,20 @@ def test_pages_render_offline_in_headless_chromium(book, browser):
         source = _parse(page)
         # the browser must have seen the page the file holds (guards against reading a blank or stale document)
         if report["math"] != source.math or report["images"] < source.images:
-            problems.append(f"{name}: the browser saw {report['math']} formulas and {report['images']} images, "
-                            f"the file has {source.math} and {source.images}")
+            problems.append(
+                f"{name}: the browser saw {report['math']} formulas and {report['images']} images, "
+                f"the file has {source.math} and {source.images}"
+            )
         if report.get("failure"):
             problems.append(f"{name}: {report['failure']}")
         if report["math"]:
             if not report["mathjax"]:
                 problems.append(f"{name}: {report['math']} formulas but MathJax did not start")
             elif report["typeset"] != report["math"]:
-                problems.append(f"{name}: {report['math'] - report['typeset']} of {report['math']} formulas not "
-                                f"typeset, e.g. {report['raw']}")
+                problems.append(
+                    f"{name}: {report['math'] - report['typeset']} of {report['math']} formulas not "
+                    f"typeset, e.g. {report['raw']}"
+                )
             if report["errors"]:
                 problems.append(f"{name}: {report['errors']} MathJax errors")
             checked_math += report["typeset"]
@@ -491,7 +522,11 @@ def test_the_width_check_catches_a_wide_output(book, browser, tmp_path):
     copy = tmp_path / page.relative_to(book)
     html = copy.read_text(encoding="utf-8")
     cut = html.index('<div class="cell_output')
-    wide = '<div class="cell_output docutils container"><pre style="white-space: pre; width: 3000px">' + "x" * 400 + "</pre></div>"
+    wide = (
+        '<div class="cell_output docutils container"><pre style="white-space: pre; width: 3000px">'
+        + "x" * 400
+        + "</pre></div>"
+    )
     copy.write_text(html[:cut] + wide + html[cut:], encoding="utf-8")
     _open_and_report(browser, copy)
     report = browser.execute_script(_OVERFLOW_REPORT)

@@ -14,9 +14,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import citation  # tools/citation.py (tests/conftest.py puts tools/ on the path)
 import pytest
 import yaml
+
+import citation  # tools/citation.py (tests/conftest.py puts tools/ on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 TOOL = ROOT / "tools" / "citation.py"
@@ -85,9 +86,18 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 def _check_cff(path: Path) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "check_jsonschema", "--builtin-schema",
-         "vendor.citation-file-format", "--default-filetype", "yaml", str(path)],
-        capture_output=True, text=True,
+        [
+            sys.executable,
+            "-m",
+            "check_jsonschema",
+            "--builtin-schema",
+            "vendor.citation-file-format",
+            "--default-filetype",
+            "yaml",
+            str(path),
+        ],
+        capture_output=True,
+        text=True,
     )
 
 
@@ -163,15 +173,23 @@ def test_sources_are_consistent():
 
 def test_generated_files_are_in_sync():
     stale = citation.stale_outputs(citation.load_sources(ROOT))
-    assert not stale, (
-        "generated citation files are stale; run `python tools/citation.py`:\n"
-        + "\n".join(stale.values())
+    assert not stale, "generated citation files are stale; run `python tools/citation.py`:\n" + "\n".join(
+        stale.values()
     )
 
 
 def test_zenodo_json_has_required_metadata(cff, zenodo):
-    for key in ("title", "description", "upload_type", "version", "publication_date",
-                "creators", "license", "keywords", "related_identifiers"):
+    for key in (
+        "title",
+        "description",
+        "upload_type",
+        "version",
+        "publication_date",
+        "creators",
+        "license",
+        "keywords",
+        "related_identifiers",
+    ):
         assert zenodo.get(key), f".zenodo.json lacks {key}"
     assert zenodo["upload_type"] == "software"
     assert zenodo["license"].lower() == cff["license"].lower() == "bsd-3-clause"
@@ -188,8 +206,7 @@ def test_zenodo_json_is_written_in_the_canonical_form():
 
 
 def test_command_line_check_passes():
-    result = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True,
-                            text=True, cwd=ROOT)
+    result = subprocess.run([sys.executable, str(TOOL), "--check"], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
@@ -208,25 +225,25 @@ def _parse_bibtex(text: str) -> list[tuple[str, str, dict]]:
         if pos == len(text):
             return entries
         match = header.match(text, pos)
-        assert match, f"expected an entry at {text[pos:pos + 40]!r}"
+        assert match, f"expected an entry at {text[pos : pos + 40]!r}"
         body_start = pos = match.end()
         depth = 1
         while depth:
             assert pos < len(text), f"entry {match.group(2)} is not closed"
             depth += {"{": 1, "}": -1}.get(text[pos], 0)
             pos += 1
-        body = text[body_start:pos - 1]
+        body = text[body_start : pos - 1]
         fields, i = {}, 0
         field = re.compile(r"\s*(\w+)\s*=\s*\{")
         while body[i:].strip():
             fm = field.match(body, i)
-            assert fm, f"bad field in {match.group(2)} at {body[i:i + 40]!r}"
+            assert fm, f"bad field in {match.group(2)} at {body[i : i + 40]!r}"
             i, depth, start = fm.end(), 1, fm.end()
             while depth:
                 assert i < len(body), f"unbalanced braces in {match.group(2)}.{fm.group(1)}"
                 depth += {"{": 1, "}": -1}.get(body[i], 0)
                 i += 1
-            fields[fm.group(1).lower()] = body[start:i - 1]
+            fields[fm.group(1).lower()] = body[start : i - 1]
             rest = re.match(r"\s*,?", body[i:])
             i += rest.end()
         entries.append((match.group(1).lower(), match.group(2), fields))
@@ -302,12 +319,23 @@ def test_readme_section_is_renamed():
 @pytest.mark.parametrize(
     ("ref", "key"),
     [
-        ({"authors": [{"family-names": "Lev"}], "year": 2026,
-          "title": "The Fast Mixing Mechanism for Differential Privacy"}, "lev2026fast"),
-        ({"authors": [{"family-names": "Rényi", "name-particle": "de"}], "year": 1961,
-          "title": "On measures of entropy"}, "renyi1961measures"),
-        ({"authors": [{"name": "The R Core Team"}], "year": 2024,
-          "title": "R: a language"}, "thercoreteam2024r"),
+        (
+            {
+                "authors": [{"family-names": "Lev"}],
+                "year": 2026,
+                "title": "The Fast Mixing Mechanism for Differential Privacy",
+            },
+            "lev2026fast",
+        ),
+        (
+            {
+                "authors": [{"family-names": "Rényi", "name-particle": "de"}],
+                "year": 1961,
+                "title": "On measures of entropy",
+            },
+            "renyi1961measures",
+        ),
+        ({"authors": [{"name": "The R Core Team"}], "year": 2024, "title": "R: a language"}, "thercoreteam2024r"),
     ],
 )
 def test_citation_keys(ref, key):
@@ -318,16 +346,18 @@ def test_readme_keys_are_the_books_keys():
     """A paper has one key everywhere: the README's entries reuse book/references.bib's keys."""
     book_keys = citation.book_bib_keys(ROOT)
     assert book_keys["2605.30600"] == "lev2026fastmix" and book_keys["2507.17544"] == "lee2025optimal"
-    ref = {"authors": [{"family-names": "Lev"}], "year": 2026, "title": "The Fast Mixing Mechanism",
-           "identifiers": [{"type": "other", "value": "arXiv:2605.30600"}]}
+    ref = {
+        "authors": [{"family-names": "Lev"}],
+        "year": 2026,
+        "title": "The Fast Mixing Mechanism",
+        "identifiers": [{"type": "other", "value": "arXiv:2605.30600"}],
+    }
     assert citation.citation_key(ref, book_keys) == "lev2026fastmix"
     assert citation.citation_key(ref) == "lev2026fast"
 
 
 def test_title_protection_and_escaping():
-    assert citation.bib_title("FastMix & the SRHT: 50% Gaussian") == (
-        r"{FastMix} \& the {SRHT}: 50\% {Gaussian}"
-    )
+    assert citation.bib_title("FastMix & the SRHT: 50% Gaussian") == (r"{FastMix} \& the {SRHT}: 50\% {Gaussian}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -362,8 +392,7 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
     _edit(tmp_repo / "CITATION.cff", f'version: "{CUR}"', f'version: "{NEXT}"')
     _edit(tmp_repo / "CITATION.cff", f'date-released: "{CUR_DATE}"', 'date-released: "2027-01-15"')
     _edit(tmp_repo / "fastmix" / "__init__.py", f'"{CUR}"', f'"{NEXT}"')
-    _edit(tmp_repo / "CHANGELOG.md", "## [Unreleased]\n",
-          f"## [Unreleased]\n\n## [{NEXT}] - 2027-01-15\n")
+    _edit(tmp_repo / "CHANGELOG.md", "## [Unreleased]\n", f"## [Unreleased]\n\n## [{NEXT}] - 2027-01-15\n")
     before = _snapshot(tmp_repo)
 
     stale = citation.stale_outputs(citation.load_sources(tmp_repo))
@@ -404,18 +433,23 @@ def test_changelog_date_must_match_release_date(tmp_repo):
 
 
 def test_address_mismatch_with_pyproject_is_reported(tmp_repo):
-    _edit(tmp_repo / "pyproject.toml",
-          'Repository = "https://github.com/fastmix-companion/fastmix"',
-          'Repository = "https://github.com/someone-else/fastmix"')
+    _edit(
+        tmp_repo / "pyproject.toml",
+        'Repository = "https://github.com/fastmix-companion/fastmix"',
+        'Repository = "https://github.com/someone-else/fastmix"',
+    )
     problems = citation.validate(citation.load_sources(tmp_repo))
     assert any("repository-code" in p and "single source" in p for p in problems)
 
 
-@pytest.mark.parametrize(("name", "marker"), [
-    ("README.md", citation.README_END),
-    ("book/intro.md", citation.BOOK_START),
-    ("fastmix/provenance.py", citation.PROVENANCE_END),
-])
+@pytest.mark.parametrize(
+    ("name", "marker"),
+    [
+        ("README.md", citation.README_END),
+        ("book/intro.md", citation.BOOK_START),
+        ("fastmix/provenance.py", citation.PROVENANCE_END),
+    ],
+)
 def test_missing_markers_are_reported(tmp_repo, name, marker):
     _edit(tmp_repo / name, marker, "")
     problems = citation.validate(citation.load_sources(tmp_repo))
@@ -427,8 +461,9 @@ def test_hand_edit_inside_the_book_block_is_stale_and_regenerated(tmp_repo):
     _edit(tmp_repo / "book" / "intro.md", f"version = {{{CUR}}}", "version = {0.0.9}")
     assert set(citation.stale_outputs(citation.load_sources(tmp_repo))) == {"book/intro.md"}
     assert citation.main(["--root", str(tmp_repo)]) == 0
-    assert (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8") == (
-        ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    assert (tmp_repo / "book" / "intro.md").read_text(encoding="utf-8") == (ROOT / "book" / "intro.md").read_text(
+        encoding="utf-8"
+    )
 
 
 def test_pyproject_regex_fallback_matches_tomllib():

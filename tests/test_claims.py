@@ -6,8 +6,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fastmix.claims import (Claim, claims_frame, claims_markdown, holm, log_ratio_interval, mean_interval,
-                            one_sided_less, percentile_of)
+from fastmix.claims import (
+    Claim,
+    claims_frame,
+    claims_markdown,
+    holm,
+    log_ratio_interval,
+    mean_interval,
+    one_sided_less,
+    percentile_of,
+)
 
 
 def test_mean_interval_is_the_student_t_interval():
@@ -42,8 +50,9 @@ def test_one_sided_less_is_welch_on_logs_and_has_the_right_size():
     assert one_sided_less(a, b) == pytest.approx(expected)
     assert one_sided_less(b, a) == pytest.approx(1 - expected)
     rng = np.random.default_rng(1)
-    rejections = sum(one_sided_less(np.exp(rng.normal(size=20)), np.exp(rng.normal(size=20))) < 0.05
-                     for _ in range(1000))
+    rejections = sum(
+        one_sided_less(np.exp(rng.normal(size=20)), np.exp(rng.normal(size=20))) < 0.05 for _ in range(1000)
+    )
     assert 30 <= rejections <= 75  # about 5% under the null
 
 
@@ -60,8 +69,11 @@ def test_percentile_of_counts_ties_half():
 
 
 def test_claims_table_and_markdown_carry_the_verdicts():
-    claims = [Claim("a", "says a", "1 [0, 2]", "rule", True), Claim("b|c", "says b", "x", "rule", None),
-              Claim("d", "says d", "y", "rule", False)]
+    claims = [
+        Claim("a", "says a", "1 [0, 2]", "rule", True),
+        Claim("b|c", "says b", "x", "rule", None),
+        Claim("d", "says d", "y", "rule", False),
+    ]
     frame = claims_frame(claims)
     assert list(frame["holds?"]) == ["holds", "undecided", "does not hold"]
     text = claims_markdown(claims)

@@ -286,7 +286,9 @@ def test_checksum_mismatch_detected(tmp_path, monkeypatch):
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not the real file")
     remote = D.REMOTE_FILES["year_msd"]
-    monkeypatch.setitem(D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="0" * 64))
+    monkeypatch.setitem(
+        D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="0" * 64)
+    )
     with pytest.raises(ChecksumMismatchError) as info:
         D.load_year_msd(data_home=tmp_path)
     assert isinstance(info.value, DatasetUnavailableError)
@@ -316,7 +318,9 @@ def test_year_msd_from_cached_file(tmp_path, monkeypatch):
 def test_download_success_is_atomic_and_verified(tmp_path, monkeypatch):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr("YearPredictionMSD.txt", "2001," + ",".join(["0.5"] * 90) + "\n1999," + ",".join(["1.0"] * 90) + "\n")
+        zf.writestr(
+            "YearPredictionMSD.txt", "2001," + ",".join(["0.5"] * 90) + "\n1999," + ",".join(["1.0"] * 90) + "\n"
+        )
     payload = buf.getvalue()
 
     class Response(io.BytesIO):
@@ -333,7 +337,9 @@ def test_download_success_is_atomic_and_verified(tmp_path, monkeypatch):
     np.testing.assert_array_equal(ds.y, [2001.0, 1999.0])
     # a download with the wrong checksum is discarded
     remote = D.REMOTE_FILES["year_msd"]
-    monkeypatch.setitem(D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="f" * 64))
+    monkeypatch.setitem(
+        D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="f" * 64)
+    )
     other = tmp_path / "other"
     with pytest.raises(ChecksumMismatchError):
         D.load_year_msd(data_home=other)
@@ -344,22 +350,35 @@ def test_rossmann_pipeline_on_tiny_files(tmp_path):
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     n = 60
-    train = pd.DataFrame({
-        "Store": rng.integers(1, 4, n), "DayOfWeek": rng.integers(1, 8, n),
-        "Date": pd.date_range("2015-01-01", periods=n).strftime("%Y-%m-%d"),
-        "Sales": rng.integers(1000, 5000, n), "Customers": rng.integers(100, 600, n),
-        "Open": [1] * (n - 5) + [0] * 5, "Promo": rng.integers(0, 2, n),
-        "StateHoliday": rng.choice(["0", "a"], n), "SchoolHoliday": rng.integers(0, 2, n),
-    })
+    train = pd.DataFrame(
+        {
+            "Store": rng.integers(1, 4, n),
+            "DayOfWeek": rng.integers(1, 8, n),
+            "Date": pd.date_range("2015-01-01", periods=n).strftime("%Y-%m-%d"),
+            "Sales": rng.integers(1000, 5000, n),
+            "Customers": rng.integers(100, 600, n),
+            "Open": [1] * (n - 5) + [0] * 5,
+            "Promo": rng.integers(0, 2, n),
+            "StateHoliday": rng.choice(["0", "a"], n),
+            "SchoolHoliday": rng.integers(0, 2, n),
+        }
+    )
     train.loc[3, "Sales"] = 0
     train.loc[7, "Sales"] = 10**6  # outlier
-    store = pd.DataFrame({
-        "Store": [1, 2, 3], "StoreType": ["a", "b", "c"], "Assortment": ["a", "c", "a"],
-        "CompetitionDistance": [100.0, np.nan, 500.0], "CompetitionOpenSinceMonth": [1, np.nan, 3],
-        "CompetitionOpenSinceYear": [2010, np.nan, 2012], "Promo2": [0, 1, 1],
-        "Promo2SinceWeek": [np.nan, 10, 20], "Promo2SinceYear": [np.nan, 2011, 2013],
-        "PromoInterval": [np.nan, "Jan,Apr,Jul,Oct", "Feb,May,Aug,Nov"],
-    })
+    store = pd.DataFrame(
+        {
+            "Store": [1, 2, 3],
+            "StoreType": ["a", "b", "c"],
+            "Assortment": ["a", "c", "a"],
+            "CompetitionDistance": [100.0, np.nan, 500.0],
+            "CompetitionOpenSinceMonth": [1, np.nan, 3],
+            "CompetitionOpenSinceYear": [2010, np.nan, 2012],
+            "Promo2": [0, 1, 1],
+            "Promo2SinceWeek": [np.nan, 10, 20],
+            "Promo2SinceYear": [np.nan, 2011, 2013],
+            "PromoInterval": [np.nan, "Jan,Apr,Jul,Oct", "Feb,May,Aug,Nov"],
+        }
+    )
     (tmp_path / "rossmann").mkdir()
     train.to_csv(tmp_path / "rossmann" / "train.csv", index=False)
     store.to_csv(tmp_path / "rossmann" / "store.csv", index=False)
@@ -405,8 +424,15 @@ def test_load_dataset_dispatch():
     ds = load_dataset("synthetic_correlated", n=32, d=4, random_state=0)
     assert ds.name == "synthetic_correlated"
     assert set(DATASETS) == {
-        "synthetic_sphere", "synthetic_correlated", "black_friday", "year_msd", "airline",
-        "beijing", "rossmann", "nycflights", "diabetes",
+        "synthetic_sphere",
+        "synthetic_correlated",
+        "black_friday",
+        "year_msd",
+        "airline",
+        "beijing",
+        "rossmann",
+        "nycflights",
+        "diabetes",
     }
 
 
@@ -485,18 +511,20 @@ def _fake_openml(monkeypatch, tmp_path, frame, file_id):
 
 def test_black_friday_pipeline_with_fake_openml(tmp_path, monkeypatch):
     pd = pytest.importorskip("pandas")
-    frame = pd.DataFrame({
-        "Gender": ["F", "M", "M", "F", "M"],
-        "Age": ["0-17", "26-35", "26-35", "55+", "0-17"],
-        "Occupation": [1, 2, 1, 3, 2],
-        "City_Category": ["A", "B", "C", "A", "B"],
-        "Stay_In_Current_City_Years": ["1", "2", "4+", "0", "1"],
-        "Marital_Status": [0, 1, 0, 1, 1],
-        "Product_Category_1": [3, 1, 12, 8, 5],
-        "Product_Category_2": [np.nan, 6.0, np.nan, 14.0, 2.0],
-        "Product_Category_3": [np.nan, 14.0, np.nan, np.nan, np.nan],
-        "Purchase": [8370, 15200, 1422, 1057, 7969],
-    })
+    frame = pd.DataFrame(
+        {
+            "Gender": ["F", "M", "M", "F", "M"],
+            "Age": ["0-17", "26-35", "26-35", "55+", "0-17"],
+            "Occupation": [1, 2, 1, 3, 2],
+            "City_Category": ["A", "B", "C", "A", "B"],
+            "Stay_In_Current_City_Years": ["1", "2", "4+", "0", "1"],
+            "Marital_Status": [0, 1, 0, 1, 1],
+            "Product_Category_1": [3, 1, 12, 8, 5],
+            "Product_Category_2": [np.nan, 6.0, np.nan, 14.0, 2.0],
+            "Product_Category_3": [np.nan, 14.0, np.nan, np.nan, np.nan],
+            "Purchase": [8370, 15200, 1422, 1057, 7969],
+        }
+    )
     digest = _fake_openml(monkeypatch, tmp_path, frame, 999)
     monkeypatch.setitem(D.EXPECTED_SHAPES, "black_friday", (5, 10))
     ds = D.load_black_friday(data_home=tmp_path, power_of_two="pad")
@@ -511,11 +539,16 @@ def test_airline_pipeline_with_fake_openml(tmp_path, monkeypatch):
     pd = pytest.importorskip("pandas")
     rng = np.random.default_rng(0)
     n = 50
-    frame = pd.DataFrame({
-        "Month": rng.integers(1, 13, n), "DayofMonth": rng.integers(1, 29, n), "DayOfWeek": rng.integers(1, 8, n),
-        "CRSDepTime": rng.integers(0, 2400, n), "Distance": rng.integers(50, 3000, n),
-        "DepDelay": rng.normal(5, 30, n),
-    })
+    frame = pd.DataFrame(
+        {
+            "Month": rng.integers(1, 13, n),
+            "DayofMonth": rng.integers(1, 29, n),
+            "DayOfWeek": rng.integers(1, 8, n),
+            "CRSDepTime": rng.integers(0, 2400, n),
+            "Distance": rng.integers(50, 3000, n),
+            "DepDelay": rng.normal(5, 30, n),
+        }
+    )
     frame.loc[4, "DepDelay"] = np.nan
     _fake_openml(monkeypatch, tmp_path, frame, 1234)
     monkeypatch.setitem(D.EXPECTED_SHAPES, "airline", (n, None))

@@ -19,8 +19,13 @@ def _data(n=1000, d=4, seed=0):
     return X, y
 
 
-GRID = dict(methods=("OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP"), epsilons=(1.0, 10.0), k2_ratios=(4, 8),
-            n_trials=2, progress=False)
+GRID = dict(
+    methods=("OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP"),
+    epsilons=(1.0, 10.0),
+    k2_ratios=(4, 8),
+    n_trials=2,
+    progress=False,
+)
 
 
 def test_tiny_grid_columns_and_values(tmp_path):
@@ -28,9 +33,30 @@ def test_tiny_grid_columns_and_values(tmp_path):
     df = E.run_grid({"toy": (X, y)}, cache_dir=tmp_path, **GRID)
     # OLS, FastIHS: 1 cell each; IHM, AdaSSP: 2 eps; FastIHM: 2 eps x 2 ratios -> 1+1+2+2+4 = 10 cells
     assert len(df) == 10 * 2
-    for col in ("dataset", "method", "epsilon", "k2_ratio", "trial", "root_seed", "spawn_key", "excess_risk",
-                "runtime_ns", "runtime_s", "k", "k1", "k2", "delta", "rho", "T", "eps_spent", "delta_spent",
-                "code_fingerprint", "fastmix_version", "n_used", "rows_added"):
+    for col in (
+        "dataset",
+        "method",
+        "epsilon",
+        "k2_ratio",
+        "trial",
+        "root_seed",
+        "spawn_key",
+        "excess_risk",
+        "runtime_ns",
+        "runtime_s",
+        "k",
+        "k1",
+        "k2",
+        "delta",
+        "rho",
+        "T",
+        "eps_spent",
+        "delta_spent",
+        "code_fingerprint",
+        "fastmix_version",
+        "n_used",
+        "rows_added",
+    ):
         assert col in df.columns, col
     assert (df["runtime_ns"] > 0).all()
     ols_rows = df[df.method == "OLS"]
@@ -88,12 +114,21 @@ def test_resume_and_no_partial_files(tmp_path, monkeypatch):
 
 def test_seeds_reproducible_and_content_keyed():
     X, y = _data()
-    a = E.run_grid({"toy": (X, y)}, methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,), n_trials=2,
-                   progress=False, root_seed=7)
-    b = E.run_grid({"toy": (X, y)}, methods=("IHM", "FastIHM"), epsilons=(1.0,), k2_ratios=(4,), n_trials=2,
-                   progress=False, root_seed=7)
-    c = E.run_grid({"toy": (X, y)}, methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,), n_trials=2,
-                   progress=False, root_seed=8)
+    a = E.run_grid(
+        {"toy": (X, y)}, methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,), n_trials=2, progress=False, root_seed=7
+    )
+    b = E.run_grid(
+        {"toy": (X, y)},
+        methods=("IHM", "FastIHM"),
+        epsilons=(1.0,),
+        k2_ratios=(4,),
+        n_trials=2,
+        progress=False,
+        root_seed=7,
+    )
+    c = E.run_grid(
+        {"toy": (X, y)}, methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,), n_trials=2, progress=False, root_seed=8
+    )
     fa = a["excess_risk"].to_numpy()
     fb = b.loc[b.method == "FastIHM", "excess_risk"].to_numpy()
     np.testing.assert_array_equal(fa, fb)  # adding a method does not change other results
@@ -111,8 +146,13 @@ def test_code_fingerprint_changes_key(tmp_path, monkeypatch):
 
 def test_dataset_by_name():
     pytest.importorskip("fastmix.datasets")
-    df = E.run_grid(["synthetic_sphere"], methods=("OLS", "FastIHS"), n_trials=1, progress=False,
-                    dataset_kwargs={"synthetic_sphere": {"n": 1024, "d": 4, "random_state": 0}})
+    df = E.run_grid(
+        ["synthetic_sphere"],
+        methods=("OLS", "FastIHS"),
+        n_trials=1,
+        progress=False,
+        dataset_kwargs={"synthetic_sphere": {"n": 1024, "d": 4, "random_state": 0}},
+    )
     assert set(df["dataset"]) == {"synthetic_sphere"} and (df["n"] == 1024).all()
 
 
@@ -125,12 +165,42 @@ def test_runtime_ratio_table_layout_and_values():
     for eps in (1.0, 2.0):
         for trial, scale in ((0, 1.0), (1, 3.0)):
             rows += [
-                {"dataset": "a", "method": "IHM", "epsilon": eps, "k2_ratio": np.nan, "trial": trial, "runtime_s": 4.0 * scale},
-                {"dataset": "a", "method": "IHM-gram", "epsilon": eps, "k2_ratio": np.nan, "trial": trial, "runtime_s": 0.5 * scale},
-                {"dataset": "a", "method": "FastIHM", "epsilon": eps, "k2_ratio": 200.0, "trial": trial, "runtime_s": 2.0 * scale},
-                {"dataset": "a", "method": "FastIHM", "epsilon": eps, "k2_ratio": 4.0, "trial": trial, "runtime_s": 1.0 * scale},
+                {
+                    "dataset": "a",
+                    "method": "IHM",
+                    "epsilon": eps,
+                    "k2_ratio": np.nan,
+                    "trial": trial,
+                    "runtime_s": 4.0 * scale,
+                },
+                {
+                    "dataset": "a",
+                    "method": "IHM-gram",
+                    "epsilon": eps,
+                    "k2_ratio": np.nan,
+                    "trial": trial,
+                    "runtime_s": 0.5 * scale,
+                },
+                {
+                    "dataset": "a",
+                    "method": "FastIHM",
+                    "epsilon": eps,
+                    "k2_ratio": 200.0,
+                    "trial": trial,
+                    "runtime_s": 2.0 * scale,
+                },
+                {
+                    "dataset": "a",
+                    "method": "FastIHM",
+                    "epsilon": eps,
+                    "k2_ratio": 4.0,
+                    "trial": trial,
+                    "runtime_s": 1.0 * scale,
+                },
             ]
-    rows.append({"dataset": "a", "method": "FastIHS", "epsilon": np.nan, "k2_ratio": np.nan, "trial": 0, "runtime_s": 0.25})
+    rows.append(
+        {"dataset": "a", "method": "FastIHS", "epsilon": np.nan, "k2_ratio": np.nan, "trial": 0, "runtime_s": 0.25}
+    )
     ratios, seconds = E.runtime_ratio_table(pd.DataFrame(rows))
     assert set(ratios.columns) == {"IHM", "IHM-gram", "FastIHM r1", "FastIHM r2", "FastIHS"}
     assert seconds.loc["a", "IHM"] == pytest.approx(8.0)
@@ -145,8 +215,14 @@ def test_runtime_ratio_table_layout_and_values():
 
 def test_runtime_ratio_table_matches_speedup_table():
     X, y = _data()
-    df = E.run_grid({"toy": (X, y)}, methods=("FastIHS", "IHM", "FastIHM"), epsilons=(1.0,), k2_ratios=(4, 8),
-                    n_trials=1, progress=False)
+    df = E.run_grid(
+        {"toy": (X, y)},
+        methods=("FastIHS", "IHM", "FastIHM"),
+        epsilons=(1.0,),
+        k2_ratios=(4, 8),
+        n_trials=1,
+        progress=False,
+    )
     ratios, _ = E.runtime_ratio_table(df)
     ref = E.speedup_table(df).set_index("method")["ihm_over_method"]
     assert ratios.loc["toy", "FastIHS"] == pytest.approx(ref["FastIHS"])
@@ -185,22 +261,32 @@ def _rerun(data, tmp_path, expect_warning):
     return E.run_grid({"toy": data}, cache_dir=tmp_path, **SMALL)
 
 
-@pytest.mark.parametrize("forge, message", [
-    (lambda env, other: {**env, "frame": env["frame"].iloc[:2], "n_rows": 2}, "expected 6 rows, found 2"),
-    (lambda env, other: other, "it holds another cell"),
-    (lambda env, other: {**env, "frame": env["frame"].assign(excess_risk=env["frame"]["excess_risk"] * 1000)},
-     "do not match their digest"),
-    (lambda env, other: [1, 2, 3], "not a fastmix grid-cell file"),
-    (lambda env, other: {**env, "frame": env["frame"].iloc[::-1].reset_index(drop=True)}, "trials are not 0..n-1"),
-])
+@pytest.mark.parametrize(
+    "forge, message",
+    [
+        (lambda env, other: {**env, "frame": env["frame"].iloc[:2], "n_rows": 2}, "expected 6 rows, found 2"),
+        (lambda env, other: other, "it holds another cell"),
+        (
+            lambda env, other: {**env, "frame": env["frame"].assign(excess_risk=env["frame"]["excess_risk"] * 1000)},
+            "do not match their digest",
+        ),
+        (lambda env, other: [1, 2, 3], "not a fastmix grid-cell file"),
+        (lambda env, other: {**env, "frame": env["frame"].iloc[::-1].reset_index(drop=True)}, "trials are not 0..n-1"),
+    ],
+)
 def test_a_forged_cache_file_is_recomputed_with_a_warning(tmp_path, forge, message):
     data, first, (a, b) = _cells(tmp_path)
     _rewrite(a, forge(_envelope(a), _envelope(b)))
     again = _rerun(data, tmp_path, message)
     assert again["from_cache"].sum() == 6  # the intact cell
     pd.testing.assert_frame_equal(
-        first.drop(columns=["from_cache", "runtime_ns", "runtime_s"]).sort_values(["epsilon", "trial"]).reset_index(drop=True),
-        again.drop(columns=["from_cache", "runtime_ns", "runtime_s"]).sort_values(["epsilon", "trial"]).reset_index(drop=True))
+        first.drop(columns=["from_cache", "runtime_ns", "runtime_s"])
+        .sort_values(["epsilon", "trial"])
+        .reset_index(drop=True),
+        again.drop(columns=["from_cache", "runtime_ns", "runtime_s"])
+        .sort_values(["epsilon", "trial"])
+        .reset_index(drop=True),
+    )
     assert not _rerun(data, tmp_path, None)["from_cache"].eq(False).any()  # and the file is repaired
 
 

@@ -15,7 +15,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT
 from figure_labels import FASTMIX_PAPER_FIGURES, PAGES, SMOKE
 
@@ -52,7 +51,8 @@ def _figure_cells(path: Path):
         if figure is None:
             assert not _draws_a_figure(cell.source), (
                 f"{path.name}: a cell draws a figure without mystnb.figure metadata (label and caption):\n"
-                f"{cell.source[:300]}")
+                f"{cell.source[:300]}"
+            )
             continue
         match = _LABEL.match(figure.get("caption", ""))
         assert match, f"{path.name}: caption {figure.get('caption')!r} does not start with a bold label and a glue role"
@@ -71,7 +71,8 @@ def test_figure_cells_carry_the_labels_of_the_numbering_table(path):
     for label, name, key, source in cells:
         assert key == f"{name}-caption", f"{path.name}: {label} pastes {key!r}, expected {name}-caption"
         assert re.search(rf"caption\(\s*[\"']{re.escape(name)}[\"']", source), (
-            f"{path.name}: the cell of {label} does not hand over its caption with caption({name!r}, ...)")
+            f"{path.name}: the cell of {label} does not hand over its caption with caption({name!r}, ...)"
+        )
 
 
 def test_the_numbering_table_follows_the_papers():
@@ -95,7 +96,7 @@ def test_the_numbering_table_follows_the_papers():
 def test_the_check_catches_an_unlabelled_figure_cell(tmp_path):
     """Negative control: a notebook whose figure cell lost its metadata is reported."""
     source = (ROOT / "notebooks" / "hello_fastmix.py").read_text(encoding="utf-8")
-    broken = re.sub(r'^# %% mystnb=.*$', "# %%", source, flags=re.M)
+    broken = re.sub(r"^# %% mystnb=.*$", "# %%", source, flags=re.M)
     assert broken != source
     copy = tmp_path / "hello_fastmix.py"
     copy.write_text(broken, encoding="utf-8")

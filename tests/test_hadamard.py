@@ -41,8 +41,11 @@ def test_matches_dense_hadamard_vectors_and_batches(backend, n, dtype, atol):
     out = fwht(batch, backend=backend)
     np.testing.assert_allclose(out, batch.astype(np.float64) @ H.T, atol=atol * np.sqrt(n))
     # unnormalised transform is sqrt(n) times the orthonormal one
-    np.testing.assert_allclose(fwht(batch, backend=backend, normalized=False),
-                               batch.astype(np.float64) @ scipy.linalg.hadamard(n).T, atol=atol * n)
+    np.testing.assert_allclose(
+        fwht(batch, backend=backend, normalized=False),
+        batch.astype(np.float64) @ scipy.linalg.hadamard(n).T,
+        atol=atol * n,
+    )
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -188,10 +191,13 @@ def test_power_of_two_record_aliases_equality_and_sizes():
     assert [power_of_two_size(n, "subsample") for n in (1, 5, 8, 9)] == [1, 4, 8, 8]
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"method": "truncate"}, "method must be 'pad' or 'subsample'; got 'truncate'"),
-    ({"y": np.ones(4)}, "y has 4 entries but X has 5 rows"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"method": "truncate"}, "method must be 'pad' or 'subsample'; got 'truncate'"),
+        ({"y": np.ones(4)}, "y has 4 entries but X has 5 rows"),
+    ],
+)
 def test_rows_to_power_of_two_rejects_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         rows_to_power_of_two(np.ones((5, 2)), **kwargs)
@@ -201,7 +207,9 @@ def test_rows_to_power_of_two_rejects_bad_arguments(kwargs, match):
 
 def test_check_power_of_two_length_names_the_padding_to_use():
     hadamard.check_power_of_two_length(16)
-    with pytest.raises(ValueError, match=r"got 12\. Pad with zeros to 16 using fastmix\.hadamard\.rows_to_power_of_two"):
+    with pytest.raises(
+        ValueError, match=r"got 12\. Pad with zeros to 16 using fastmix\.hadamard\.rows_to_power_of_two"
+    ):
         hadamard.check_power_of_two_length(12)
 
 

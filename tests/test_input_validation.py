@@ -122,8 +122,11 @@ def test_complex_X_is_a_type_error(entry):
 @pytest.mark.parametrize("entry", sorted(X_ENTRY_POINTS))
 @pytest.mark.parametrize("kind", [sp.csr_matrix, sp.csc_array], ids=["csr_matrix", "csc_array"])
 def test_sparse_X_is_a_type_error_that_says_toarray(entry, kind):
-    with pytest.raises(TypeError, match=rf"{_x_name(entry)} is a SciPy sparse {kind.__name__}.*"
-                                        rf"{_x_name(entry)}\.toarray\(\)"):
+    with pytest.raises(
+        TypeError,
+        match=rf"{_x_name(entry)} is a SciPy sparse {kind.__name__}.*"
+        rf"{_x_name(entry)}\.toarray\(\)",
+    ):
         X_ENTRY_POINTS[entry](kind(X0))
 
 
@@ -233,14 +236,18 @@ def test_srht_apply_supports_zero_columns():
 # --------------------------------------------------------------------------- calibrations
 
 
-@pytest.mark.parametrize("make", [
-    lambda e: M.calibrate_fast_mix(e, 1e-6, k1=8),
-    lambda e: M.calibrate_gaussian_mix(e, 1e-6, k=8),
-    lambda e: R.calibrate_fast_ihm(e, 1e-6, k1=8),
-    lambda e: R.calibrate_ihm(e, 1e-6, k=8),
-    lambda e: R.calibrate_adassp(e, 1e-6),
-    lambda e: acc.PrivacyLedger(e, 1e-6),
-], ids=["fast_mix", "gaussian_mix", "fast_ihm", "ihm", "adassp", "ledger"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda e: M.calibrate_fast_mix(e, 1e-6, k1=8),
+        lambda e: M.calibrate_gaussian_mix(e, 1e-6, k=8),
+        lambda e: R.calibrate_fast_ihm(e, 1e-6, k1=8),
+        lambda e: R.calibrate_ihm(e, 1e-6, k=8),
+        lambda e: R.calibrate_adassp(e, 1e-6),
+        lambda e: acc.PrivacyLedger(e, 1e-6),
+    ],
+    ids=["fast_mix", "gaussian_mix", "fast_ihm", "ihm", "adassp", "ledger"],
+)
 def test_calibrations_check_epsilon(make):
     for bad in (-1.0, 0.0, math.inf):
         with pytest.raises(ValueError, match=rf"epsilon must be a finite number > 0; got {bad!r}"):
@@ -251,14 +258,18 @@ def test_calibrations_check_epsilon(make):
         make("1")
 
 
-@pytest.mark.parametrize("make", [
-    lambda d: M.calibrate_fast_mix(1.0, d, k1=8),
-    lambda d: M.calibrate_gaussian_mix(1.0, d, k=8),
-    lambda d: R.calibrate_fast_ihm(1.0, d, k1=8),
-    lambda d: R.calibrate_ihm(1.0, d, k=8),
-    lambda d: R.calibrate_adassp(1.0, d),
-    lambda d: acc.PrivacyLedger(1.0, d),
-], ids=["fast_mix", "gaussian_mix", "fast_ihm", "ihm", "adassp", "ledger"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda d: M.calibrate_fast_mix(1.0, d, k1=8),
+        lambda d: M.calibrate_gaussian_mix(1.0, d, k=8),
+        lambda d: R.calibrate_fast_ihm(1.0, d, k1=8),
+        lambda d: R.calibrate_ihm(1.0, d, k=8),
+        lambda d: R.calibrate_adassp(1.0, d),
+        lambda d: acc.PrivacyLedger(1.0, d),
+    ],
+    ids=["fast_mix", "gaussian_mix", "fast_ihm", "ihm", "adassp", "ledger"],
+)
 def test_calibrations_check_delta(make):
     for bad in (0.0, 1.0, -1e-6, 2.0):
         with pytest.raises(ValueError, match=rf"delta must lie strictly between 0 and 1; got {bad!r}"):
@@ -289,15 +300,21 @@ def test_calibration_sizes_and_shares():
 # --------------------------------------------------------------------------- mechanisms: calibration objects, scalars
 
 
-@pytest.mark.parametrize("call, expected", [
-    (lambda c: M.fast_mix(X0, c, k2=16), "fast_mix needs calibration to be a FastMixCalibration; got {got}"),
-    (lambda c: M.multiple_fast_mixing(X0, c, k2=16),
-     "multiple_fast_mixing needs calibration to be a FastMixCalibration; got {got}"),
-    (lambda c: M.gaussian_mix(X0, c), "gaussian_mix needs calibration to be a GaussianMixCalibration; got {got}"),
-    (lambda c: R.fast_ihm(X0, Y0, k2=16, calibration=c), "calibration must be a FastIHMCalibration; got {got}"),
-    (lambda c: R.ihm(X0, Y0, calibration=c), "calibration must be an IHMCalibration; got {got}"),
-    (lambda c: R.adassp(X0, Y0, calibration=c), "calibration must be an AdaSSPCalibration; got {got}"),
-], ids=["fast_mix", "multiple_fast_mixing", "gaussian_mix", "fast_ihm", "ihm", "adassp"])
+@pytest.mark.parametrize(
+    "call, expected",
+    [
+        (lambda c: M.fast_mix(X0, c, k2=16), "fast_mix needs calibration to be a FastMixCalibration; got {got}"),
+        (
+            lambda c: M.multiple_fast_mixing(X0, c, k2=16),
+            "multiple_fast_mixing needs calibration to be a FastMixCalibration; got {got}",
+        ),
+        (lambda c: M.gaussian_mix(X0, c), "gaussian_mix needs calibration to be a GaussianMixCalibration; got {got}"),
+        (lambda c: R.fast_ihm(X0, Y0, k2=16, calibration=c), "calibration must be a FastIHMCalibration; got {got}"),
+        (lambda c: R.ihm(X0, Y0, calibration=c), "calibration must be an IHMCalibration; got {got}"),
+        (lambda c: R.adassp(X0, Y0, calibration=c), "calibration must be an AdaSSPCalibration; got {got}"),
+    ],
+    ids=["fast_mix", "multiple_fast_mixing", "gaussian_mix", "fast_ihm", "ihm", "adassp"],
+)
 def test_wrong_calibration_is_a_type_error(call, expected):
     for bad, got in (({"gamma": 1.0}, "dict"), (GM_CAL if "FastMix" in expected else FM_CAL, None)):
         got = got or type(bad).__name__
@@ -310,12 +327,15 @@ def test_fast_mix_without_calibration_says_how_to_get_one():
         M.fast_mix(X0, None, k2=16)
 
 
-@pytest.mark.parametrize("bad, exc, msg", [
-    (-1.0, ValueError, "noise_scale must be >= 0; got -1.0"),
-    (math.nan, ValueError, "noise_scale must be a number; got NaN"),
-    (math.inf, ValueError, "noise_scale must be finite; got inf"),
-    ("1", TypeError, "noise_scale must be a real number; got '1'"),
-])
+@pytest.mark.parametrize(
+    "bad, exc, msg",
+    [
+        (-1.0, ValueError, "noise_scale must be >= 0; got -1.0"),
+        (math.nan, ValueError, "noise_scale must be a number; got NaN"),
+        (math.inf, ValueError, "noise_scale must be finite; got inf"),
+        ("1", TypeError, "noise_scale must be a real number; got '1'"),
+    ],
+)
 def test_mix_sketch_noise_scale(bad, exc, msg):
     with pytest.raises(exc, match=msg):
         M.mix_sketch(X0, bad, 4, 0)
@@ -403,8 +423,11 @@ def test_other_policy_strings_list_every_valid_value():
 def test_row_norm_bound_violation_names_largest_norm_and_fix():
     X = X0.copy()
     X[5] *= 4.0 / np.linalg.norm(X[5])
-    with pytest.raises(ValueError, match=r"1 row\(s\) of X have Euclidean norm above the bound C_X = 1 "
-                                         r"\(largest 4\).*row_norm_policy='clip'"):
+    with pytest.raises(
+        ValueError,
+        match=r"1 row\(s\) of X have Euclidean norm above the bound C_X = 1 "
+        r"\(largest 4\).*row_norm_policy='clip'",
+    ):
         R.fast_ihm(X, Y0, k1=8, k2=16, **PRIVATE)
 
 
@@ -573,8 +596,11 @@ def test_private_estimators_bad_parameters(name):
 
 @pytest.mark.parametrize("name", PRIVATE_ESTIMATORS)
 def test_default_delta_warns_when_not_small(name):
-    make = {"FastIHMRegressor": R.FastIHMRegressor, "IHMRegressor": R.IHMRegressor,
-            "AdaSSPRegressor": R.AdaSSPRegressor}[name]
+    make = {
+        "FastIHMRegressor": R.FastIHMRegressor,
+        "IHMRegressor": R.IHMRegressor,
+        "AdaSSPRegressor": R.AdaSSPRegressor,
+    }[name]
     with pytest.warns(PrivacyWarning, match=r"delta=None means 1/n\^2 = 0.25 for n = 2 records"):
         make(random_state=0).fit(X0[:2], Y0[:2])
     with pytest.warns(PrivacyWarning, match=r"delta = 0.1 is at least 1/n = 0.0156 for n = 64"):

@@ -223,8 +223,9 @@ def test_linear_kernel_krr_is_ridge_on_projected_inputs():
 def test_linear_kernel_enforces_norm_bound():
     with pytest.raises(ValueError, match="norm above the bound"):
         DPRandomProjectionKRR(kernel="linear", feature_bound=0.5, random_state=0).fit(X_TRAIN, Y_TRAIN)
-    est = DPRandomProjectionKRR(kernel="linear", feature_bound=0.5, row_norm_policy="clip", n_components=3,
-                                random_state=0).fit(X_TRAIN, Y_TRAIN)
+    est = DPRandomProjectionKRR(
+        kernel="linear", feature_bound=0.5, row_norm_policy="clip", n_components=3, random_state=0
+    ).fit(X_TRAIN, Y_TRAIN)
     assert est.row_norm_record_.n_rows_over > 0
     assert est.norm_bound_sq_ == pytest.approx(laurent_massart_bound(0.25, 3, 1e-5 / 8))
 
@@ -248,8 +249,16 @@ def test_release_uses_analytic_gaussian_sigma():
     from fastmix.accounting import analytic_gaussian_sigma
 
     Z = np.ones((10, 3)) / 3
-    rel = release_sufficient_statistics(Z, np.zeros(10), epsilon=1.0, delta_covariance=1e-5, delta_vector=2e-5,
-                                        feature_norm_sq=2.0, response_bound=3.0, random_state=np.random.default_rng(0))
+    rel = release_sufficient_statistics(
+        Z,
+        np.zeros(10),
+        epsilon=1.0,
+        delta_covariance=1e-5,
+        delta_vector=2e-5,
+        feature_norm_sq=2.0,
+        response_bound=3.0,
+        random_state=np.random.default_rng(0),
+    )
     assert rel.sensitivity_covariance == pytest.approx(math.sqrt(2) * 2.0 / 10)
     assert rel.sensitivity_vector == pytest.approx(2 * 3.0 * math.sqrt(2.0) / 10)
     assert rel.sigma_covariance == pytest.approx(analytic_gaussian_sigma(0.5, 1e-5, rel.sensitivity_covariance))
@@ -260,7 +269,8 @@ def test_release_uses_analytic_gaussian_sigma():
 @pytest.mark.parametrize("eps,delta_tail", [(0.1, 1e-6), (1.0, 1e-5), (10.0, 0.01)])
 def test_objective_perturbation_calibration_solves_its_inequalities(eps, delta_tail):
     sigma, lam_eff, lam_min = objective_perturbation_calibration(
-        eps, delta_tail, feature_norm=1.3, lipschitz=1.0, smoothness=0.25, n=100, lam=1e-6)
+        eps, delta_tail, feature_norm=1.3, lipschitz=1.0, smoothness=0.25, n=100, lam=1e-6
+    )
     s = 2 * 1.3
     tau2 = 2 * math.log(1 / delta_tail)
     # noise part of the privacy loss equals eps/2 at the tail threshold
@@ -290,8 +300,10 @@ PRIVATE_VARIANTS = [
     ("rp-exact", lambda **kw: DPRandomProjectionKRR(sampler="exact", **kw)),
     ("rp-exact-clip", lambda **kw: DPRandomProjectionKRR(sampler="exact", clip_features=True, **kw)),
     ("rp-approx", lambda **kw: DPRandomProjectionKRR(sampler="approximate", n_frequencies=500, **kw)),
-    ("rp-approx-clip", lambda **kw: DPRandomProjectionKRR(sampler="approximate", n_frequencies=500,
-                                                          clip_features=True, **kw)),
+    (
+        "rp-approx-clip",
+        lambda **kw: DPRandomProjectionKRR(sampler="approximate", n_frequencies=500, clip_features=True, **kw),
+    ),
     ("rp-laplace", lambda **kw: DPRandomProjectionKRR(kernel="laplace", **kw)),
     ("rff", lambda **kw: DPRandomFeatureKRR(**kw)),
     ("rff-laplace", lambda **kw: DPRandomFeatureKRR(kernel="laplace", **kw)),
@@ -318,10 +330,14 @@ def test_ledger_total_within_budget(name, make, eps, delta):
     assert has_event == (name.startswith(("rp", "logistic")) and "clip" not in name)
 
 
-
-@pytest.mark.parametrize("name,clip,algorithm", [("rp", False, "Algorithm 1 / Theorem 1"),
-                                                 ("rp", True, "Algorithm 1 / Theorem 1"),
-                                                 ("rff", False, "Algorithm 3 / Theorem 5")])
+@pytest.mark.parametrize(
+    "name,clip,algorithm",
+    [
+        ("rp", False, "Algorithm 1 / Theorem 1"),
+        ("rp", True, "Algorithm 1 / Theorem 1"),
+        ("rff", False, "Algorithm 3 / Theorem 5"),
+    ],
+)
 def test_dp_krr_ledger_records(name, clip, algorithm):
     """Both private KRR fits spend the same way: (norm event,) covariance, vector, with their paper's source."""
     eps, delta = 1.5, 1e-4
@@ -340,10 +356,14 @@ def test_dp_krr_ledger_records(name, clip, algorithm):
     assert [e.delta for e in releases] == ([delta / 4, delta / 2] if event else [delta / 2, delta / 2])
     assert all(algorithm in e.source for e in releases)
     rel = est.release_
-    assert releases[0].as_dict()["details"] == {"sensitivity": rel.sensitivity_covariance, "sigma": rel.sigma_covariance}
+    assert releases[0].as_dict()["details"] == {
+        "sensitivity": rel.sensitivity_covariance,
+        "sigma": rel.sigma_covariance,
+    }
     assert releases[1].as_dict()["details"] == {"sensitivity": rel.sensitivity_vector, "sigma": rel.sigma_vector}
-    assert est.norm_bound_sq_ == (2.0 if name == "rff" else laurent_massart_bound(
-        est.feature_map_.variance_bound, 8, delta / 8))
+    assert est.norm_bound_sq_ == (
+        2.0 if name == "rff" else laurent_massart_bound(est.feature_map_.variance_bound, 8, delta / 8)
+    )
 
 
 NONPRIVATE = {
@@ -428,8 +448,9 @@ def test_clip_features_records_and_bounds_norms():
     # M = 1, delta = 0.99 and a tiny bandwidth (nearly independent path values at 2000 points):
     # each row exceeds D2 with probability ~0.005, so about 9 rows are clipped.
     X, y = make_regression_data(n=2000, d=2)
-    est = DPRandomProjectionKRR(clip_features=True, delta=0.99, n_components=1, bandwidth=1e-3,
-                                sampler="approximate", random_state=0).fit(X, y)
+    est = DPRandomProjectionKRR(
+        clip_features=True, delta=0.99, n_components=1, bandwidth=1e-3, sampler="approximate", random_state=0
+    ).fit(X, y)
     assert est.n_features_clipped_ > 0
     X_big = X
     Z = est.feature_map_.transform(X_big)
@@ -587,11 +608,14 @@ def test_exact_sampler_fit_peak_memory_is_one_kernel_matrix():
 # --------------------------------------------------------------------------- seeding and argument checks
 
 
-@pytest.mark.parametrize("make", [
-    lambda rs: ExactGaussianProcessPaths(GaussianKernel(1.0), 5, random_state=rs),
-    lambda rs: RandomFeatureGaussianProcessPaths(GaussianKernel(1.0), 5, 50, random_state=rs),
-    lambda rs: RandomFourierFeatures(GaussianKernel(1.0), 5, random_state=rs),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda rs: ExactGaussianProcessPaths(GaussianKernel(1.0), 5, random_state=rs),
+        lambda rs: RandomFeatureGaussianProcessPaths(GaussianKernel(1.0), 5, 50, random_state=rs),
+        lambda rs: RandomFourierFeatures(GaussianKernel(1.0), 5, random_state=rs),
+    ],
+)
 def test_refitting_with_an_integer_seed_repeats_the_draws(make):
     X = np.random.default_rng(1).uniform(-1, 1, (12, 3))
     sampler = make(7)
@@ -613,10 +637,17 @@ def test_random_projection_paths_names_the_valid_samplers():
         random_projection_paths(GaussianKernel(1.0), 4, sampler="auto")
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    ({"epsilon": -1.0}, "epsilon"), ({"delta_tail": 1.5}, "delta_tail"), ({"feature_norm": 0.0}, "feature_norm"),
-    ({"lipschitz": -1.0}, "lipschitz"), ({"n": 0}, "n"), ({"lam": -1e-3}, "lam"),
-])
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"delta_tail": 1.5}, "delta_tail"),
+        ({"feature_norm": 0.0}, "feature_norm"),
+        ({"lipschitz": -1.0}, "lipschitz"),
+        ({"n": 0}, "n"),
+        ({"lam": -1e-3}, "lam"),
+    ],
+)
 def test_objective_perturbation_calibration_refuses_bad_arguments(kwargs, name):
     args = dict(epsilon=1.0, delta_tail=1e-6, feature_norm=1.0, lipschitz=1.0, smoothness=0.25, n=100, lam=1e-3)
     args.update(kwargs)

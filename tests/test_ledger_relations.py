@@ -33,8 +33,9 @@ def test_an_entry_of_another_relation_is_refused_and_nothing_is_recorded(ledger_
     with pytest.raises(NeighbouringRelationError, match=f"private under {entry_relation} neighbours.*as_relation"):
         led.spend("release", 0.1, 0.0, relation=entry_relation)
     with pytest.raises(NeighbouringRelationError):
-        led.spend_all([LedgerEntry("a", 0.1, 0.0, relation=ledger_relation),
-                       LedgerEntry("b", 0.1, 0.0, relation=entry_relation)])
+        led.spend_all(
+            [LedgerEntry("a", 0.1, 0.0, relation=ledger_relation), LedgerEntry("b", 0.1, 0.0, relation=entry_relation)]
+        )
     with pytest.raises(NeighbouringRelationError):
         led.check_spend("dry run", 0.1, 0.0, relation=entry_relation)
     assert led.entries == ()
@@ -77,8 +78,10 @@ def test_the_package_estimators_spend_under_their_papers_relations():
     for est in (AdaSSPRegressor(epsilon=5.0), IHMRegressor(epsilon=5.0), FastIHMRegressor(epsilon=5.0, k2=64)):
         led = est.fit(X, y).privacy_ledger_
         assert led.relation == ZERO_OUT and {e.relation for e in led.entries} == {ZERO_OUT}, type(est).__name__
-    for est in (DPRandomProjectionKRR(epsilon=5.0, n_components=8, random_state=0),
-                DPRandomFeatureKRR(epsilon=5.0, n_components=8, random_state=0)):
+    for est in (
+        DPRandomProjectionKRR(epsilon=5.0, n_components=8, random_state=0),
+        DPRandomFeatureKRR(epsilon=5.0, n_components=8, random_state=0),
+    ):
         led = est.fit(X, y).privacy_ledger_
         assert led.relation == REPLACE_ONE and {e.relation for e in led.entries} == {REPLACE_ONE}, type(est).__name__
 
@@ -94,6 +97,7 @@ def test_an_outer_ledger_of_the_other_relation_refuses_a_least_squares_fit():
     with pytest.raises(NeighbouringRelationError):
         AdaSSPRegressor(epsilon=1.0, delta=1e-5, ledger=outer).fit(X, y)
     with pytest.raises(NeighbouringRelationError):
-        PrivateGridSearch(AdaSSPRegressor(), {"fit_intercept": [True, False]}, epsilon=1.0, delta=1e-5,
-                          ledger=outer).fit(X, y)
+        PrivateGridSearch(
+            AdaSSPRegressor(), {"fit_intercept": [True, False]}, epsilon=1.0, delta=1e-5, ledger=outer
+        ).fit(X, y)
     assert outer.entries == ()

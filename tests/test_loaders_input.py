@@ -63,14 +63,17 @@ def _name(f):
 
 @pytest.mark.parametrize("maker", GENERATORS, ids=_name)
 @pytest.mark.parametrize("arg", ["n", "d"])
-@pytest.mark.parametrize("value,error,match", [
-    ("100", TypeError, r"must be an integer; got '100' of type str"),
-    (2.5, TypeError, r"must be an integer; got 2\.5 of type float"),
-    (None, TypeError, r"must be an integer; got None"),
-    (True, TypeError, r"must be an integer; got True of type bool"),
-    (0, ValueError, r"must be at least 1; got 0"),
-    (-4, ValueError, r"must be at least 1; got -4"),
-])
+@pytest.mark.parametrize(
+    "value,error,match",
+    [
+        ("100", TypeError, r"must be an integer; got '100' of type str"),
+        (2.5, TypeError, r"must be an integer; got 2\.5 of type float"),
+        (None, TypeError, r"must be an integer; got None"),
+        (True, TypeError, r"must be an integer; got True of type bool"),
+        (0, ValueError, r"must be at least 1; got 0"),
+        (-4, ValueError, r"must be at least 1; got -4"),
+    ],
+)
 def test_generator_sizes(maker, arg, value, error, match):
     kwargs = {"n": 16, "d": 3, arg: value}
     with pytest.raises(error, match=rf"^{arg} {match}"):
@@ -84,36 +87,45 @@ def test_generator_accepts_integral_floats_and_numpy_integers(maker):
 
 
 @pytest.mark.parametrize("maker", GENERATORS, ids=_name)
-@pytest.mark.parametrize("value,error,match", [
-    (-1.0, ValueError, r"noise_var must be >= 0; got -1\.0"),
-    ("a", TypeError, r"noise_var must be a real number; got 'a'"),
-    (float("inf"), ValueError, r"noise_var must be finite; got inf"),
-])
+@pytest.mark.parametrize(
+    "value,error,match",
+    [
+        (-1.0, ValueError, r"noise_var must be >= 0; got -1\.0"),
+        ("a", TypeError, r"noise_var must be a real number; got 'a'"),
+        (float("inf"), ValueError, r"noise_var must be finite; got inf"),
+    ],
+)
 def test_generator_noise_variance(maker, value, error, match):
     with pytest.raises(error, match=match):
         maker(n=16, d=3, noise_var=value)
 
 
-@pytest.mark.parametrize("kwargs,error,match", [
-    ({"rho": 1.0}, ValueError, r"rho must lie in \[0, 1\); got 1\.0"),
-    ({"rho": -0.1}, ValueError, r"rho must lie in \[0, 1\); got -0\.1"),
-    ({"rho": "high"}, TypeError, r"rho must be a real number; got 'high'"),
-    ({"scale": 0.0}, ValueError, r"scale must be > 0; got 0\.0"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"rho": 1.0}, ValueError, r"rho must lie in \[0, 1\); got 1\.0"),
+        ({"rho": -0.1}, ValueError, r"rho must lie in \[0, 1\); got -0\.1"),
+        ({"rho": "high"}, TypeError, r"rho must be a real number; got 'high'"),
+        ({"scale": 0.0}, ValueError, r"scale must be > 0; got 0\.0"),
+    ],
+)
 def test_correlated_design_parameters(kwargs, error, match):
     with pytest.raises(error, match=match):
         D.make_correlated_regression(n=16, d=3, **kwargs)
 
 
-@pytest.mark.parametrize("args,error,match", [
-    ((-1,), ValueError, r"d must be at least 1; got -1"),
-    ((0,), ValueError, r"d must be at least 1; got 0"),
-    ((2.5,), TypeError, r"d must be an integer; got 2\.5"),
-    (("3",), TypeError, r"d must be an integer; got '3'"),
-    ((3, 1.0), ValueError, r"rho must lie in \[0, 1\); got 1\.0"),
-    ((3, 2.0), ValueError, r"rho must lie in \[0, 1\); got 2\.0"),
-    ((3, 0.5, -2.0), ValueError, r"scale must be > 0; got -2\.0"),
-])
+@pytest.mark.parametrize(
+    "args,error,match",
+    [
+        ((-1,), ValueError, r"d must be at least 1; got -1"),
+        ((0,), ValueError, r"d must be at least 1; got 0"),
+        ((2.5,), TypeError, r"d must be an integer; got 2\.5"),
+        (("3",), TypeError, r"d must be an integer; got '3'"),
+        ((3, 1.0), ValueError, r"rho must lie in \[0, 1\); got 1\.0"),
+        ((3, 2.0), ValueError, r"rho must lie in \[0, 1\); got 2\.0"),
+        ((3, 0.5, -2.0), ValueError, r"scale must be > 0; got -2\.0"),
+    ],
+)
 def test_correlated_covariance_arguments(args, error, match):
     """Before: a negative d gave an empty matrix, d = 2.5 a 3 x 3 one and rho >= 1 a matrix that is not
     positive definite, all without a word."""
@@ -132,8 +144,16 @@ def test_generator_normalize_must_be_a_bool(maker, value):
 BAD_SEEDS = [
     ("seed", TypeError, r"random_state must be None, an int, a SeedSequence or a numpy\.random\.Generator; got str"),
     (1.5, TypeError, r"random_state must be None, an int, .*; got float"),
-    (np.random.RandomState(0), TypeError, r"random_state is a legacy numpy\.random\.RandomState; pass a numpy\.random\.Generator"),
-    (-1, ValueError, r"random_state must be a non-negative integer seed .*; got -1\. Pass abs\(seed\) or any seed >= 0"),
+    (
+        np.random.RandomState(0),
+        TypeError,
+        r"random_state is a legacy numpy\.random\.RandomState; pass a numpy\.random\.Generator",
+    ),
+    (
+        -1,
+        ValueError,
+        r"random_state must be a non-negative integer seed .*; got -1\. Pass abs\(seed\) or any seed >= 0",
+    ),
 ]
 
 
@@ -194,35 +214,44 @@ def test_loader_download_must_be_a_bool(loader, value):
 
 
 @pytest.mark.parametrize("loader", [D.load_airline, D.load_nycflights], ids=_name)
-@pytest.mark.parametrize("value,error,match", [
-    (0, ValueError, r"n_samples must be at least 1; got 0\. Pass None to keep every complete row"),
-    (-5, ValueError, r"n_samples must be at least 1; got -5\. Pass None"),
-    (2.5, TypeError, r"n_samples must be an integer; got 2\.5 of type float"),
-    ("10", TypeError, r"n_samples must be an integer; got '10' of type str"),
-    (True, TypeError, r"n_samples must be an integer; got True of type bool"),
-])
+@pytest.mark.parametrize(
+    "value,error,match",
+    [
+        (0, ValueError, r"n_samples must be at least 1; got 0\. Pass None to keep every complete row"),
+        (-5, ValueError, r"n_samples must be at least 1; got -5\. Pass None"),
+        (2.5, TypeError, r"n_samples must be an integer; got 2\.5 of type float"),
+        ("10", TypeError, r"n_samples must be an integer; got '10' of type str"),
+        (True, TypeError, r"n_samples must be an integer; got True of type bool"),
+    ],
+)
 def test_loader_n_samples(loader, value, error, match):
     with pytest.raises(error, match=match):
         loader(value, **({"download": False} if loader is D.load_airline else {}))
 
 
-@pytest.mark.parametrize("kwargs,error,match", [
-    ({"timeout": -1}, ValueError, r"timeout must be > 0; got -1"),
-    ({"timeout": 0}, ValueError, r"timeout must be > 0; got 0"),
-    ({"timeout": "fast"}, TypeError, r"timeout must be a real number; got 'fast'"),
-    ({"half": "yes"}, TypeError, r"half must be True or False; got 'yes'"),
-])
+@pytest.mark.parametrize(
+    "kwargs,error,match",
+    [
+        ({"timeout": -1}, ValueError, r"timeout must be > 0; got -1"),
+        ({"timeout": 0}, ValueError, r"timeout must be > 0; got 0"),
+        ({"timeout": "fast"}, TypeError, r"timeout must be a real number; got 'fast'"),
+        ({"half": "yes"}, TypeError, r"half must be True or False; got 'yes'"),
+    ],
+)
 def test_year_msd_arguments(kwargs, error, match):
     """Before: neither was checked (a bad timeout only failed deep inside urllib, during a download)."""
     with pytest.raises(error, match=match):
         D.load_year_msd(download=False, **kwargs)
 
 
-@pytest.mark.parametrize("value,error,match", [
-    (0, ValueError, r"first_fraction must be > 0; got 0"),
-    (2, ValueError, r"first_fraction must be in \(0, 1\] \(the share of the file's first rows to keep\); got 2"),
-    ("a", TypeError, r"first_fraction must be a real number; got 'a'"),
-])
+@pytest.mark.parametrize(
+    "value,error,match",
+    [
+        (0, ValueError, r"first_fraction must be > 0; got 0"),
+        (2, ValueError, r"first_fraction must be in \(0, 1\] \(the share of the file's first rows to keep\); got 2"),
+        ("a", TypeError, r"first_fraction must be a real number; got 'a'"),
+    ],
+)
 def test_beijing_first_fraction(value, error, match):
     with pytest.raises(error, match=match):
         D.load_beijing_housing(first_fraction=value)
@@ -238,8 +267,15 @@ def test_manual_loaders_take_download_like_the_others(loader, offline):
 # =========================================================================== the data directory
 
 
-@pytest.mark.parametrize("loader,key", [(D.load_year_msd, "year_msd/YearPredictionMSD.txt.zip"),
-                                        (D.load_black_friday, "openml"), (D.load_airline, "openml")], ids=str)
+@pytest.mark.parametrize(
+    "loader,key",
+    [
+        (D.load_year_msd, "year_msd/YearPredictionMSD.txt.zip"),
+        (D.load_black_friday, "openml"),
+        (D.load_airline, "openml"),
+    ],
+    ids=str,
+)
 def test_missing_file_offline(loader, key, offline):
     with pytest.raises(DatasetUnavailableError, match="download=False") as info:
         loader(download=False)
@@ -248,8 +284,9 @@ def test_missing_file_offline(loader, key, offline):
     assert "URL" in message and "by hand" in message  # where it comes from and how to place it
 
 
-@pytest.mark.parametrize("loader,relpath", [(D.load_beijing_housing, "beijing/new.csv"),
-                                            (D.load_rossmann, "rossmann/train.csv")], ids=str)
+@pytest.mark.parametrize(
+    "loader,relpath", [(D.load_beijing_housing, "beijing/new.csv"), (D.load_rossmann, "rossmann/train.csv")], ids=str
+)
 def test_missing_hand_placed_file(loader, relpath, offline):
     with pytest.raises(DatasetUnavailableError, match="cannot be downloaded automatically") as info:
         loader()
@@ -263,10 +300,13 @@ def test_missing_file_follows_data_home_argument(tmp_path):
         D.load_beijing_housing(data_home=other)
 
 
-@pytest.mark.parametrize("value,error,match", [
-    (123, TypeError, r"data_home must be a directory path .*got 123 of type int"),
-    ("  ", ValueError, r"data_home must name a directory; got an empty string"),
-])
+@pytest.mark.parametrize(
+    "value,error,match",
+    [
+        (123, TypeError, r"data_home must be a directory path .*got 123 of type int"),
+        ("  ", ValueError, r"data_home must name a directory; got an empty string"),
+    ],
+)
 def test_get_data_home_and_available_offline_check_data_home(value, error, match):
     with pytest.raises(error, match=match):
         D.get_data_home(value)
@@ -281,18 +321,32 @@ def _place(root, relpath, payload: bytes):
     return path
 
 
-@pytest.mark.parametrize("key,relpath,loader", [
-    ("year_msd", "year_msd/YearPredictionMSD.txt.zip", D.load_year_msd),
-    ("beijing", "beijing/new.csv", D.load_beijing_housing),
-    ("rossmann_train", "rossmann/train.csv", D.load_rossmann),
-], ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize(
+    "key,relpath,loader",
+    [
+        ("year_msd", "year_msd/YearPredictionMSD.txt.zip", D.load_year_msd),
+        ("beijing", "beijing/new.csv", D.load_beijing_housing),
+        ("rossmann_train", "rossmann/train.csv", D.load_rossmann),
+    ],
+    ids=lambda v: v if isinstance(v, str) else "",
+)
 def test_cached_file_with_the_wrong_checksum(key, relpath, loader, offline, monkeypatch):
     path = _place(offline, relpath, b"not the recorded file\n")
     if key == "rossmann_train":
         _place(offline, "rossmann/store.csv", b"Store\n1\n")
     remote = D.REMOTE_FILES[key]
-    monkeypatch.setitem(D.REMOTE_FILES, key, D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="0" * 64,
-                                                          downloadable=remote.downloadable, manual=remote.manual))
+    monkeypatch.setitem(
+        D.REMOTE_FILES,
+        key,
+        D.RemoteFile(
+            remote.key,
+            remote.relpath,
+            remote.url,
+            sha256="0" * 64,
+            downloadable=remote.downloadable,
+            manual=remote.manual,
+        ),
+    )
     kwargs = {"download": False} if loader is D.load_year_msd else {}
     with pytest.raises(ChecksumMismatchError, match=rf"Checksum mismatch for {key}") as info:
         loader(**kwargs)
@@ -316,13 +370,20 @@ def _zip(entries: dict[str, str]) -> bytes:
 ROW = "2001," + ",".join(["0.5"] * 90) + "\n"
 
 
-@pytest.mark.parametrize("payload,match", [
-    (b"PK\x03\x04 cut off here", r"Cannot read .*YearPredictionMSD\.txt\.zip \(BadZipFile"),
-    (_zip({"readme.csv": "1,2\n"}), r"contains no \.txt file; expected YearPredictionMSD\.txt"),
-    (_zip({"YearPredictionMSD.txt": ""}), r"Cannot read .*\(EmptyDataError"),
-    (_zip({"YearPredictionMSD.txt": "2001,abc\n"}), r"Cannot read .*could not convert string to float"),
-    (_zip({"YearPredictionMSD.txt": ROW * 3}), r"has shape \(3, 91\), expected \(515345, 91\)\. The file is truncated"),
-], ids=["truncated-zip", "no-txt", "empty", "non-numeric", "truncated-table"])
+@pytest.mark.parametrize(
+    "payload,match",
+    [
+        (b"PK\x03\x04 cut off here", r"Cannot read .*YearPredictionMSD\.txt\.zip \(BadZipFile"),
+        (_zip({"readme.csv": "1,2\n"}), r"contains no \.txt file; expected YearPredictionMSD\.txt"),
+        (_zip({"YearPredictionMSD.txt": ""}), r"Cannot read .*\(EmptyDataError"),
+        (_zip({"YearPredictionMSD.txt": "2001,abc\n"}), r"Cannot read .*could not convert string to float"),
+        (
+            _zip({"YearPredictionMSD.txt": ROW * 3}),
+            r"has shape \(3, 91\), expected \(515345, 91\)\. The file is truncated",
+        ),
+    ],
+    ids=["truncated-zip", "no-txt", "empty", "non-numeric", "truncated-table"],
+)
 def test_year_msd_corrupt_or_truncated(payload, match, offline):
     _place(offline, "year_msd/YearPredictionMSD.txt.zip", payload)
     with pytest.raises(DatasetUnavailableError, match=match):
@@ -333,13 +394,17 @@ def _beijing_header():
     return "totalPrice," + ",".join(D._BEIJING_NUMERIC + D._BEIJING_CATEGORICAL)
 
 
-@pytest.mark.parametrize("payload,match", [
-    (b"", r"Cannot read .*new\.csv \(EmptyDataError"),
-    (bytes(range(128, 256)) * 4, r"Cannot read .*new\.csv \(UnicodeDecodeError"),
-    (b"a,b\n1,2\n", r"new\.csv lacks the columns \['totalPrice'"),
-    ((_beijing_header() + "\n").encode(), r"No complete row is left in .*new\.csv"),
-    ((_beijing_header() + "\n" + ",".join(["x"] * 20) + "\n").encode(), r"No complete row is left in .*new\.csv"),
-], ids=["empty", "binary", "wrong-columns", "header-only", "no-numbers"])
+@pytest.mark.parametrize(
+    "payload,match",
+    [
+        (b"", r"Cannot read .*new\.csv \(EmptyDataError"),
+        (bytes(range(128, 256)) * 4, r"Cannot read .*new\.csv \(UnicodeDecodeError"),
+        (b"a,b\n1,2\n", r"new\.csv lacks the columns \['totalPrice'"),
+        ((_beijing_header() + "\n").encode(), r"No complete row is left in .*new\.csv"),
+        ((_beijing_header() + "\n" + ",".join(["x"] * 20) + "\n").encode(), r"No complete row is left in .*new\.csv"),
+    ],
+    ids=["empty", "binary", "wrong-columns", "header-only", "no-numbers"],
+)
 def test_beijing_corrupt_or_truncated(payload, match, offline):
     """Before: a file with the right header but no usable row failed in the normalisation with
     "X must have at least 1 row(s)", naming neither the file nor the fix."""
@@ -364,20 +429,39 @@ def test_rossmann_empty(offline):
 
 
 TRAIN_HEADER = "Store,DayOfWeek,Date,Sales,Customers,Open,Promo,StateHoliday,SchoolHoliday\n"
-STORE_HEADER = ("Store,StoreType,Assortment,CompetitionDistance,CompetitionOpenSinceMonth,CompetitionOpenSinceYear,"
-                "Promo2,Promo2SinceWeek,Promo2SinceYear,PromoInterval\n")
+STORE_HEADER = (
+    "Store,StoreType,Assortment,CompetitionDistance,CompetitionOpenSinceMonth,CompetitionOpenSinceYear,"
+    "Promo2,Promo2SinceWeek,Promo2SinceYear,PromoInterval\n"
+)
 
 
-@pytest.mark.parametrize("train,store,match", [
-    ("a,b\n1,2\n", STORE_HEADER + "1,a,a,10,1,2010,0,,,\n", r"train\.csv lacks the columns \['Store'"),
-    (TRAIN_HEADER + "1,5,2015-07-31,100,10,1,1,0,1\n", "Store,Other\n1,2\n", r"store\.csv lacks the columns \['StoreType'"),
-    (TRAIN_HEADER + "1,5,2015-07-31,100,10,1,1,0,1\n",
-     STORE_HEADER + "1,a,a,10,1,2010,0,,,\n1,b,a,10,1,2010,0,,,\n", r"store\.csv lists some stores more than once"),
-    (TRAIN_HEADER + "1,5,2015-07-31,0,10,0,1,0,1\n", STORE_HEADER + "1,a,a,10,1,2010,0,,,\n",
-     r"No complete row is left in .*train\.csv"),
-    (TRAIN_HEADER + "1,5,not a date,100,10,1,1,0,1\n", STORE_HEADER + "1,a,a,10,1,2010,0,,,\n",
-     r"The Date column of .*train\.csv is not a date in every row"),
-], ids=["train-columns", "store-columns", "duplicate-stores", "no-rows", "bad-dates"])
+@pytest.mark.parametrize(
+    "train,store,match",
+    [
+        ("a,b\n1,2\n", STORE_HEADER + "1,a,a,10,1,2010,0,,,\n", r"train\.csv lacks the columns \['Store'"),
+        (
+            TRAIN_HEADER + "1,5,2015-07-31,100,10,1,1,0,1\n",
+            "Store,Other\n1,2\n",
+            r"store\.csv lacks the columns \['StoreType'",
+        ),
+        (
+            TRAIN_HEADER + "1,5,2015-07-31,100,10,1,1,0,1\n",
+            STORE_HEADER + "1,a,a,10,1,2010,0,,,\n1,b,a,10,1,2010,0,,,\n",
+            r"store\.csv lists some stores more than once",
+        ),
+        (
+            TRAIN_HEADER + "1,5,2015-07-31,0,10,0,1,0,1\n",
+            STORE_HEADER + "1,a,a,10,1,2010,0,,,\n",
+            r"No complete row is left in .*train\.csv",
+        ),
+        (
+            TRAIN_HEADER + "1,5,not a date,100,10,1,1,0,1\n",
+            STORE_HEADER + "1,a,a,10,1,2010,0,,,\n",
+            r"The Date column of .*train\.csv is not a date in every row",
+        ),
+    ],
+    ids=["train-columns", "store-columns", "duplicate-stores", "no-rows", "bad-dates"],
+)
 def test_rossmann_wrong_content(train, store, match, offline, monkeypatch):
     """Before: a missing column surfaced as pandas' ``KeyError: 'Store'`` from inside the join, and a
     duplicated store as pandas' MergeError."""
@@ -404,14 +488,20 @@ def test_load_dataset_name_of_the_wrong_type(name):
         D.load_dataset(name)
 
 
-@pytest.mark.parametrize("name,kwargs,loader", [
-    ("diabetes", {"n_samples": 5}, "load_diabetes_regression"),
-    ("synthetic_sphere", {"bogus": 1, "rho": 0.5}, "make_sphere_regression"),
-])
+@pytest.mark.parametrize(
+    "name,kwargs,loader",
+    [
+        ("diabetes", {"n_samples": 5}, "load_diabetes_regression"),
+        ("synthetic_sphere", {"bogus": 1, "rho": 0.5}, "make_sphere_regression"),
+    ],
+)
 def test_load_dataset_argument_the_loader_does_not_take(name, kwargs, loader):
     """Before: Python's "got an unexpected keyword argument", without the arguments the loader takes."""
-    with pytest.raises(TypeError, match=rf"load_dataset\('{name}'\) got argument\(s\) .* that {loader} does not take; "
-                                        r"it takes .*random_state"):
+    with pytest.raises(
+        TypeError,
+        match=rf"load_dataset\('{name}'\) got argument\(s\) .* that {loader} does not take; "
+        r"it takes .*random_state",
+    ):
         D.load_dataset(name, **kwargs)
 
 

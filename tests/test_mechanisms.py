@@ -74,16 +74,19 @@ def test_tau_min_raises_tau_and_lowers_the_recorded_failure():
     assert higher.delta_failure < base.delta_failure
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"epsilon": 0.0}, "epsilon"),
-    ({"epsilon": -1.0}, "epsilon"),
-    ({"delta": 0.0}, "delta"),
-    ({"delta": 1.0}, "delta"),
-    ({"k1": 0}, "k1"),
-    ({"laplace_share": 1.0}, "laplace_share"),
-    ({"bound": "loose"}, "bound"),
-    ({"method": "guess"}, "method"),
-])
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"epsilon": 0.0}, "epsilon"),
+        ({"epsilon": -1.0}, "epsilon"),
+        ({"delta": 0.0}, "delta"),
+        ({"delta": 1.0}, "delta"),
+        ({"k1": 0}, "k1"),
+        ({"laplace_share": 1.0}, "laplace_share"),
+        ({"bound": "loose"}, "bound"),
+        ({"method": "guess"}, "method"),
+    ],
+)
 def test_calibration_bad_input(kwargs, match):
     args = dict(epsilon=1.0, delta=1e-6, k1=10)
     args.update(kwargs)
@@ -268,8 +271,9 @@ def test_multiple_fast_mixing_shares_the_largest_eta():
     assert len(ledger.entries) == 2 * T + 2
     for t in range(T):
         assert res.srht_sketches[t].shape == (32, 3)
-        np.testing.assert_allclose(res.eta_tilde[t] ** 2,
-                                   max(0.0, cal.gamma * (1 + 2 * res.m_tilde[t]) - res.lambda_tilde[t]))
+        np.testing.assert_allclose(
+            res.eta_tilde[t] ** 2, max(0.0, cal.gamma * (1 + 2 * res.m_tilde[t]) - res.lambda_tilde[t])
+        )
     private = res.release(0, k1=12, random_state=0)
     assert private.shape == (12, 3)
     per_draw = res.release(0, k1=12, random_state=0, noise_scale=res.eta_tilde[0])

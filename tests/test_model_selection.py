@@ -55,8 +55,12 @@ def test_a_pickled_ledger_refuses_to_spend():
 def test_grid_search_cv_cannot_overspend_an_outer_ledger():
     X, y = problem(2048)
     led = PrivacyLedger(5.0, 1e-4)
-    search = GridSearchCV(AdaSSPRegressor(epsilon=1.0, delta=1e-6, ledger=led, random_state=0),
-                          {"rho": [1e-7, 1e-8]}, cv=3, error_score="raise")  # 2 x 3 + 1 fits at eps = 1
+    search = GridSearchCV(
+        AdaSSPRegressor(epsilon=1.0, delta=1e-6, ledger=led, random_state=0),
+        {"rho": [1e-7, 1e-8]},
+        cv=3,
+        error_score="raise",
+    )  # 2 x 3 + 1 fits at eps = 1
     with pytest.raises(BudgetExceededError):
         search.fit(X, y)
     assert led.total_epsilon <= 5.0 * (1 + 1e-12)
@@ -66,16 +70,18 @@ def test_grid_search_cv_cannot_overspend_an_outer_ledger():
 def test_an_unchecked_grid_search_spends_once_per_fit():
     """What the module docstring warns about: without an outer ledger nothing stops G F + 1 fits."""
     X, y = problem(2048)
-    search = GridSearchCV(AdaSSPRegressor(epsilon=1.0, delta=1e-6, random_state=0), {"rho": [1e-7, 1e-8]},
-                          cv=3).fit(X, y)
+    search = GridSearchCV(AdaSSPRegressor(epsilon=1.0, delta=1e-6, random_state=0), {"rho": [1e-7, 1e-8]}, cv=3).fit(
+        X, y
+    )
     assert search.best_estimator_.privacy_ledger_.total_epsilon == pytest.approx(1.0)  # each fit's own ledger only
 
 
 def test_private_grid_search_stays_within_budget_and_finds_the_good_candidate():
     X, y = problem()
     outer = PrivacyLedger(3.0, 1e-5)
-    search = PrivateGridSearch(AdaSSPRegressor(y_policy="clip"), {"clip": [0.05, 1.0]}, epsilon=2.0, delta=1e-6,
-                               ledger=outer, random_state=0).fit(X, y)
+    search = PrivateGridSearch(
+        AdaSSPRegressor(y_policy="clip"), {"clip": [0.05, 1.0]}, epsilon=2.0, delta=1e-6, ledger=outer, random_state=0
+    ).fit(X, y)
     led = search.privacy_ledger_
     assert led.total_epsilon <= 2.0 * (1 + 1e-12) and led.total_delta <= 1e-6 * (1 + 1e-12)
     assert outer.total_epsilon == pytest.approx(led.total_epsilon)
@@ -89,11 +95,14 @@ def test_private_grid_search_stays_within_budget_and_finds_the_good_candidate():
     assert outer.total_epsilon == pytest.approx(led.total_epsilon)
 
 
-@pytest.mark.parametrize("kwargs, exc, match", [
-    ({"selection_share": 1.0}, ValueError, r"selection_share must lie in \(0, 1\); got 1.0"),
-    ({"param_grid": {"epsilon": [1.0, 2.0]}}, ValueError, "may not vary"),
-    ({"ledger": "budget"}, TypeError, "PrivacyLedger or None; got str"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({"selection_share": 1.0}, ValueError, r"selection_share must lie in \(0, 1\); got 1.0"),
+        ({"param_grid": {"epsilon": [1.0, 2.0]}}, ValueError, "may not vary"),
+        ({"ledger": "budget"}, TypeError, "PrivacyLedger or None; got str"),
+    ],
+)
 def test_private_grid_search_refuses_bad_settings(kwargs, exc, match):
     X, y = problem(256)
     args = dict(estimator=AdaSSPRegressor(), param_grid={"clip": [1.0]}, epsilon=1.0, delta=1e-6)

@@ -91,8 +91,10 @@ def test_fastmix_needs_far_less_noise_than_upadhyay_form():
             u = upadhyay_noise_scale(e, delta, K, lam_f)
             u0 = upadhyay_noise_scale(e, delta, K, lam_f, C=1, a=1, b=1)
             ratio = u**2 / max(f**2, 1e-300)
-            print(f"n={n:.0e} eps={e}: sigma_U^2/sigma_FastMix(C^2->inf)^2 = {ratio:.3g} "
-                  f"(constant-free form: {u0**2 / max(f**2, 1e-300):.3g})")
+            print(
+                f"n={n:.0e} eps={e}: sigma_U^2/sigma_FastMix(C^2->inf)^2 = {ratio:.3g} "
+                f"(constant-free form: {u0**2 / max(f**2, 1e-300):.3g})"
+            )
             assert ratio > 100
             assert u0 > f
 

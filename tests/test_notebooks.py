@@ -20,19 +20,47 @@ NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.py") if not p.name.startswith
 SMOKE_PARAMETERS: dict[str, dict] = {
     "hello_fastmix": {"n": 64},
     "figure1_noise_scale": {"n_eps": 7},
-    "section3_fastmix": {"log2_n": 10, "d": 8, "n_draws": 2, "log2_k2_min": 5, "log2_k2_max": 8,
-                         "tiny_log2_n": 5, "tiny_d": 3, "tiny_k2": 16, "n_gamma": 3},
+    "section3_fastmix": {
+        "log2_n": 10,
+        "d": 8,
+        "n_draws": 2,
+        "log2_k2_min": 5,
+        "log2_k2_max": 8,
+        "tiny_log2_n": 5,
+        "tiny_d": 3,
+        "tiny_k2": 16,
+        "n_gamma": 3,
+    },
     "appendix_f_coherence": {"log2_ns": "10,12", "n_draws": 3, "k_per_octave": 1},
-    "kernel_rp_vs_rff": {"n_train": 100, "n_val": 50, "n_test": 100, "dims": "1,3", "epsilons": "1,100",
-                         "sweep_epsilons": "1", "n_reps": 2, "rep_block": 2},
+    "kernel_rp_vs_rff": {
+        "n_train": 100,
+        "n_val": 50,
+        "n_test": 100,
+        "dims": "1,3",
+        "epsilons": "1,100",
+        "sweep_epsilons": "1",
+        "n_reps": 2,
+        "rep_block": 2,
+    },
     "kernel_rates": {"n_values": "100,200", "eps_values": "1,10", "n_fixed": 100, "n_test": 100, "n_reps": 2},
     "appendix_j_statistics": {"log2_n": 12, "d": 8, "spread_log2_n": 10, "n_seeds": 2},
     "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 12, "n_starts": 0, "n_releases": 2000},
-    "figure2_dp_ols": {"datasets": "synthetic_sphere", "log2_n": 10, "d": 4, "k2_ratios": "4,16",
-                       "epsilons": "1.259,10.0", "trials": 2},
+    "figure2_dp_ols": {
+        "datasets": "synthetic_sphere",
+        "log2_n": 10,
+        "d": 4,
+        "k2_ratios": "4,16",
+        "epsilons": "1.259,10.0",
+        "trials": 2,
+    },
     "figure3_runtime": {"shapes": "10x4", "k2_ratios": "4,8,16", "epsilons": "1.259", "trials": 2},
-    "appendix_i_airline": {"dataset": "nycflights", "log2_n": 11, "epsilons": "1.0,10.0", "n_trials": 2,
-                           "k2_ratios": "4,8,16"},
+    "appendix_i_airline": {
+        "dataset": "nycflights",
+        "log2_n": 11,
+        "epsilons": "1.0,10.0",
+        "n_trials": 2,
+        "k2_ratios": "4,8,16",
+    },
     "solver_choice": {"log2_ns": "9", "ds": "4,8", "epsilons": "1.259", "trials": 2},
 }
 
@@ -41,7 +69,9 @@ pytestmark = pytest.mark.notebook
 
 def test_smoke_parameters_refer_to_existing_notebooks():
     names = {p.stem for p in NOTEBOOKS}
-    assert set(SMOKE_PARAMETERS) <= names, f"SMOKE_PARAMETERS has entries for missing notebooks: {set(SMOKE_PARAMETERS) - names}"
+    assert set(SMOKE_PARAMETERS) <= names, (
+        f"SMOKE_PARAMETERS has entries for missing notebooks: {set(SMOKE_PARAMETERS) - names}"
+    )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
@@ -100,14 +130,22 @@ def test_provenance_records_every_parameter(path):
 
     source = re.sub(r"^\s*[%!].*$", "", path.read_text(encoding="utf-8"), flags=re.M)  # magics are not Python
     tree = ast.parse(source)
-    calls = [node for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "provenance_report"]
+    calls = [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "provenance_report"
+    ]
     assert len(calls) == 1, f"{path.name}: the last cell should call provenance_report once"
-    given = next((kw.value for kw in calls[0].keywords if kw.arg == "parameters"), calls[0].args[0] if calls[0].args else None)
+    given = next(
+        (kw.value for kw in calls[0].keywords if kw.arg == "parameters"), calls[0].args[0] if calls[0].args else None
+    )
     declared = set(inspect_parameters(path))
     if isinstance(given, ast.Name):  # a name bound once in the notebook
-        bound = [node.value for node in ast.walk(tree) if isinstance(node, ast.Assign)
-                 and any(isinstance(t, ast.Name) and t.id == given.id for t in node.targets)]
+        bound = [
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == given.id for t in node.targets)
+        ]
         assert len(bound) == 1, f"{path.name}: {given.id} should be bound once"
         given = bound[0]
     if isinstance(given, ast.DictComp):

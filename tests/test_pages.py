@@ -4,10 +4,10 @@ import matplotlib
 
 matplotlib.use("Agg")
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
+import matplotlib.pyplot as plt
+import pytest
 
-from fastmix.pages import BOOK_STYLE, caption, tex_num, use_book_style  # noqa: E402
+from fastmix.pages import BOOK_STYLE, caption, tex_num, use_book_style
 
 
 @pytest.mark.parametrize("x, text", [(1e-5, "10^{-5}"), (2.5e-6, "2.5 \\cdot 10^{-6}"), (0.3, "0.3"), (100, "100")])

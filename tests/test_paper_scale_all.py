@@ -2,9 +2,9 @@
 
 import json
 
-import paper_scale_all as tool  # tools/ is on the path (tests/conftest.py)
 import pytest
 
+import paper_scale_all as tool  # tools/ is on the path (tests/conftest.py)
 from fastmix.run import paper_scale_parameters
 from fastmix.store import ResultsStore
 from fastmix.studies import STUDIES, study_parameters
@@ -23,8 +23,9 @@ def _store(tmp_path, name, params, version="0.1.0", complete=True):
     st = ResultsStore(name, tmp_path)
     st.path.mkdir(parents=True, exist_ok=True)
     (st.path / "parameters.json").write_text(json.dumps({"parameters": params}))
-    (st.path / "provenance.json").write_text(json.dumps({"notebook": name, "fastmix_version": version,
-                                                         "complete": complete, "sittings": []}))
+    (st.path / "provenance.json").write_text(
+        json.dumps({"notebook": name, "fastmix_version": version, "complete": complete, "sittings": []})
+    )
 
 
 def test_current_entries_are_skipped_and_changed_parameters_start_afresh(tmp_path, monkeypatch):

@@ -41,7 +41,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from figure_labels import FASTMIX_PAPER_FIGURES, PAGES, SMOKE
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,17 +57,29 @@ PAPERS = {
 PENDING: set = set()
 
 _KINDS = {
-    "algorithm": "Algorithm", "alg": "Algorithm",
-    "theorem": "Theorem", "thm": "Theorem",
-    "lemma": "Lemma", "lem": "Lemma",
-    "definition": "Definition", "def": "Definition",
-    "proposition": "Proposition", "prop": "Proposition",
-    "corollary": "Corollary", "cor": "Corollary",
+    "algorithm": "Algorithm",
+    "alg": "Algorithm",
+    "theorem": "Theorem",
+    "thm": "Theorem",
+    "lemma": "Lemma",
+    "lem": "Lemma",
+    "definition": "Definition",
+    "def": "Definition",
+    "proposition": "Proposition",
+    "prop": "Proposition",
+    "corollary": "Corollary",
+    "cor": "Corollary",
     "claim": "Claim",
     "assumption": "Assumption",
-    "figure": "Figure", "fig": "Figure",
-    "table": "Table", "tab": "Table",
-    "eq": "Eq.", "eqs": "Eq.", "eqn": "Eq.", "eqns": "Eq.", "equation": "Eq.",
+    "figure": "Figure",
+    "fig": "Figure",
+    "table": "Table",
+    "tab": "Table",
+    "eq": "Eq.",
+    "eqs": "Eq.",
+    "eqn": "Eq.",
+    "eqns": "Eq.",
+    "equation": "Eq.",
 }
 _NUM = r"\(?\d+(?:\.\d+)*\)?"
 _SEP = r"\s*(?:,|/|\band\b|-|\u2013|\u2014)\s*"

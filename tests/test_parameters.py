@@ -55,8 +55,12 @@ NOTEBOOKS = [name for name, _ in run.list_notebooks()]
         (IntegerList(1), "1,5", "1.5", "item 1.5 is not an integer >= 1"),
         (ChoiceList(("a", "b")), "b,a", "a,c", "parameter x = 'a,c': item c is not one of a, b"),
         (ChoiceList(("a", "b"), min_items=0), "", "c", "item c is not one of a, b"),
-        (ShapeList(Integer(1, 24), Integer(1)), "19x32,17x90", "19x32,25x4",
-         "item 25x4 is not a shape <log2 n>x<d> with log2 n in [1, 24] and d >= 1"),
+        (
+            ShapeList(Integer(1, 24), Integer(1)),
+            "19x32,17x90",
+            "19x32,25x4",
+            "item 25x4 is not a shape <log2 n>x<d> with log2 n in [1, 24] and d >= 1",
+        ),
         (ShapeList(Integer(1, 24), Integer(1)), "10X4", "19-32", "item 19-32 is not a shape"),
     ],
 )
@@ -73,15 +77,20 @@ def test_bounds_naming_other_parameters():
     values = {"log2_n": 10, "log2_k2_min": 5}
     assert rule.check("log2_k2_max", 10, values) is None
     assert rule.check("log2_k2_max", 12, values) == (
-        "parameter log2_k2_max = 12: must be an integer in [log2_k2_min (= 5), log2_n (= 10)]")
+        "parameter log2_k2_max = 12: must be an integer in [log2_k2_min (= 5), log2_n (= 10)]"
+    )
     assert rule.describe() == "an integer in [log2_k2_min, log2_n]"
     power = Integer(1, "2**tiny_log2_n")
     assert power.check("tiny_k2", 64, {"tiny_log2_n": 6}) is None
-    assert power.check("tiny_k2", 65, {"tiny_log2_n": 6}) == \
-        "parameter tiny_k2 = 65: must be an integer in [1, 2**tiny_log2_n (= 64)]"
+    assert (
+        power.check("tiny_k2", 65, {"tiny_log2_n": 6})
+        == "parameter tiny_k2 = 65: must be an integer in [1, 2**tiny_log2_n (= 64)]"
+    )
     open_above = Real("eps_min", low_open=True)
-    assert open_above.check("eps_max", 0.01, {"eps_min": 0.01}) == \
-        "parameter eps_max = 0.01: must be a number > eps_min (= 0.01)"
+    assert (
+        open_above.check("eps_max", 0.01, {"eps_min": 0.01})
+        == "parameter eps_max = 0.01: must be a number > eps_min (= 0.01)"
+    )
 
 
 def test_check_parameters_lists_every_problem_in_one_line():
@@ -169,8 +178,11 @@ def test_section3_refuses_log2_k2_max_above_log2_n():
     from fastmix.studies.section3 import DEFAULTS, k2_values
 
     params = {**DEFAULTS, "log2_n": 10}  # the default log2_k2_max is 12: no silent cap at 10
-    with pytest.raises(ParameterError, match=r"log2_k2_max = 12: must be an integer in \[log2_k2_min \(= 5\), "
-                                             r"log2_n \(= 10\)\]"):
+    with pytest.raises(
+        ParameterError,
+        match=r"log2_k2_max = 12: must be an integer in \[log2_k2_min \(= 5\), "
+        r"log2_n \(= 10\)\]",
+    ):
         k2_values(params)
     with pytest.raises(ParameterError, match="log2_k2_max = 12"):
         run_study("section3_fastmix", {"log2_n": 10}, log=None)

@@ -6,12 +6,7 @@ import pytest
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
-from fastmix.preprocessing import (
-    BoundedResponseRegressor,
-    BoundedTableEncoder,
-    RowNormClipper,
-    pipeline_privacy_record,
-)
+from fastmix.preprocessing import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper, pipeline_privacy_record
 from fastmix.regression import AdaSSPRegressor, IHMRegressor
 
 REGIONS = [f"r{i}" for i in range(8)]
@@ -23,11 +18,23 @@ CATS = {"region": REGIONS, "day": DAYS}
 def raw_table(n=8192, seed=0):
     """A public-style table: two numeric and two categorical columns, y with an offset."""
     rng = np.random.default_rng(seed)
-    t = pd.DataFrame({"age": rng.uniform(18, 90, n), "income": rng.gamma(2.0, 20_000, n),
-                      "region": rng.choice(REGIONS, n), "day": rng.choice(DAYS, n)})
+    t = pd.DataFrame(
+        {
+            "age": rng.uniform(18, 90, n),
+            "income": rng.gamma(2.0, 20_000, n),
+            "region": rng.choice(REGIONS, n),
+            "day": rng.choice(DAYS, n),
+        }
+    )
     effect = dict(zip(REGIONS, np.linspace(-8, 8, len(REGIONS))))
-    y = 50 + 0.3 * (t["age"] - 54) + 4e-5 * (t["income"] - 40_000) + t["region"].map(effect) \
-        + 2.0 * (t["day"] == "sat") + rng.normal(0, 2, n)
+    y = (
+        50
+        + 0.3 * (t["age"] - 54)
+        + 4e-5 * (t["income"] - 40_000)
+        + t["region"].map(effect)
+        + 2.0 * (t["day"] == "sat")
+        + rng.normal(0, 2, n)
+    )
     return t, np.clip(y.to_numpy(), 0, 100)
 
 
@@ -44,32 +51,43 @@ def test_rows_meet_the_tight_bound_and_a_corner_row_attains_it():
 
 
 def test_values_outside_the_declarations_are_clipped_or_zero_and_counted():
-    t = pd.DataFrame({"age": [10.0, 50.0, 120.0], "income": [1.0, 2.0, 3.0], "region": ["r0", "mars", "r1"],
-                      "day": ["mon", "mon", "mon"]})
+    t = pd.DataFrame(
+        {
+            "age": [10.0, 50.0, 120.0],
+            "income": [1.0, 2.0, 3.0],
+            "region": ["r0", "mars", "r1"],
+            "day": ["mon", "mon", "mon"],
+        }
+    )
     enc = BoundedTableEncoder(RANGES, CATS).fit(t)
     assert enc.n_clipped_ == {"age": 2, "income": 0, "region": 1, "day": 0}
     Z = enc.transform(t)
     assert Z[0, 0] == pytest.approx(-1 / 2) and Z[2, 0] == pytest.approx(1 / 2)  # clipped to the range ends
-    assert Z[1, 2:2 + len(REGIONS)].sum() == 0.0  # unknown category: all zeros
+    assert Z[1, 2 : 2 + len(REGIONS)].sum() == 0.0  # unknown category: all zeros
 
 
 def test_the_encoder_learns_nothing_from_the_data():
     a, _ = raw_table(300, seed=1)
     b, _ = raw_table(300, seed=2)
     probe, _ = raw_table(50, seed=3)
-    np.testing.assert_array_equal(BoundedTableEncoder(RANGES, CATS).fit(a).transform(probe),
-                                  BoundedTableEncoder(RANGES, CATS).fit(b).transform(probe))
+    np.testing.assert_array_equal(
+        BoundedTableEncoder(RANGES, CATS).fit(a).transform(probe),
+        BoundedTableEncoder(RANGES, CATS).fit(b).transform(probe),
+    )
 
 
-@pytest.mark.parametrize("kwargs, exc, match", [
-    ({}, ValueError, "declare at least one column"),
-    ({"numeric_ranges": {"age": (5, 5)}}, ValueError, r"low < high.*\(5.0, 5.0\)"),
-    ({"numeric_ranges": {"age": 3}}, TypeError, "must be a pair"),
-    ({"categories": {"day": []}}, ValueError, "is empty"),
-    ({"numeric_ranges": {"day": (0, 1)}, "categories": {"day": DAYS}}, ValueError, "both numeric and categorical"),
-    ({"numeric_ranges": {"height": (0, 3)}}, ValueError, r"no column\(s\) \['height'\]"),
-    ({"numeric_ranges": {"region": (0, 1)}}, TypeError, "non-numeric values"),
-])
+@pytest.mark.parametrize(
+    "kwargs, exc, match",
+    [
+        ({}, ValueError, "declare at least one column"),
+        ({"numeric_ranges": {"age": (5, 5)}}, ValueError, r"low < high.*\(5.0, 5.0\)"),
+        ({"numeric_ranges": {"age": 3}}, TypeError, "must be a pair"),
+        ({"categories": {"day": []}}, ValueError, "is empty"),
+        ({"numeric_ranges": {"day": (0, 1)}, "categories": {"day": DAYS}}, ValueError, "both numeric and categorical"),
+        ({"numeric_ranges": {"height": (0, 3)}}, ValueError, r"no column\(s\) \['height'\]"),
+        ({"numeric_ranges": {"region": (0, 1)}}, TypeError, "non-numeric values"),
+    ],
+)
 def test_bad_declarations_are_clear_errors(kwargs, exc, match):
     t, _ = raw_table(20)
     with pytest.raises(exc, match=match):
@@ -88,8 +106,9 @@ def test_row_norm_clipper():
 
 
 def _private_pipeline(pre, eps=5.0, seed=0):
-    return make_pipeline(pre, BoundedResponseRegressor(
-        IHMRegressor(epsilon=eps, delta=1e-8, random_state=seed), low=0, high=100))
+    return make_pipeline(
+        pre, BoundedResponseRegressor(IHMRegressor(epsilon=eps, delta=1e-8, random_state=seed), low=0, high=100)
+    )
 
 
 def test_a_raw_table_to_a_private_fit_with_intercept_within_the_ledger():
@@ -109,17 +128,24 @@ def test_a_raw_table_to_a_private_fit_with_intercept_within_the_ledger():
 def test_a_data_dependent_step_is_recorded_as_such():
     t, y = raw_table(1024)
     num = t[["age", "income"]].to_numpy()
-    pipe = make_pipeline(StandardScaler(), RowNormClipper(), BoundedResponseRegressor(
-        AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0), low=0, high=100)).fit(num, y)
+    pipe = make_pipeline(
+        StandardScaler(),
+        RowNormClipper(),
+        BoundedResponseRegressor(AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0), low=0, high=100),
+    ).fit(num, y)
     record = pipeline_privacy_record(pipe)
     assert not record["private_end_to_end"] and record["estimator_private"]
     assert record["steps"][0][:2] == ("standardscaler", False)
-    auto = make_pipeline(OneHotEncoder(sparse_output=False), AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0,
-                                                          row_norm_policy="clip"))
+    auto = make_pipeline(
+        OneHotEncoder(sparse_output=False),
+        AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip"),
+    )
     auto.fit(t[["day"]], y / 100)
     assert "categories='auto'" in pipeline_privacy_record(auto)["steps"][0][2]
-    declared = make_pipeline(OneHotEncoder(categories=[DAYS], sparse_output=False), AdaSSPRegressor(
-        epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip")).fit(t[["day"]], y / 100)
+    declared = make_pipeline(
+        OneHotEncoder(categories=[DAYS], sparse_output=False),
+        AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip"),
+    ).fit(t[["day"]], y / 100)
     assert pipeline_privacy_record(declared)["private_end_to_end"]
 
 
@@ -131,8 +157,9 @@ def test_the_tight_bound_beats_dividing_by_the_number_of_columns():
     test, y_test = raw_table(2000, seed=9)
     tight = BoundedTableEncoder(RANGES, CATS)
     width = 2 + len(REGIONS) + len(DAYS)
-    naive = make_pipeline(BoundedTableEncoder(RANGES, CATS, max_norm=2.0),
-                          FunctionTransformer(lambda Z: Z / np.sqrt(width)))
+    naive = make_pipeline(
+        BoundedTableEncoder(RANGES, CATS, max_norm=2.0), FunctionTransformer(lambda Z: Z / np.sqrt(width))
+    )
     errors = {}
     for name, pre in (("tight", tight), ("naive", naive)):
         e = [np.mean((_private_pipeline(pre, seed=s).fit(t, y).predict(test) - y_test) ** 2) for s in range(5)]

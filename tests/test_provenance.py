@@ -13,9 +13,21 @@ from fastmix import hadamard, provenance
 from fastmix.provenance import ProvenanceReport, collect_provenance, git_info, provenance_report
 
 EXPECTED_KEYS = {
-    "parameters", "seed", "fastmix_version", "git", "python", "python_implementation", "packages",
-    "hadamard_backend", "platform", "machine", "cpu_count", "data_sources", "started_at",
-    "finished_at", "wall_time_seconds",
+    "parameters",
+    "seed",
+    "fastmix_version",
+    "git",
+    "python",
+    "python_implementation",
+    "packages",
+    "hadamard_backend",
+    "platform",
+    "machine",
+    "cpu_count",
+    "data_sources",
+    "started_at",
+    "finished_at",
+    "wall_time_seconds",
 }
 
 
@@ -46,8 +58,14 @@ def test_collect_provenance_has_all_fields_and_is_json():
 
 def test_parameters_with_numpy_values_are_converted():
     record = collect_provenance(
-        {"k": np.int64(4), "x": np.float32(0.25), "grid": np.array([1.0, 2.0]),
-         "big": np.zeros((100, 100)), "path": provenance.Path("a/b"), "nan": float("nan")}
+        {
+            "k": np.int64(4),
+            "x": np.float32(0.25),
+            "grid": np.array([1.0, 2.0]),
+            "big": np.zeros((100, 100)),
+            "path": provenance.Path("a/b"),
+            "nan": float("nan"),
+        }
     )
     params = record["parameters"]
     assert params["k"] == 4 and isinstance(params["k"], int)
@@ -89,8 +107,7 @@ def test_data_sources_of_every_kind(tmp_path):
     file_rec, url_rec, dict_rec, obj_rec, broken_rec = record["data_sources"]
     assert file_rec["name"] == "data.csv"
     assert file_rec["sha256"] == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
-    assert url_rec == {"name": "https://example.org/data.zip", "source": "https://example.org/data.zip",
-                       "sha256": None}
+    assert url_rec == {"name": "https://example.org/data.zip", "source": "https://example.org/data.zip", "sha256": None}
     assert dict_rec["rows"] == 10 and dict_rec["name"] == "flights"
     assert obj_rec["name"] == "toy" and obj_rec["sha256"] == "ab" * 32
     assert "RuntimeError" in broken_rec["error"]
@@ -131,8 +148,7 @@ def test_backend_failure_does_not_raise(monkeypatch):
 
 
 def test_report_displays_as_text_html_and_frame(tmp_path):
-    report = provenance_report({"n": 16, "label": "a<b"}, seed=7, started_at=time.time(),
-                               data_sources=["synthetic"])
+    report = provenance_report({"n": 16, "label": "a<b"}, seed=7, started_at=time.time(), data_sources=["synthetic"])
     assert isinstance(report, ProvenanceReport)
     text = str(report)
     assert text.startswith("Provenance")
@@ -164,7 +180,8 @@ def _fields(bibtex):
 
 def test_entry_for_a_release_names_its_tag_version_and_commit():
     entry = provenance.companion_bibtex(
-        "1.2.0", COMMIT, False, release={"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-03-04"})
+        "1.2.0", COMMIT, False, release={"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-03-04"}
+    )
     assert entry.startswith("@software{fastmix_companion_0123456,\n") and entry.endswith("}\n")
     fields = _fields(entry)
     assert fields["version"] == "1.2.0"
@@ -179,19 +196,30 @@ def test_entry_for_a_release_names_its_tag_version_and_commit():
 @pytest.mark.parametrize(
     ("release", "dirty", "expected"),
     [
-        ({"tag": "v1.2.0", "commits_since": 3, "commit_date": "2027-05-01"}, False,
-         f"Commit {COMMIT}, 3 commits after release v1.2.0; not itself a release"),
-        ({"tag": "v1.2.0", "commits_since": 1, "commit_date": "2027-05-01"}, False,
-         f"Commit {COMMIT}, 1 commit after release v1.2.0; not itself a release"),
-        ({"tag": None, "commits_since": None, "commit_date": "2027-05-01"}, False,
-         f"Commit {COMMIT}; no release tag found in the checkout"),
+        (
+            {"tag": "v1.2.0", "commits_since": 3, "commit_date": "2027-05-01"},
+            False,
+            f"Commit {COMMIT}, 3 commits after release v1.2.0; not itself a release",
+        ),
+        (
+            {"tag": "v1.2.0", "commits_since": 1, "commit_date": "2027-05-01"},
+            False,
+            f"Commit {COMMIT}, 1 commit after release v1.2.0; not itself a release",
+        ),
+        (
+            {"tag": None, "commits_since": None, "commit_date": "2027-05-01"},
+            False,
+            f"Commit {COMMIT}; no release tag found in the checkout",
+        ),
         (None, False, f"Commit {COMMIT}"),
-        ({"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-05-01"}, True,
-         f"Release v1.2.0, commit {COMMIT}; run with uncommitted changes, so this commit alone does not "
-         "reproduce it"),
+        (
+            {"tag": "v1.2.0", "commits_since": 0, "commit_date": "2027-05-01"},
+            True,
+            f"Release v1.2.0, commit {COMMIT}; run with uncommitted changes, so this commit alone does not "
+            "reproduce it",
+        ),
         # the tag of another version at this commit is not a release of the version that ran
-        ({"tag": "v1.1.0", "commits_since": 0, "commit_date": "2027-05-01"}, False,
-         f"Commit {COMMIT}, tagged v1.1.0"),
+        ({"tag": "v1.1.0", "commits_since": 0, "commit_date": "2027-05-01"}, False, f"Commit {COMMIT}, tagged v1.1.0"),
     ],
 )
 def test_entry_note_says_where_the_commit_stands(release, dirty, expected):
@@ -213,9 +241,10 @@ def test_entry_without_a_commit_points_at_the_repository(commit):
 def test_entry_parses_as_bibtex():
     pybtex_database = pytest.importorskip("pybtex.database")
     entry = provenance.companion_bibtex(
-        fastmix.__version__, COMMIT, True, release={"tag": "v0.1.0", "commits_since": 2, "commit_date": "2026-12-01"})
+        fastmix.__version__, COMMIT, True, release={"tag": "v0.1.0", "commits_since": 2, "commit_date": "2026-12-01"}
+    )
     data = pybtex_database.parse_string(entry, "bibtex")
-    (key, parsed), = data.entries.items()
+    ((key, parsed),) = data.entries.items()
     assert key == "fastmix_companion_0123456" and parsed.type == "software"
     assert parsed.fields["version"] == fastmix.__version__
     assert COMMIT in parsed.fields["url"] and COMMIT in parsed.fields["note"]
@@ -224,9 +253,25 @@ def test_entry_parses_as_bibtex():
 def _git(repo, *args):
     import subprocess
 
-    subprocess.run(["git", "-C", str(repo), "-c", "user.name=Test", "-c", "user.email=test@example.org",
-                    "-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false", *args],
-                   check=True, capture_output=True, text=True)
+    subprocess.run(
+        [
+            "git",
+            "-C",
+            str(repo),
+            "-c",
+            "user.name=Test",
+            "-c",
+            "user.email=test@example.org",
+            "-c",
+            "commit.gpgsign=false",
+            "-c",
+            "tag.gpgsign=false",
+            *args,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
 
 
 def test_release_info_follows_the_tags_of_a_repository(tmp_path):

@@ -8,13 +8,12 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, skip_or_fail
 
 # tools/check_links.py, tools/launch_notebooks.py, tools/release.py (tests/conftest.py puts tools/ on the path)
 import check_links
 import launch_notebooks
 import release
-from conftest import ROOT, skip_or_fail
-
 
 # --------------------------------------------------------------------------- link check
 
@@ -111,10 +110,12 @@ def test_release_archive_is_self_contained_and_reproducible(tmp_path):
     (site / ".buildinfo").write_text("sphinx build hash")
     extras = {"CITATION.cff": ROOT / "CITATION.cff"}
     info = {"version": "9.9", "commit": "abc"}
-    first = release.make_archive(site, tmp_path / "a" / "book.zip", version="9.9", extras=extras, info=info,
-                                 epoch=1_700_000_000)
-    second = release.make_archive(site, tmp_path / "b" / "book.zip", version="9.9", extras=extras, info=info,
-                                  epoch=1_700_000_000)
+    first = release.make_archive(
+        site, tmp_path / "a" / "book.zip", version="9.9", extras=extras, info=info, epoch=1_700_000_000
+    )
+    second = release.make_archive(
+        site, tmp_path / "b" / "book.zip", version="9.9", extras=extras, info=info, epoch=1_700_000_000
+    )
     assert first.read_bytes() == second.read_bytes()
     import hashlib
     import zipfile
@@ -148,8 +149,9 @@ def test_addresses_in_the_book_config_match_pyproject():
     import yaml
 
     pyproject = (ROOT / "pyproject.toml").read_text()
-    repository = next(line.split("=", 1)[1].strip().strip('"') for line in pyproject.splitlines()
-                      if line.startswith("Repository"))
+    repository = next(
+        line.split("=", 1)[1].strip().strip('"') for line in pyproject.splitlines() if line.startswith("Repository")
+    )
     config = yaml.safe_load((ROOT / "_config.yml").read_text())
     assert config["repository"]["url"] == repository
     launch = config["launch_buttons"]
@@ -199,8 +201,10 @@ _LINKS = "\n[Unreleased]: https://github.com/o/r/compare/v1.0.0...HEAD\n[1.0.0]:
     [
         (_HEAD + "## [Unreleased]\n\n" + _RELEASED + _LINKS, None),
         (_HEAD + "## [Unreleased]\n\n### Added\n\n" + _RELEASED + _LINKS, None),  # empty headings only
-        (_HEAD + "## [Unreleased]\n\n### Added\n\n- Not yet released.\n\n" + _RELEASED + _LINKS,
-         "changes are listed under `## [Unreleased]`"),
+        (
+            _HEAD + "## [Unreleased]\n\n### Added\n\n- Not yet released.\n\n" + _RELEASED + _LINKS,
+            "changes are listed under `## [Unreleased]`",
+        ),
         (_HEAD + "## [Unreleased]\n\n### Added\n\n- A feature.\n" + _LINKS, "no section for version 1.0.0"),
         (_HEAD + "## [1.0.0] - Unreleased\n\n### Added\n\n- A feature.\n", "not dated (still 'Unreleased')"),
         (_HEAD + "## [1.0.0]\n\n- A feature.\n", "not dated (no YYYY-MM-DD)"),
@@ -233,9 +237,14 @@ def git_repo(tmp_path, monkeypatch):
         pytest.skip("git is not installed")
     config = tmp_path / "gitconfig"
     config.write_text("")
-    for name, value in {"GIT_CONFIG_GLOBAL": str(config), "GIT_CONFIG_NOSYSTEM": "1",
-                        "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@example.org",
-                        "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@example.org"}.items():
+    for name, value in {
+        "GIT_CONFIG_GLOBAL": str(config),
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.org",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.org",
+    }.items():
         monkeypatch.setenv(name, value)
     repo = tmp_path / "repo"
     (repo / "fastmix").mkdir(parents=True)

@@ -5,9 +5,10 @@ import re
 import shutil
 from pathlib import Path
 
-import paper_map  # tools/paper_map.py (tests/conftest.py puts tools/ on the path)
 import pytest
 import yaml
+
+import paper_map  # tools/paper_map.py (tests/conftest.py puts tools/ on the path)
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -49,8 +50,12 @@ def _ci_commands() -> list[str]:
 
 
 def _bash_lines(text: str) -> list[str]:
-    return [line for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
-            for line in block.splitlines() if line.strip()]
+    return [
+        line
+        for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+        for line in block.splitlines()
+        if line.strip()
+    ]
 
 
 def test_readme_commands_are_the_ones_ci_runs():
@@ -109,16 +114,26 @@ def test_readme_opens_with_the_rendered_book():
 def test_user_material_comes_first_and_maintainer_material_lives_in_contributing():
     text = _text()
     headings = re.findall(r"^## (.+)$", text, flags=re.M)
-    order = ["Install, build the book, run the tests", "The papers' figures and tables in the book",
-             "Re-running a figure with new parameters", "Using the package", "Cite this", "Contributing"]
+    order = [
+        "Install, build the book, run the tests",
+        "The papers' figures and tables in the book",
+        "Re-running a figure with new parameters",
+        "Using the package",
+        "Cite this",
+        "Contributing",
+    ]
     assert [h for h in headings if h in order] == order
     assert headings.index("Contributing") == len(headings) - 2  # only the licence after it
     for maintainer in ("tools/release.py", "check_links.py", ".github/workflows", "benchmarks/"):
         assert maintainer not in text, f"{maintainer} belongs in CONTRIBUTING.md"
         assert maintainer in _text(CONTRIBUTING)
     contributing = _text(CONTRIBUTING)
-    for heading in ("## Continuous integration", "## Adding a notebook", "## Computing and committing paper-scale results",
-                    "## Releasing a version"):
+    for heading in (
+        "## Continuous integration",
+        "## Adding a notebook",
+        "## Computing and committing paper-scale results",
+        "## Releasing a version",
+    ):
         assert f"\n{heading}\n" in contributing
 
 
@@ -132,7 +147,8 @@ def _table() -> str:
 
 def test_figure_table_is_current():
     assert paper_map.render_readme(ROOT) == _text(), (
-        "the README's table of figures is stale; run `.venv/bin/python tools/paper_map.py`")
+        "the README's table of figures is stale; run `.venv/bin/python tools/paper_map.py`"
+    )
     assert paper_map.main(["--check"]) == 0
 
 
@@ -141,8 +157,12 @@ def test_every_notebook_of_the_book_is_in_the_table():
     from fastmix.run import resolve_notebook
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
-    notebooks = [c["file"].split("/", 1)[1] for part in toc["parts"] for c in part["chapters"]
-                 if c["file"].startswith("notebooks/")]
+    notebooks = [
+        c["file"].split("/", 1)[1]
+        for part in toc["parts"]
+        for c in part["chapters"]
+        if c["file"].startswith("notebooks/")
+    ]
     registry = set(paper_map.json.loads((ROOT / "notebooks" / "paper_scale.json").read_text())) - {"_comment"}
     table = _table()
     rows = [line for line in table.splitlines() if line.startswith("| ") and not line.startswith("| Paper ")]
@@ -190,9 +210,12 @@ def test_copy_is_current(tmp_book):
 def test_a_new_notebook_without_a_paper_item_is_refused(tmp_book, capsys):
     shutil.copy(tmp_book / "notebooks" / "hello_fastmix.py", tmp_book / "notebooks" / "figure9_new.py")
     toc = (tmp_book / "_toc.yml").read_text()
-    (tmp_book / "_toc.yml").write_text(toc.replace("      - file: notebooks/figure3_runtime\n",
-                                                   "      - file: notebooks/figure3_runtime\n"
-                                                   "      - file: notebooks/figure9_new\n"))
+    (tmp_book / "_toc.yml").write_text(
+        toc.replace(
+            "      - file: notebooks/figure3_runtime\n",
+            "      - file: notebooks/figure3_runtime\n      - file: notebooks/figure9_new\n",
+        )
+    )
     assert paper_map.main(["--check", "--root", str(tmp_book)]) == 2
     assert "PAPER_ITEMS has no entry for notebooks/figure9_new" in capsys.readouterr().err
 

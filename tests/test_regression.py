@@ -27,8 +27,7 @@ def problem():
 
 # ----------------------------------------------------------------------------- calibration
 
-GRID = [(eps, delta, T, k1) for eps in (0.3, 1.0, 5.0) for delta in (1e-4, 1e-9)
-        for T in (1, 4) for k1 in (20, 200)]
+GRID = [(eps, delta, T, k1) for eps in (0.3, 1.0, 5.0) for delta in (1e-4, 1e-9) for T in (1, 4) for k1 in (20, 200)]
 
 
 def _within(total, target):
@@ -175,13 +174,16 @@ def test_eta_term_option_changes_result(problem):
 # ----------------------------------------------------------------------------- determinism
 
 
-@pytest.mark.parametrize("call", [
-    lambda X, y, s: R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=s),
-    lambda X, y, s: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, random_state=s),
-    lambda X, y, s: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, random_state=s, sketch="gram"),
-    lambda X, y, s: R.fast_ihs(X, y, k=40, random_state=s),
-    lambda X, y, s: R.adassp(X, y, epsilon=1.0, delta=1e-6, random_state=s),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X, y, s: R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=s),
+        lambda X, y, s: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, random_state=s),
+        lambda X, y, s: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, random_state=s, sketch="gram"),
+        lambda X, y, s: R.fast_ihs(X, y, k=40, random_state=s),
+        lambda X, y, s: R.adassp(X, y, epsilon=1.0, delta=1e-6, random_state=s),
+    ],
+)
 def test_same_seed_bit_identical(problem, call):
     X, y = problem
     a, _ = call(X, y, 11)
@@ -257,11 +259,14 @@ def test_bad_inputs(problem):
         R.ihm(X, y, epsilon=1.0, delta=1e-6, k=0)
 
 
-@pytest.mark.parametrize("solver", [
-    lambda X, y, **kw: R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, **kw),
-    lambda X, y, **kw: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, **kw),
-    lambda X, y, **kw: R.adassp(X, y, epsilon=1.0, delta=1e-6, **kw),
-])
+@pytest.mark.parametrize(
+    "solver",
+    [
+        lambda X, y, **kw: R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, **kw),
+        lambda X, y, **kw: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, **kw),
+        lambda X, y, **kw: R.adassp(X, y, epsilon=1.0, delta=1e-6, **kw),
+    ],
+)
 def test_row_norm_and_response_policies(problem, solver):
     X, y = problem
     Xb = X.copy()
@@ -297,8 +302,9 @@ def test_padding_versus_subsampling_records():
     np.testing.assert_array_equal(prep.y[1500:], 0)
     assert prep.X.flags.f_contiguous
     theta = np.ones(4)
-    np.testing.assert_allclose(R._clipped_gradient(prep.X, prep.y, theta, 1.0),
-                               X.T @ np.clip(y - X @ theta, -1, 1), atol=1e-10)
+    np.testing.assert_allclose(
+        R._clipped_gradient(prep.X, prep.y, theta, 1.0), X.T @ np.clip(y - X @ theta, -1, 1), atol=1e-10
+    )
 
 
 def test_fast_ihs_accepts_unbounded_data():
@@ -376,8 +382,12 @@ def test_sklearn_check_estimator():
     from sklearn.utils.estimator_checks import check_estimator
 
     kw = dict(row_norm_policy="rescale", y_policy="rescale", random_state=0)
-    for est in (R.FastIHMRegressor(epsilon=1e6, **kw), R.IHMRegressor(epsilon=1e6, **kw),
-                R.FastIHSRegressor(random_state=0), R.AdaSSPRegressor(epsilon=1e6, **kw)):
+    for est in (
+        R.FastIHMRegressor(epsilon=1e6, **kw),
+        R.IHMRegressor(epsilon=1e6, **kw),
+        R.FastIHSRegressor(random_state=0),
+        R.AdaSSPRegressor(epsilon=1e6, **kw),
+    ):
         results = check_estimator(est, on_fail=None)
         failed = [r["check_name"] for r in results if r["status"] == "failed"]
         assert not failed, (type(est).__name__, failed)
@@ -480,13 +490,26 @@ def test_intercept_costs_no_privacy_and_keeps_rows_within_the_bound(make):
 def test_without_intercept_the_estimator_is_the_papers_algorithm():
     X, y, _ = _offset_problem(n=1024)
     est = R.IHMRegressor(epsilon=5.0, delta=1e-6, fit_intercept=False, random_state=3).fit(X, y)
-    theta, _ = R.ihm(X, y, epsilon=5.0, delta=1e-6, k=est.result_.diagnostics.get("k", None) or
-                     R.paper_sketch_sizes(X.shape[1], 4, 1e-7)[0], T=4, rho=1e-7, random_state=np.random.default_rng(3))
+    theta, _ = R.ihm(
+        X,
+        y,
+        epsilon=5.0,
+        delta=1e-6,
+        k=est.result_.diagnostics.get("k", None) or R.paper_sketch_sizes(X.shape[1], 4, 1e-7)[0],
+        T=4,
+        rho=1e-7,
+        random_state=np.random.default_rng(3),
+    )
     np.testing.assert_array_equal(est.coef_, theta)
 
 
-@pytest.mark.parametrize("bad, exc, match", [("yes", TypeError, "fit_intercept must be True or False; got 'yes'"),
-                                             (1, TypeError, "fit_intercept must be True or False; got 1")])
+@pytest.mark.parametrize(
+    "bad, exc, match",
+    [
+        ("yes", TypeError, "fit_intercept must be True or False; got 'yes'"),
+        (1, TypeError, "fit_intercept must be True or False; got 1"),
+    ],
+)
 def test_fit_intercept_must_be_a_bool(bad, exc, match):
     X, y, _ = _offset_problem(n=256)
     with pytest.raises(exc, match=match):

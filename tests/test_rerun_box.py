@@ -18,7 +18,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ROOT, skip_or_fail
 
 sys.path.insert(0, str(ROOT / "book" / "_ext"))

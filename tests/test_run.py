@@ -19,7 +19,7 @@ from fastmix.run import (
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 
-TOY = '''# %% [markdown]
+TOY = """# %% [markdown]
 # # Toy notebook: a title
 #
 # More text.
@@ -33,7 +33,7 @@ grid = [1, 2]  # plain assignment
 
 # %%
 print(n, eps, label, flag, grid)
-'''
+"""
 
 
 @pytest.fixture
@@ -49,10 +49,23 @@ def toy_dir(tmp_path):
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("True", True), ("false", False), ("yes", True), ("None", None), ("null", None),
-        ("1024", 1024), ("-3", -3), ("1_000", 1000), ("0.5", 0.5), ("1e-3", 1e-3),
-        ("[1, 2.5]", [1, 2.5]), ("(0.1, 1)", (0.1, 1)), ("{'a': 1}", {"a": 1}),
-        ("'007'", "007"), ("gaussian", "gaussian"), ("a b", "a b"), ("", ""),
+        ("True", True),
+        ("false", False),
+        ("yes", True),
+        ("None", None),
+        ("null", None),
+        ("1024", 1024),
+        ("-3", -3),
+        ("1_000", 1000),
+        ("0.5", 0.5),
+        ("1e-3", 1e-3),
+        ("[1, 2.5]", [1, 2.5]),
+        ("(0.1, 1)", (0.1, 1)),
+        ("{'a': 1}", {"a": 1}),
+        ("'007'", "007"),
+        ("gaussian", "gaussian"),
+        ("a b", "a b"),
+        ("", ""),
     ],
 )
 def test_parse_value(text, expected):
@@ -124,7 +137,10 @@ def test_unknown_parameter_error_lists_valid_ones(toy_dir):
 def test_declared_types_are_checked_and_converted(toy_dir):
     spec = inspect_parameters(toy_dir / "toy.py")
     assert validate_parameters({"n": 16.0, "eps": 2, "label": 5, "flag": True}, spec) == {
-        "n": 16, "eps": 2.0, "label": "5", "flag": True,
+        "n": 16,
+        "eps": 2.0,
+        "label": "5",
+        "flag": True,
     }
     for bad in ({"n": 2.5}, {"n": "abc"}, {"n": True}, {"eps": "high"}, {"flag": 1}):
         with pytest.raises(ValueError, match="must be"):
@@ -194,7 +210,9 @@ def test_run_notebook_failure_raises_papermill_error(tmp_path):
 
     folder = tmp_path / "nbs"
     folder.mkdir()
-    (folder / "bad.py").write_text('# %% tags=["parameters"]\nn: int = 1  # n\n\n# %%\nraise RuntimeError(f"boom {n}")\n')
+    (folder / "bad.py").write_text(
+        '# %% tags=["parameters"]\nn: int = 1  # n\n\n# %%\nraise RuntimeError(f"boom {n}")\n'
+    )
     with pytest.raises(papermill.PapermillExecutionError, match="boom 3"):
         run.run_notebook(folder / "bad.py", {"n": 3}, output_dir=tmp_path / "out")
     assert (tmp_path / "out" / "bad" / "bad__n=3.ipynb").is_file()
@@ -226,8 +244,9 @@ def test_module_entry_point(tmp_path):
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "fastmix.run", "--list"], capture_output=True, text=True,
-                          cwd=tmp_path, check=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "fastmix.run", "--list"], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert "hello_fastmix" in done.stdout
 
@@ -247,7 +266,7 @@ def test_short_names_resolve_to_the_unique_notebook_with_that_prefix(tmp_path):
 
 # --------------------------------------------------------------------------- paper scale and commands
 
-EXOTIC = '''# %% [markdown]
+EXOTIC = """# %% [markdown]
 # # Exotic parameters
 
 # %% tags=["parameters"]
@@ -262,7 +281,7 @@ out: str = "values.json"
 # %%
 import json
 json.dump({"grid": grid, "flag": flag, "k": k, "eps": eps, "values": values, "label": label}, open(out, "w"))
-'''
+"""
 
 
 def test_papermill_command_reproduces_every_value_exactly(tmp_path):
@@ -329,14 +348,22 @@ def test_export_figures(tmp_path):
     import base64
 
     png = b"\x89PNG\r\n\x1a\nfake"
-    nb = {"cells": [
-        {"cell_type": "markdown", "source": "x"},
-        {"cell_type": "code", "outputs": [
-            {"output_type": "display_data", "data": {"image/png": base64.b64encode(png).decode(), "text/plain": "fig"}},
-            {"output_type": "stream", "text": "hello"},
-            {"output_type": "display_data", "data": {"image/svg+xml": ["<svg>", "</svg>"]}},
-        ]},
-    ]}
+    nb = {
+        "cells": [
+            {"cell_type": "markdown", "source": "x"},
+            {
+                "cell_type": "code",
+                "outputs": [
+                    {
+                        "output_type": "display_data",
+                        "data": {"image/png": base64.b64encode(png).decode(), "text/plain": "fig"},
+                    },
+                    {"output_type": "stream", "text": "hello"},
+                    {"output_type": "display_data", "data": {"image/svg+xml": ["<svg>", "</svg>"]}},
+                ],
+            },
+        ]
+    }
     path = tmp_path / "nb.ipynb"
     path.write_text(json.dumps(nb))
     written = run.export_figures(path, tmp_path / "figs")
@@ -365,16 +392,19 @@ def _cli(*args, cwd=None):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "fastmix.run", *args], capture_output=True, text=True,
-                          cwd=cwd or ROOT, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "fastmix.run", *args], capture_output=True, text=True, cwd=cwd or ROOT, check=False
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
         (("figure1", "-p", "eps_min", "-1"), "parameter eps_min = -1.0: must be a number > 0"),
-        (("section3", "-p", "log2_n", "10"), "parameter log2_k2_max = 12: must be an integer in "
-                                             "[log2_k2_min (= 5), log2_n (= 10)]"),
+        (
+            ("section3", "-p", "log2_n", "10"),
+            "parameter log2_k2_max = 12: must be an integer in [log2_k2_min (= 5), log2_n (= 10)]",
+        ),
         (("figure2", "-p", "ihm_sketch", "sparse"), "parameter ihm_sketch = 'sparse': must be one of 'gram', 'dense'"),
         (("hello_fastmix", "-p", "n", "1000"), "parameter n = 1000: must be a power of two >= 2"),
         (("hello_fastmix", "-p", "n", "many"), "parameter n = 'many': must be an integer"),
@@ -434,8 +464,32 @@ def test_help_says_where_outputs_and_data_go(capsys):
     assert "$FASTMIX_DATA" in out and "--verbose" in out
 
 
-SECTION3_SMALL = ["-p", "log2_n", "10", "-p", "log2_k2_max", "7", "-p", "d", "8", "-p", "n_draws", "2",
-                  "-p", "tiny_log2_n", "5", "-p", "tiny_d", "3", "-p", "tiny_k2", "16", "-p", "n_gamma", "2"]
+SECTION3_SMALL = [
+    "-p",
+    "log2_n",
+    "10",
+    "-p",
+    "log2_k2_max",
+    "7",
+    "-p",
+    "d",
+    "8",
+    "-p",
+    "n_draws",
+    "2",
+    "-p",
+    "tiny_log2_n",
+    "5",
+    "-p",
+    "tiny_d",
+    "3",
+    "-p",
+    "tiny_k2",
+    "16",
+    "-p",
+    "n_gamma",
+    "2",
+]
 
 
 def test_paper_scale_run_reports_cells_done_of_planned_and_resumes(tmp_path):
@@ -465,7 +519,7 @@ def test_plan_of_a_study_lists_its_cells():
     assert {t for t, _ in plan} == {"coherence", "reference"}
 
 
-FAILING = '''# %% tags=["parameters"]
+FAILING = """# %% tags=["parameters"]
 n: int = 1  # n
 
 # %%
@@ -474,7 +528,7 @@ detail = "second " + "line"
 
 # %%
 raise RuntimeError(f"boom {n}\\n{detail}")
-'''
+"""
 
 
 @pytest.mark.notebook
@@ -504,13 +558,37 @@ def test_study_notebook_streams_its_cells_and_writes_only_under_output_dir(tmp_p
     watched = [ROOT / "notebooks", ROOT / "data", ROOT / "results" / "figure2_dp_ols"]
 
     def snapshot():  # the files there (new files, not edits of existing ones: those are the sources)
-        return {p for folder in watched if folder.exists() for p in folder.rglob("*")
-                if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts}
+        return {
+            p
+            for folder in watched
+            if folder.exists()
+            for p in folder.rglob("*")
+            if "__pycache__" not in p.parts and ".ipynb_checkpoints" not in p.parts
+        }
 
     before = snapshot()
     out = tmp_path / "out"
-    done = _cli("figure2", "-p", "datasets", "synthetic_sphere", "-p", "log2_n", "10", "-p", "k2_ratios", "4,16",
-                "-p", "epsilons", "1.259,10.0", "-p", "trials", "2", "--output-dir", str(out), cwd=tmp_path)
+    done = _cli(
+        "figure2",
+        "-p",
+        "datasets",
+        "synthetic_sphere",
+        "-p",
+        "log2_n",
+        "10",
+        "-p",
+        "k2_ratios",
+        "4,16",
+        "-p",
+        "epsilons",
+        "1.259,10.0",
+        "-p",
+        "trials",
+        "2",
+        "--output-dir",
+        str(out),
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "runs: synthetic_sphere|FastIHS" in done.stderr  # the study's cells, streamed from the kernel
     assert "Executing" in done.stderr  # papermill's cell progress bar
@@ -535,11 +613,13 @@ def test_refusal_starts_no_kernel():
     import subprocess
     import sys
 
-    code = ("import sys, papermill\n"
-            "def boom(*a, **k): raise SystemExit('papermill.execute_notebook was called')\n"
-            "papermill.execute_notebook = boom\n"
-            "from fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
-            "print(rc, [m for m in ('ipykernel', 'matplotlib') if m in sys.modules])\n")
+    code = (
+        "import sys, papermill\n"
+        "def boom(*a, **k): raise SystemExit('papermill.execute_notebook was called')\n"
+        "papermill.execute_notebook = boom\n"
+        "from fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
+        "print(rc, [m for m in ('ipykernel', 'matplotlib') if m in sys.modules])\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.stdout.strip() == "2 []", done.stdout + done.stderr
 
@@ -571,8 +651,10 @@ def test_a_line_papermill_cannot_read_is_an_error_not_a_lost_parameter(tmp_path)
         (("figure1", "--output-dir", "{file}"), "is a file, not a folder"),
         (("figure1", "--output-dir", "{file}/sub"), "cannot be created: {file} is a file"),
         (("--paper-scale", "figure1", "--output-dir", "{file}"), "is a file, not a folder"),
-        (("figure1", "--kernel", "no-such-kernel", "--output-dir", "{dir}"),
-         "--kernel no-such-kernel: no Jupyter kernel of that name is installed"),
+        (
+            ("figure1", "--kernel", "no-such-kernel", "--output-dir", "{dir}"),
+            "--kernel no-such-kernel: no Jupyter kernel of that name is installed",
+        ),
         (("figure1", "-p", "eps_min", "nan", "--output-dir", "{dir}"), "parameter eps_min = nan: must be a number > 0"),
         (("figure1", "-p", "eps_max", "inf", "--output-dir", "{dir}"), "must be a finite number"),
         (("figure1", "-p", "n_eps", "3.5", "--output-dir", "{dir}"), "parameter n_eps = 3.5: must be an integer"),

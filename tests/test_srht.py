@@ -157,7 +157,9 @@ def test_sketch_quantities_without_input_checks_gives_the_same_numbers():
     unchecked = sketch_quantities(X, S, check_input=False)
     np.testing.assert_array_equal(checked.Z, unchecked.Z)
     assert (checked.m_hat, checked.delta_hat, checked.lambda_min) == (
-        unchecked.m_hat, unchecked.delta_hat, unchecked.lambda_min)
+        unchecked.m_hat,
+        unchecked.delta_hat,
+        unchecked.lambda_min,
+    )
     with pytest.raises(ValueError, match="n = 64 rows"):
         sketch_quantities(X[:32], S)
-

@@ -175,8 +175,10 @@ def test_stored_parameters_are_the_registry_setting(name):
     expected = {**study_module(name).DEFAULTS, **load_paper_scale()[name]["parameters"]}
     stored = S.ResultsStore(name, RESULTS).parameters()
     diff = S.parameters_differ(stored, expected)
-    assert not diff, (f"results/{name}/parameters.json differs from notebooks/paper_scale.json: {diff}; "
-                      f"recompute with python -m fastmix.run --paper-scale {name} --restart")
+    assert not diff, (
+        f"results/{name}/parameters.json differs from notebooks/paper_scale.json: {diff}; "
+        f"recompute with python -m fastmix.run --paper-scale {name} --restart"
+    )
 
 
 def test_parameter_comparison_detects_a_changed_registry(tmp_path):
@@ -190,9 +192,33 @@ def test_parameter_comparison_detects_a_changed_registry(tmp_path):
 def test_run_study_writes_and_resumes_through_the_command_line(tmp_path, capsys):
     from fastmix.run import main
 
-    args = ["--paper-scale", "figure2_dp_ols", "--output-dir", str(tmp_path), "-p", "datasets", "synthetic_sphere",
-            "-p", "log2_n", "10", "-p", "d", "3", "-p", "trials", "2", "-p", "epsilons", "1.259",
-            "-p", "use_paper_ratios", "False", "-p", "k2_ratios", "4,40"]
+    args = [
+        "--paper-scale",
+        "figure2_dp_ols",
+        "--output-dir",
+        str(tmp_path),
+        "-p",
+        "datasets",
+        "synthetic_sphere",
+        "-p",
+        "log2_n",
+        "10",
+        "-p",
+        "d",
+        "3",
+        "-p",
+        "trials",
+        "2",
+        "-p",
+        "epsilons",
+        "1.259",
+        "-p",
+        "use_paper_ratios",
+        "False",
+        "-p",
+        "k2_ratios",
+        "4,40",
+    ]
     registry = load_paper_scale()["figure2_dp_ols"]["parameters"]
     for key in ("nycflights_rows", "dense_check_epsilon"):
         if key in registry:
@@ -211,14 +237,22 @@ def test_run_study_writes_and_resumes_through_the_command_line(tmp_path, capsys)
 
 
 def test_run_study_in_memory_matches_the_store(tmp_path):
-    params = {"datasets": "synthetic_sphere", "log2_n": 10, "d": 3, "trials": 2, "epsilons": "1.259",
-              "k2_ratios": "4,40", "dense_check_epsilon": 0.0}
+    params = {
+        "datasets": "synthetic_sphere",
+        "log2_n": 10,
+        "d": 3,
+        "trials": 2,
+        "epsilons": "1.259",
+        "k2_ratios": "4,40",
+        "dense_check_epsilon": 0.0,
+    }
     memory = run_study("figure2_dp_ols", params, log=None)["runs"]
     st = S.ResultsStore("figure2_dp_ols", tmp_path)
     stored = run_study("figure2_dp_ols", params, store=st, log=None)["runs"]
     cols = ["cell", "method", "epsilon", "k2_ratio", "trial", "excess_risk"]
-    pd.testing.assert_frame_equal(memory[cols].reset_index(drop=True), stored[cols].reset_index(drop=True),
-                                  check_dtype=False, rtol=1e-8)
+    pd.testing.assert_frame_equal(
+        memory[cols].reset_index(drop=True), stored[cols].reset_index(drop=True), check_dtype=False, rtol=1e-8
+    )
 
 
 def test_load_returns_every_table_or_none_until_the_required_ones_exist(tmp_path):

@@ -55,11 +55,27 @@ def test_ridge_path_matches_solve_ridge_floored_per_lambda():
 
 def test_release_from_statistics_equals_release_sufficient_statistics():
     Z = RNG.standard_normal((60, 5)) / 3.0
-    a = release_sufficient_statistics(Z, Y[:60], epsilon=1.0, delta_covariance=1e-6, delta_vector=2e-6,
-                                      feature_norm_sq=3.0, response_bound=1.0, random_state=np.random.default_rng(3))
-    b = release_from_statistics(Z.T @ Z / 60, Z.T @ Y[:60] / 60, 60, epsilon=1.0, delta_covariance=1e-6,
-                                delta_vector=2e-6, feature_norm_sq=3.0, response_bound=1.0,
-                                random_state=np.random.default_rng(3))
+    a = release_sufficient_statistics(
+        Z,
+        Y[:60],
+        epsilon=1.0,
+        delta_covariance=1e-6,
+        delta_vector=2e-6,
+        feature_norm_sq=3.0,
+        response_bound=1.0,
+        random_state=np.random.default_rng(3),
+    )
+    b = release_from_statistics(
+        Z.T @ Z / 60,
+        Z.T @ Y[:60] / 60,
+        60,
+        epsilon=1.0,
+        delta_covariance=1e-6,
+        delta_vector=2e-6,
+        feature_norm_sq=3.0,
+        response_bound=1.0,
+        random_state=np.random.default_rng(3),
+    )
     np.testing.assert_allclose(a.covariance, b.covariance, rtol=1e-12, atol=1e-15)
     np.testing.assert_allclose(a.vector, b.vector, rtol=1e-12, atol=1e-15)
     assert a.sigma_covariance == b.sigma_covariance and a.sigma_vector == b.sigma_vector
@@ -79,8 +95,9 @@ def test_study_private_fit_is_the_estimators_algorithm(method, estimator):
     feats, rng_noise = _features(method, M, 11)
     betas, floored, rel, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
     kwargs = dict(sampler="exact") if method == "RP" else {}
-    est = estimator(epsilon=eps, delta=delta, bandwidth=1.2, n_components=M, lam=lam, random_state=11,
-                    **kwargs).fit(X, Y)
+    est = estimator(epsilon=eps, delta=delta, bandwidth=1.2, n_components=M, lam=lam, random_state=11, **kwargs).fit(
+        X, Y
+    )
     np.testing.assert_allclose(betas[0], est.coef_, rtol=1e-7, atol=1e-10)
     assert D2 == pytest.approx(est.norm_bound_sq_)
     assert floored[0] == est.n_eigenvalues_floored_
@@ -103,8 +120,19 @@ def test_private_selection_releases_compose_to_the_budget():
     mus = []
     for M in (4, 16, 64):
         t = delta / (8 * G)
-        _, _, rel, D2 = study.private_path("RP", feats, M, eps, delta, np.array([0.1]), 1.0, rng, t=t,
-                                            multiplier=math.sqrt(2 * G), delta_gauss=0.75 * delta)
+        _, _, rel, D2 = study.private_path(
+            "RP",
+            feats,
+            M,
+            eps,
+            delta,
+            np.array([0.1]),
+            1.0,
+            rng,
+            t=t,
+            multiplier=math.sqrt(2 * G),
+            delta_gauss=0.75 * delta,
+        )
         assert D2 == pytest.approx(laurent_massart_bound(feats.variance_bound, M, t))
         mus += [rel.sensitivity_covariance / rel.sigma_covariance, rel.sensitivity_vector / rel.sigma_vector]
     mu = math.sqrt(sum(m * m for m in mus))
@@ -129,9 +157,22 @@ def test_theory_rp_hyperparameters_meet_their_conditions():
 # ----------------------------------------------------------------------------------------- the studies run
 
 
-SMALL = {"n_train": 60, "n_val": 30, "n_test": 40, "dims": "2", "targets": "plane_wave,rkhs", "real_data": False,
-         "epsilons": "1,30", "n_reps": 4, "rep_block": 2, "m_grid": "4,8", "lam_grid": "0.01,0.1",
-         "sel_m_grid": "4,8", "sweep_epsilons": "1", "krr_reps": 1}
+SMALL = {
+    "n_train": 60,
+    "n_val": 30,
+    "n_test": 40,
+    "dims": "2",
+    "targets": "plane_wave,rkhs",
+    "real_data": False,
+    "epsilons": "1,30",
+    "n_reps": 4,
+    "rep_block": 2,
+    "m_grid": "4,8",
+    "lam_grid": "0.01,0.1",
+    "sel_m_grid": "4,8",
+    "sweep_epsilons": "1",
+    "krr_reps": 1,
+}
 
 
 def test_comparison_study_tables_cover_every_protocol_method_and_epsilon():
@@ -152,8 +193,9 @@ def test_comparison_study_resumes_from_the_store(tmp_path):
     first = run_study("kernel_rp_vs_rff", params, store=store, log=logs.append)
     assert len(logs) == 2 * 2  # two panels x two blocks
     again = []
-    second = run_study("kernel_rp_vs_rff", params, store=ResultsStore("kernel_rp_vs_rff", root=tmp_path),
-                       log=again.append)
+    second = run_study(
+        "kernel_rp_vs_rff", params, store=ResultsStore("kernel_rp_vs_rff", root=tmp_path), log=again.append
+    )
     assert again == []  # nothing recomputed
     pd.testing.assert_frame_equal(first["runs"].reset_index(drop=True), second["runs"].reset_index(drop=True))
     memory = run_study("kernel_rp_vs_rff", params, log=None)["runs"]  # same seeds in memory
@@ -161,8 +203,9 @@ def test_comparison_study_resumes_from_the_store(tmp_path):
 
 
 def test_rates_study_runs_and_pairs_each_fit_with_its_non_private_twin():
-    t = run_study("kernel_rates", {"n_values": "80,160", "eps_values": "1,10", "n_fixed": 80, "n_reps": 2,
-                                   "n_test": 50}, log=None)["runs"]
+    t = run_study(
+        "kernel_rates", {"n_values": "80,160", "eps_values": "1,10", "n_fixed": 80, "n_reps": 2, "n_test": 50}, log=None
+    )["runs"]
     assert set(t["sweep"]) == {"n", "epsilon"}
     np.testing.assert_allclose(t["privacy_cost"], t["risk"] - t["risk_nonprivate"])
     assert t.groupby(["sweep", "n", "epsilon", "method"]).size().eq(2).all()
@@ -180,8 +223,20 @@ def _fake_runs(ratio, ds=(1, 20), reps=30, seed=0, spread=0.2):
                 base = math.exp(rng.normal(-3, 0.5))
                 r = ratio(d) if callable(ratio) else ratio
                 for method, err in (("RFF", base), ("RP", base * r * math.exp(rng.normal(0, spread)))):
-                    rows.append({"panel": f"rkhs d={d}", "target": "rkhs", "d": d, "rep": rep, "protocol": "tuned",
-                                 "method": method, "epsilon": eps, "test_error": err, "M": 8, "lam": 0.1})
+                    rows.append(
+                        {
+                            "panel": f"rkhs d={d}",
+                            "target": "rkhs",
+                            "d": d,
+                            "rep": rep,
+                            "protocol": "tuned",
+                            "method": method,
+                            "epsilon": eps,
+                            "test_error": err,
+                            "M": 8,
+                            "lam": 0.1,
+                        }
+                    )
     return pd.DataFrame(rows)
 
 
@@ -209,8 +264,18 @@ def test_fit_slopes_recovers_a_known_exponent():
         for rep in range(40):
             for method, a in (("RP", -1.0), ("RFF", -2.0 / 3.0)):
                 risk = 5.0 * n**a * math.exp(rng.normal(0, 0.3))
-                rows.append({"sweep": "n", "n": n, "epsilon": 1.0, "rep": rep, "method": method, "risk": risk,
-                             "risk_nonprivate": 0.5 * risk, "privacy_cost": 0.5 * risk})
+                rows.append(
+                    {
+                        "sweep": "n",
+                        "n": n,
+                        "epsilon": 1.0,
+                        "rep": rep,
+                        "method": method,
+                        "risk": risk,
+                        "risk_nonprivate": 0.5 * risk,
+                        "privacy_cost": 0.5 * risk,
+                    }
+                )
     s = rates.fit_slopes(pd.DataFrame(rows), n_boot=300).set_index(["method", "quantity"])
     for method, a in (("RP", -1.0), ("RFF", -2.0 / 3.0)):
         row = s.loc[(method, "private")]
@@ -218,14 +283,24 @@ def test_fit_slopes_recovers_a_known_exponent():
         assert row["high"] - row["low"] < 0.2
 
 
-
 def _slopes(rp, rff, width=0.05):
     rows = []
     for sweep in ("n", "epsilon"):
         for method, slope, theory in (("RP", rp, -1.0), ("RFF", rff, -2.0 / 3.0)):
-            rows.append({"sweep": sweep, "method": method, "quantity": "privacy cost", "slope": slope,
-                         "low": slope - width, "high": slope + width, "points": 5, "dropped": 0, "reps": 40,
-                         "theory": theory})
+            rows.append(
+                {
+                    "sweep": sweep,
+                    "method": method,
+                    "quantity": "privacy cost",
+                    "slope": slope,
+                    "low": slope - width,
+                    "high": slope + width,
+                    "points": 5,
+                    "dropped": 0,
+                    "reps": 40,
+                    "theory": theory,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -256,9 +331,19 @@ def _runs_with_ratio(log_ratio_by_d, reps=30, noise=0.1, seed=0):
                         base = 0.05 * math.exp(rng.normal())
                         lr = mean + noise * rng.standard_normal()
                         for method, err in (("RFF", base), ("RP", base * math.exp(lr))):
-                            rows.append({"panel": f"{target} d={d}", "target": target, "d": d, "rep": rep,
-                                         "protocol": protocol, "method": method, "epsilon": eps, "M": 16,
-                                         "test_error": err})
+                            rows.append(
+                                {
+                                    "panel": f"{target} d={d}",
+                                    "target": target,
+                                    "d": d,
+                                    "rep": rep,
+                                    "protocol": protocol,
+                                    "method": method,
+                                    "epsilon": eps,
+                                    "M": 16,
+                                    "test_error": err,
+                                }
+                            )
     return pd.DataFrame(rows)
 
 
@@ -267,8 +352,19 @@ def _sweep_with_ratio(ratio, count=30):
     for panel in ("plane_wave d=1", "rkhs d=1", "diabetes d=10"):
         for M in (16, 64):
             for method, mean in (("RFF", 0.1), ("RP", 0.1 * ratio)):
-                rows.append({"panel": panel, "method": method, "epsilon": math.inf, "M": M, "lam": 1e-3,
-                             "count": count, "mean": mean, "sd": 0.01, "floored_share": 0.0})
+                rows.append(
+                    {
+                        "panel": panel,
+                        "method": method,
+                        "epsilon": math.inf,
+                        "M": M,
+                        "lam": 1e-3,
+                        "count": count,
+                        "mean": mean,
+                        "sd": 0.01,
+                        "floored_share": 0.0,
+                    }
+                )
     return pd.DataFrame(rows)
 
 

@@ -23,28 +23,73 @@ from fastmix.studies import has_study, run_study, study_module, study_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {
-    "appendix_i_airline": {"dataset": "nycflights", "log2_n": 10, "epsilons": "1.0,10.0", "n_trials": 2,
-                           "k2_ratios": "4,8,16"},
+    "appendix_i_airline": {
+        "dataset": "nycflights",
+        "log2_n": 10,
+        "epsilons": "1.0,10.0",
+        "n_trials": 2,
+        "k2_ratios": "4,8,16",
+    },
     "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 8, "n_starts": 0, "n_releases": 2000},
     "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
     "solver_choice": {"log2_ns": "8", "ds": "4", "epsilons": "1.0,10.0", "trials": 2},
 }
 COLUMNS = {
     "appendix_i_airline": {
-        "datasets": {"dataset", "why", "n", "d", "n_raw", "lambda_min", "lambda_max", "ols_mse", "sha256",
-                     "preprocessing"},
+        "datasets": {
+            "dataset",
+            "why",
+            "n",
+            "d",
+            "n_raw",
+            "lambda_min",
+            "lambda_max",
+            "ols_mse",
+            "sha256",
+            "preprocessing",
+        },
         "sketch_sizes": {"ratio_index", "k2_ratio", "k1", "k2", "k2_over_n", "coherence_typical"},
-        "runs": {"cell", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "excess_risk", "runtime_s", "eta",
-                 "load1_before", "load1_after"},
-        "noise": {"epsilon", "k2_ratio", "k2", "trial", "delta_hat", "m_hat", "m_tilde", "eta", "gamma", "omega",
-                  "tau", "eta_sq_over_gamma"},
+        "runs": {
+            "cell",
+            "method",
+            "ihm_sketch",
+            "k2_ratio",
+            "epsilon",
+            "trial",
+            "excess_risk",
+            "runtime_s",
+            "eta",
+            "load1_before",
+            "load1_after",
+        },
+        "noise": {
+            "epsilon",
+            "k2_ratio",
+            "k2",
+            "trial",
+            "delta_hat",
+            "m_hat",
+            "m_tilde",
+            "eta",
+            "gamma",
+            "omega",
+            "tau",
+            "eta_sq_over_gamma",
+        },
     },
     "privacy_audit": {
         "designs": {"design", "direction", "pairs", "worst_ratio_exact", "worst_ratio_bar", "worst_ratio_simple"},
         "optimised": {"design", "index", "direction", "gamma", "c2", "sigma", "worst_ratio_exact", "x0", "x1", "x2"},
         "curve": {"alpha", "divergence", "bound_exact", "bound_bar", "bound_simple"},
-        "attack": {"epsilon_lower", "epsilon_point", "epsilon_exact", "epsilon_accounted_exact",
-                   "epsilon_accounted_bar", "epsilon_accounted_simple", "delta_at_accounted_bar"},
+        "attack": {
+            "epsilon_lower",
+            "epsilon_point",
+            "epsilon_exact",
+            "epsilon_accounted_exact",
+            "epsilon_accounted_bar",
+            "epsilon_accounted_simple",
+            "delta_at_accounted_bar",
+        },
         "tradeoff": {"threshold", "fpr", "fnr", "fpr_upper", "fnr_upper", "fpr_exact", "fnr_exact"},
         "profile": {"epsilon", "delta_forward", "delta_backward"},
     },
@@ -55,8 +100,22 @@ COLUMNS = {
     },
     "solver_choice": {
         "datasets": {"shape", "n", "d", "design", "k1", "k2", "k2_capped", "delta", "rho"},
-        "runs": {"cell", "series", "method", "ihm_sketch", "epsilon", "trial", "n", "d", "excess_risk", "runtime_s",
-                 "eta", "eps_spent", "load1_before", "load1_after"},
+        "runs": {
+            "cell",
+            "series",
+            "method",
+            "ihm_sketch",
+            "epsilon",
+            "trial",
+            "n",
+            "d",
+            "excess_risk",
+            "runtime_s",
+            "eta",
+            "eps_spent",
+            "load1_before",
+            "load1_after",
+        },
     },
 }
 
@@ -212,8 +271,9 @@ def test_privacy_audit_claim_fails_when_a_bound_is_exceeded(tiny_tables):
     t["designs"].loc[0, "worst_ratio_bar"] = 1.5
     claims = {c.claim: c for c in study_module("privacy_audit").claims(t)}
     assert claims["Lemma 1's bound phi_bar holds"].holds is False
-    assert claims["Lemma 1's bound phi holds"].holds is (bool(t["designs"]["worst_ratio_exact"].max() <= 1)
-                                                        and bool(t["optimised"]["worst_ratio_exact"].max() <= 1))
+    assert claims["Lemma 1's bound phi holds"].holds is (
+        bool(t["designs"]["worst_ratio_exact"].max() <= 1) and bool(t["optimised"]["worst_ratio_exact"].max() <= 1)
+    )
 
 
 @pytest.mark.parametrize("name", sorted(TINY))
@@ -226,8 +286,9 @@ def test_stored_entry_has_the_registry_parameters(name):
     assert name in registry, f"{name} has a stored entry but no paper-scale registry entry"
     expected = study_parameters(name, registry[name]["parameters"])
     assert not parameters_differ(store.parameters(), expected), parameters_differ(store.parameters(), expected)
-    assert set(registry[name]["parameters"]) == set(study_module(name).DEFAULTS), \
+    assert set(registry[name]["parameters"]) == set(study_module(name).DEFAULTS), (
         "the registry entry must list every parameter of the study"
+    )
 
 
 def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0):
@@ -236,10 +297,19 @@ def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0):
     rows = []
     for series in ("FastIHM", "IHM (dense)", "IHM (Gram)", "AdaSSP"):
         for t in range(trials):
-            rows.append({"series": series, "n": n, "d": d, "epsilon": eps, "trial": t,
-                         "excess_risk": risk[series] * np.exp(0.05 * rng.standard_normal()), "ols_mse": 0.1,
-                         "runtime_s": runtime[series] * np.exp(0.05 * rng.standard_normal()),
-                         "eta": eta if series == "FastIHM" else np.nan})
+            rows.append(
+                {
+                    "series": series,
+                    "n": n,
+                    "d": d,
+                    "epsilon": eps,
+                    "trial": t,
+                    "excess_risk": risk[series] * np.exp(0.05 * rng.standard_normal()),
+                    "ols_mse": 0.1,
+                    "runtime_s": runtime[series] * np.exp(0.05 * rng.standard_normal()),
+                    "eta": eta if series == "FastIHM" else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -247,8 +317,9 @@ def test_solver_choice_map_and_claims_follow_the_runs():
     study = study_module("solver_choice")
     fast = {"FastIHM": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5, "AdaSSP": 0.1}
     # FastIHM far behind in accuracy while its noise ratio is below the warning's threshold:
-    runs = _solver_runs({"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5}, fast,
-                        eta=np.sqrt(2.0 * 2**17 / 8))
+    runs = _solver_runs(
+        {"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5}, fast, eta=np.sqrt(2.0 * 2**17 / 8)
+    )
     cmap = study.choice_map(runs)
     assert cmap.shape[0] == 1
     row = cmap.iloc[0]
@@ -262,8 +333,9 @@ def test_solver_choice_map_and_claims_follow_the_runs():
 
     # The warning fires while FastIHM is the most accurate, and FastIHM is slower than dense IHM:
     slow = dict(fast, FastIHM=9.0)
-    runs = _solver_runs({"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5}, slow,
-                        eta=np.sqrt(50.0 * 2**17 / 8))
+    runs = _solver_runs(
+        {"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5}, slow, eta=np.sqrt(50.0 * 2**17 / 8)
+    )
     assert study.choice_map(runs).iloc[0]["fastihm_warns"]
     claims = {c.claim: c for c in study.claims({"runs": runs})}
     assert claims["FastIHMRegressor's noise warning is no false alarm"].holds is False
@@ -271,8 +343,11 @@ def test_solver_choice_map_and_claims_follow_the_runs():
 
 
 def test_solver_choice_skips_dense_ihm_beyond_its_size(tmp_path):
-    t = run_study("solver_choice", {"log2_ns": "7,8", "ds": "4", "epsilons": "1.0", "trials": 2,
-                                    "dense_ihm_max_log2_n": 7}, log=None)
+    t = run_study(
+        "solver_choice",
+        {"log2_ns": "7,8", "ds": "4", "epsilons": "1.0", "trials": 2, "dense_ihm_max_log2_n": 7},
+        log=None,
+    )
     dense = t["runs"][t["runs"]["series"] == "IHM (dense)"]
     assert set(dense["n"]) == {2**7}
     assert set(t["runs"].loc[t["runs"]["series"] == "IHM (Gram)", "n"]) == {2**7, 2**8}

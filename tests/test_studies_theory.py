@@ -20,8 +20,18 @@ from fastmix.run import load_paper_scale
 from fastmix.studies import run_study, study_module
 
 TINY = {
-    "section3_fastmix": {"log2_n": 10, "d": 8, "n_draws": 2, "log2_k2_min": 5, "log2_k2_max": 7,
-                         "paper_ratios": "4,400", "tiny_log2_n": 5, "tiny_d": 3, "tiny_k2": 16, "n_gamma": 2},
+    "section3_fastmix": {
+        "log2_n": 10,
+        "d": 8,
+        "n_draws": 2,
+        "log2_k2_min": 5,
+        "log2_k2_max": 7,
+        "paper_ratios": "4,400",
+        "tiny_log2_n": 5,
+        "tiny_d": 3,
+        "tiny_k2": 16,
+        "n_gamma": 2,
+    },
     "appendix_f_coherence": {"log2_ns": "8,10", "n_draws": 3, "k_per_octave": 1},
     "appendix_j_statistics": {"log2_n": 9, "d": 4, "spread_log2_n": 9, "n_seeds": 2},
     "figure1_noise_scale": {"n_eps": 4, "c2_source": ""},
@@ -29,8 +39,21 @@ TINY = {
 
 COLUMNS = {
     "section3_fastmix": {
-        "sweep": ["design", "n", "d", "k2", "k2_ratio", "draw", "m_hat", "c2", "delta_hat", "lambda_min_z",
-                  "lambda_min_x", "lambda_ratio", "op_norm_x"],
+        "sweep": [
+            "design",
+            "n",
+            "d",
+            "k2",
+            "k2_ratio",
+            "draw",
+            "m_hat",
+            "c2",
+            "delta_hat",
+            "lambda_min_z",
+            "lambda_min_x",
+            "lambda_ratio",
+            "op_norm_x",
+        ],
         "designs": ["design", "n", "d", "lambda_min_x", "lambda_max_x", "op_norm_x"],
         "accounting": ["gamma", "sigma", "eps_closed", "eps_tight", "eps_exact", "laplace_part"],
         "tiny": ["n", "d", "k2", "m_hat", "c2", "lambda_min_z", "delta_hat"],
@@ -40,8 +63,19 @@ COLUMNS = {
         "reference": ["n", "k", "draw", "coherence", "authors_value"],
     },
     "appendix_j_statistics": {
-        "statistics": ["dataset", "n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d",
-                       "max_row_norm", "max_abs_y", "last_step"],
+        "statistics": [
+            "dataset",
+            "n",
+            "d",
+            "lambda_min",
+            "lambda_max",
+            "ols_mse",
+            "y_sq_mean",
+            "n_over_d",
+            "max_row_norm",
+            "max_abs_y",
+            "last_step",
+        ],
         "spread": ["design", "seed", "n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "signal_var"],
     },
     "figure1_noise_scale": {
@@ -78,8 +112,9 @@ def test_a_second_run_with_the_store_computes_no_new_cell(name, tmp_path):
     assert computed == [], f"{name} recomputed stored cells: {computed}"
     assert st.provenance()["sittings"][-1]["cells_computed"] == 0
     for table in COLUMNS[name]:
-        pd.testing.assert_frame_equal(first[table].reset_index(drop=True), second[table].reset_index(drop=True),
-                                      check_dtype=False)
+        pd.testing.assert_frame_equal(
+            first[table].reset_index(drop=True), second[table].reset_index(drop=True), check_dtype=False
+        )
 
 
 def test_stored_and_in_memory_runs_agree(tmp_path, tiny_tables):
@@ -88,8 +123,9 @@ def test_stored_and_in_memory_runs_agree(tmp_path, tiny_tables):
     stored = run_study(name, TINY[name], store=S.ResultsStore(name, tmp_path), log=None)["sweep"]
     memory = tiny_tables[name]["sweep"]
     cols = ["cell", "design", "k2", "draw", "m_hat", "lambda_min_z"]
-    pd.testing.assert_frame_equal(memory[cols].reset_index(drop=True), stored[cols].reset_index(drop=True),
-                                  check_dtype=False, rtol=1e-10)
+    pd.testing.assert_frame_equal(
+        memory[cols].reset_index(drop=True), stored[cols].reset_index(drop=True), check_dtype=False, rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -157,9 +193,22 @@ def _fake_sweep(c2: float, lam_ratio: float, slope: float = -0.5) -> dict:
             for draw in range(5):
                 jitter = 1 + 0.01 * (draw - 2)
                 m = 50 * (k2 / 32) ** slope * jitter if ratio is None else (c2 - 1) / 2 * jitter
-                rows.append({"design": design, "n": 2**19, "d": 32, "k2": k2, "k2_ratio": ratio, "draw": draw,
-                             "m_hat": m, "c2": 1 + 2 * m, "delta_hat": 0.03, "lambda_min_z": lam_ratio * jitter,
-                             "lambda_min_x": 1.0, "lambda_ratio": lam_ratio * jitter})
+                rows.append(
+                    {
+                        "design": design,
+                        "n": 2**19,
+                        "d": 32,
+                        "k2": k2,
+                        "k2_ratio": ratio,
+                        "draw": draw,
+                        "m_hat": m,
+                        "c2": 1 + 2 * m,
+                        "delta_hat": 0.03,
+                        "lambda_min_z": lam_ratio * jitter,
+                        "lambda_min_x": 1.0,
+                        "lambda_ratio": lam_ratio * jitter,
+                    }
+                )
     return {"sweep": pd.DataFrame(rows)}
 
 
@@ -188,10 +237,31 @@ def test_section3_claims_on_the_tiny_run_are_claims(tiny_tables):
 def _section3_entry(root, c2_values):
     st = S.ResultsStore("section3_fastmix", root)
     with st.sitting({"x": 1}):
-        rows = [{"design": "synthetic_sphere", "n": 2**19, "d": 32, "k2": 25600, "k2_ratio": 800.0, "draw": i,
-                 "c2": c, "lambda_ratio": 0.9} for i, c in enumerate(c2_values)]
-        rows.append({"design": "synthetic_sphere", "n": 2**19, "d": 32, "k2": 128, "k2_ratio": 4.0, "draw": 0,
-                     "c2": 99.0, "lambda_ratio": 0.5})
+        rows = [
+            {
+                "design": "synthetic_sphere",
+                "n": 2**19,
+                "d": 32,
+                "k2": 25600,
+                "k2_ratio": 800.0,
+                "draw": i,
+                "c2": c,
+                "lambda_ratio": 0.9,
+            }
+            for i, c in enumerate(c2_values)
+        ]
+        rows.append(
+            {
+                "design": "synthetic_sphere",
+                "n": 2**19,
+                "d": 32,
+                "k2": 128,
+                "k2_ratio": 4.0,
+                "draw": 0,
+                "c2": 99.0,
+                "lambda_ratio": 0.5,
+            }
+        )
         st.add_cell("sweep", "all", rows)
     return st
 
@@ -220,7 +290,9 @@ def test_figure1_without_a_measurement_draws_the_fixed_curves_only(tiny_tables):
     tables = tiny_tables["figure1_noise_scale"]
     assert set(tables["c2_used"]["state"]) == {"missing"}
     assert "fastmix_measured" not in set(tables["curves"]["curve"])
-    assert {"fastmix_c2", "fastmix_unbounded", "gaussmix", "upadhyay", "upadhyay_free"} <= set(tables["curves"]["curve"])
+    assert {"fastmix_c2", "fastmix_unbounded", "gaussmix", "upadhyay", "upadhyay_free"} <= set(
+        tables["curves"]["curve"]
+    )
     from fastmix.studies.figure1 import claims
 
     undecided = [c for c in claims(tables) if c.claim.startswith("C^2 = 2")]
@@ -232,8 +304,10 @@ def test_figure1_variance_ratio_counts_zero_noise_as_infinite():
 
     rows = []
     for eps, s_u, s_f in [(0.1, 100.0, 2.0), (1.0, 50.0, 0.0), (10.0, 0.0, 0.0)]:
-        rows += [{"n": 10, "curve": "upadhyay_free", "design": None, "c2": math.nan, "epsilon": eps, "sigma": s_u},
-                 {"n": 10, "curve": "fastmix_c2", "design": None, "c2": 2.0, "epsilon": eps, "sigma": s_f}]
+        rows += [
+            {"n": 10, "curve": "upadhyay_free", "design": None, "c2": math.nan, "epsilon": eps, "sigma": s_u},
+            {"n": 10, "curve": "fastmix_c2", "design": None, "c2": 2.0, "epsilon": eps, "sigma": s_f},
+        ]
     r = variance_ratios(pd.DataFrame(rows)).iloc[0]
     assert r["points"] == 2 and r["zero_points"] == 1
     assert r["min"] == pytest.approx(2500.0) and math.isinf(r["median"])
@@ -255,10 +329,23 @@ def test_appendix_f_welch_claim_holds_on_real_draws_and_fails_on_a_broken_table(
 def test_appendix_f_reference_claim_uses_the_percentile():
     from fastmix.studies.appendix_f import claims
 
-    coh = pd.DataFrame([{"log2_n": 8, "n": 256, "k": 16, "draw": 0, "coherence": 0.5, "welch": 0.2,
-                         "heuristic": 0.5, "upper_scale": 1.0}])
-    ref = pd.DataFrame([{"n": 2**17, "k": 280, "draw": r, "coherence": 0.20 + 0.001 * r, "authors_value": 0.26}
-                        for r in range(20)])
+    coh = pd.DataFrame(
+        [
+            {
+                "log2_n": 8,
+                "n": 256,
+                "k": 16,
+                "draw": 0,
+                "coherence": 0.5,
+                "welch": 0.2,
+                "heuristic": 0.5,
+                "upper_scale": 1.0,
+            }
+        ]
+    )
+    ref = pd.DataFrame(
+        [{"n": 2**17, "k": 280, "draw": r, "coherence": 0.20 + 0.001 * r, "authors_value": 0.26} for r in range(20)]
+    )
     name = "The authors' coherence at n = 2^17, k = 280 is a typical draw"
     assert {c.claim: c for c in claims({"coherence": coh, "reference": ref})}[name].holds is False  # above every draw
     middle = ref.assign(authors_value=0.2095)
@@ -270,9 +357,17 @@ def test_appendix_j_percentiles_locate_the_papers_values():
     from fastmix.studies.appendix_j import claims, percentile_table
 
     paper = PAPER_STATISTICS["synthetic_sphere"]
-    rows = [{"design": "synthetic_sphere", "seed": s, "lambda_min": paper["lambda_min"] * (0.9 + 0.01 * s),
-             "lambda_max": paper["lambda_max"] * (2.0 + 0.01 * s), "ols_mse": paper["ols_mse"],
-             "y_sq_mean": paper["y_sq_mean"] * (0.95 + 0.005 * s)} for s in range(21)]
+    rows = [
+        {
+            "design": "synthetic_sphere",
+            "seed": s,
+            "lambda_min": paper["lambda_min"] * (0.9 + 0.01 * s),
+            "lambda_max": paper["lambda_max"] * (2.0 + 0.01 * s),
+            "ols_mse": paper["ols_mse"],
+            "y_sq_mean": paper["y_sq_mean"] * (0.95 + 0.005 * s),
+        }
+        for s in range(21)
+    ]
     table = percentile_table(pd.DataFrame(rows)).set_index("statistic")
     assert table.loc["lambda_min", "percentile"] == pytest.approx(100 * 10.5 / 21)
     assert table.loc["lambda_max", "percentile"] == 0.0

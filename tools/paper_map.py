@@ -163,16 +163,19 @@ def build_rows(root: Path = ROOT) -> list[Row]:
         if not is_notebook and caption in NON_PAPER_PARTS:
             continue
         if page not in PAPER_ITEMS:
-            problems.append(f"tools/paper_map.py: PAPER_ITEMS has no entry for {page} (part {caption!r}); "
-                            f"add what it reproduces in its paper")
+            problems.append(
+                f"tools/paper_map.py: PAPER_ITEMS has no entry for {page} (part {caption!r}); "
+                f"add what it reproduces in its paper"
+            )
             continue
         name = page.split("/", 1)[1] if is_notebook else None
         time = None
         if name in registry:
             time = runtime(str(registry[name].get("note", "")))
             if time is None:
-                problems.append(f"{PAPER_SCALE_FILE}: the note of {name} states no run time "
-                                f"(e.g. 'about 10 minutes on one core')")
+                problems.append(
+                    f"{PAPER_SCALE_FILE}: the note of {name} states no run time (e.g. 'about 10 minutes on one core')"
+                )
         rows.append(Row(paper_label(caption), PAPER_ITEMS[page], page, page_title(root, page), name, time))
     listed = {page for _, page in pages}
     for page in sorted(set(PAPER_ITEMS) - listed):
@@ -212,8 +215,9 @@ def render_readme(root: Path = ROOT) -> str:
     root = Path(root)
     readme = (root / README_FILE).read_text(encoding="utf-8")
     if readme.count(START) != 1 or readme.count(END) != 1 or readme.index(START) > readme.index(END):
-        raise MapError([f"{README_FILE}: needs exactly one pair of marker lines, in this order:\n"
-                        f"    {START}\n    {END}"])
+        raise MapError(
+            [f"{README_FILE}: needs exactly one pair of marker lines, in this order:\n    {START}\n    {END}"]
+        )
     before, rest = readme.split(START, 1)
     _, after = rest.split(END, 1)
     table = render_table(build_rows(root), documentation_url(root))
@@ -238,8 +242,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"tools/paper_map.py: {README_FILE} up to date")
         return 0
     if args.check:
-        diff = difflib.unified_diff(current.splitlines(keepends=True), expected.splitlines(keepends=True),
-                                    fromfile=f"{README_FILE} (on disk)", tofile=f"{README_FILE} (generated)")
+        diff = difflib.unified_diff(
+            current.splitlines(keepends=True),
+            expected.splitlines(keepends=True),
+            fromfile=f"{README_FILE} (on disk)",
+            tofile=f"{README_FILE} (generated)",
+        )
         print(f"tools/paper_map.py: {README_FILE} is stale:", file=sys.stderr)
         sys.stderr.write("".join(diff))
         print("Regenerate with: .venv/bin/python tools/paper_map.py", file=sys.stderr)

@@ -111,7 +111,7 @@ def changelog_sections(text: str) -> dict[str, tuple[str, str]]:
     sections = {}
     for i, match in enumerate(matches):
         end = matches[i + 1].start() if i + 1 < len(matches) else len(text)
-        body = text[match.end():end]
+        body = text[match.end() : end]
         body = re.split(r"^\[[^\]]+\]:\s", body, maxsplit=1, flags=re.MULTILINE)[0]  # link definitions
         sections[match.group(1)] = (match.group(2).strip(), body.strip("\n"))
     return sections
@@ -130,8 +130,10 @@ def changelog_problems(text: str | None, version: str) -> list[str]:
     problems = []
 
     def rename(to: str) -> str:
-        return (f"rename the `## [{UNRELEASED}]` heading to `## [{to}] - YYYY-MM-DD` (the date of "
-                f"`date-released` in CITATION.cff) and open a new, empty `## [{UNRELEASED}]` section above it")
+        return (
+            f"rename the `## [{UNRELEASED}]` heading to `## [{to}] - YYYY-MM-DD` (the date of "
+            f"`date-released` in CITATION.cff) and open a new, empty `## [{UNRELEASED}]` section above it"
+        )
 
     if version not in sections:
         problems.append(f"CHANGELOG.md: no section for version {version}; {rename(version)}")
@@ -210,8 +212,15 @@ def _zip_time(epoch: int | None) -> tuple:
     return max(time.gmtime(epoch)[:6], _ZIP_EPOCH)
 
 
-def make_archive(html_dir: Path, out: Path, *, version: str, extras: dict[str, Path] | None = None,
-                 info: dict | None = None, epoch: int | None = None) -> Path:
+def make_archive(
+    html_dir: Path,
+    out: Path,
+    *,
+    version: str,
+    extras: dict[str, Path] | None = None,
+    info: dict | None = None,
+    epoch: int | None = None,
+) -> Path:
     """Zip ``html_dir`` into ``out`` under the folder ``fastmix-book-<version>/``.
 
     ``extras`` maps archive names to files added beside the HTML; ``info`` is written as
@@ -227,6 +236,7 @@ def make_archive(html_dir: Path, out: Path, *, version: str, extras: dict[str, P
     files = sorted(p for p in html_dir.rglob("*") if p.is_file() and p.name != ".buildinfo")
     tmp = out.with_suffix(out.suffix + ".part")
     with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+
         def add(name: str, data: bytes) -> None:
             entry = zipfile.ZipInfo(f"{top}/{name}", date_time=stamp)
             entry.compress_type = zipfile.ZIP_DEFLATED
@@ -283,15 +293,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--no-build", action="store_true", help="reuse the book in _build/html instead of rebuilding")
     parser.add_argument("--dist", type=Path, default=None, help="output folder (default dist/)")
-    parser.add_argument("--preflight", action="store_true",
-                        help="run the quick checks (CHANGELOG, tag, clean tree, results store, metadata) and stop")
-    parser.add_argument("--dry-run", action="store_true",
-                        help="do everything except creating the tag; print the tag command instead")
-    parser.add_argument("--no-tag", action="store_true",
-                        help="build and archive without tagging (e.g. to rebuild the archive of a tagged release)")
-    parser.add_argument("--allow-dirty", action="store_true",
-                        help="release from a work tree with uncommitted changes (recorded in RELEASE.json); "
-                             "implies --no-tag")
+    parser.add_argument(
+        "--preflight",
+        action="store_true",
+        help="run the quick checks (CHANGELOG, tag, clean tree, results store, metadata) and stop",
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="do everything except creating the tag; print the tag command instead"
+    )
+    parser.add_argument(
+        "--no-tag",
+        action="store_true",
+        help="build and archive without tagging (e.g. to rebuild the archive of a tagged release)",
+    )
+    parser.add_argument(
+        "--allow-dirty",
+        action="store_true",
+        help="release from a work tree with uncommitted changes (recorded in RELEASE.json); implies --no-tag",
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     args = parser.parse_args(argv)
     root = args.root.resolve()
@@ -305,31 +324,40 @@ def main(argv: list[str] | None = None) -> int:
     _step(f"0/6 preflight: CHANGELOG section{', tag ' + tag_name(version) + ' and a clean tree' if tagging else ''}")
     problems = preflight(root, version, tag=tagging)
     if not tagging and state["dirty"] and not args.allow_dirty:
-        problems.append("tracked files have uncommitted changes; commit them, or pass --allow-dirty "
-                        "(the archive then records dirty: true, and nothing is tagged)")
+        problems.append(
+            "tracked files have uncommitted changes; commit them, or pass --allow-dirty "
+            "(the archive then records dirty: true, and nothing is tagged)"
+        )
     if problems:
         _report(problems)
         print(f"error: {version} cannot be released as it stands; nothing was built or tagged", file=sys.stderr)
         return 1
-    print("  the CHANGELOG describes this version" + (f"; {tag_name(version)} is free and the tree is clean"
-                                                      if tagging else ""))
+    print(
+        "  the CHANGELOG describes this version"
+        + (f"; {tag_name(version)} is free and the tree is clean" if tagging else "")
+    )
 
     _step("1/6 results store (results/<notebook>/)")
     stale = stale_store_entries(root)
     if stale:
         for name, reason in stale:
             print(f"  {name}: {reason}", file=sys.stderr)
-        print("error: the results store is not up to date for this version; recompute the entries above with "
-              ".venv/bin/python -m fastmix.run --paper-scale NAME (add --restart for an entry computed by an "
-              "older version)", file=sys.stderr)
+        print(
+            "error: the results store is not up to date for this version; recompute the entries above with "
+            ".venv/bin/python -m fastmix.run --paper-scale NAME (add --restart for an entry computed by an "
+            "older version)",
+            file=sys.stderr,
+        )
         return 1
     print("  every entry is complete and current")
 
     _step("2/6 release metadata (tools/citation.py --check)")
     status = citation.main(["--check", "--root", str(root)])
     if status != 0:
-        print("error: release metadata disagree; see above (regenerate with: .venv/bin/python tools/citation.py)",
-              file=sys.stderr)
+        print(
+            "error: release metadata disagree; see above (regenerate with: .venv/bin/python tools/citation.py)",
+            file=sys.stderr,
+        )
         return status
     if args.preflight:
         print(f"\npreflight passed: {version} can be released (nothing was built or tagged)")

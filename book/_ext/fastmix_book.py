@@ -75,7 +75,7 @@ def _check_mathjax_path(app: Sphinx, config) -> None:
         )
     if not path.startswith("mathjax/"):
         raise ExtensionError(f"mathjax_path {path!r} must start with 'mathjax/' (the copy lives in _static/mathjax/).")
-    component = mathjax_source_dir() / path[len("mathjax/"):]
+    component = mathjax_source_dir() / path[len("mathjax/") :]
     if not component.is_file():
         raise ExtensionError(f"mathjax_path {path!r} names no file of the installed MathJax ({component} is missing).")
 
@@ -86,7 +86,7 @@ def _copy_mathjax(app: Sphinx, exception) -> None:
     source = mathjax_source_dir()
     target = Path(app.outdir) / "_static" / "mathjax"
     target.mkdir(parents=True, exist_ok=True)
-    component = app.config.mathjax_path[len("mathjax/"):]
+    component = app.config.mathjax_path[len("mathjax/") :]
     (target / component).parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(source / component, target / component)
     for folder in MATHJAX_LAZY_FOLDERS:
@@ -116,8 +116,9 @@ def _continued(parts: list[str], indent: str = "    ") -> str:
     return (" \\\n" + indent).join(parts)
 
 
-def launcher_command(path: Path, parameters: dict | None = None, *, paper_scale: bool = False,
-                     output_dir: str | None = None) -> str:
+def launcher_command(
+    path: Path, parameters: dict | None = None, *, paper_scale: bool = False, output_dir: str | None = None
+) -> str:
     """The ``fastmix.run`` command of the re-run box, through the virtual environment's own Python.
 
     It runs as printed from the repository root right after the README's set-up command, which
@@ -133,7 +134,7 @@ def launcher_command(path: Path, parameters: dict | None = None, *, paper_scale:
     parts = [f"{VENV_BIN}/{base}"]
     for name, value in (parameters or {}).items():
         one = run.fastmix_run_command(path, {name: value}, paper_scale=paper_scale)
-        parts.append(one[len(base):].strip())  # "-p NAME VALUE", quoted by fastmix.run
+        parts.append(one[len(base) :].strip())  # "-p NAME VALUE", quoted by fastmix.run
     if output_dir is not None:
         parts.append(f"--output-dir {shlex.quote(str(output_dir))}")
     return _continued(parts)
@@ -200,8 +201,10 @@ def rerun_box(path: Path) -> nodes.Element:
         paper = launcher_command(path, paper_scale=True)
         box += nodes.literal_block(paper, paper, language="bash", classes=["fastmix-rerun-paper"])
     plain = nodes.paragraph()
-    plain += nodes.Text("The same re-execution without the launcher, through jupytext and papermill, with every "
-                        "parameter written out at its default (edit any of them); the executed notebook goes to ")
+    plain += nodes.Text(
+        "The same re-execution without the launcher, through jupytext and papermill, with every "
+        "parameter written out at its default (edit any of them); the executed notebook goes to "
+    )
     plain += nodes.literal(text=f"results/{name}.ipynb")
     plain += nodes.Text(":")
     box += plain

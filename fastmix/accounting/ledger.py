@@ -31,8 +31,17 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon
 
-__all__ = ["LedgerEntry", "BudgetExceededError", "DetachedLedgerError", "NeighbouringRelationError",
-           "PrivacyLedger", "ZERO_OUT", "REPLACE_ONE", "RELATIONS", "convert_guarantee"]
+__all__ = [
+    "LedgerEntry",
+    "BudgetExceededError",
+    "DetachedLedgerError",
+    "NeighbouringRelationError",
+    "PrivacyLedger",
+    "ZERO_OUT",
+    "REPLACE_ONE",
+    "RELATIONS",
+    "convert_guarantee",
+]
 
 #: Neighbours differ by one row set to zero (the FastMix paper's relation).
 ZERO_OUT = "zero-out"
@@ -66,8 +75,10 @@ def _freeze_details(details) -> tuple:
 
 def _check_relation(relation, what) -> str:
     if relation not in RELATIONS:
-        raise ValueError(f"{what} must be one of {', '.join(repr(r) for r in RELATIONS)} (the neighbouring relation "
-                         f"its guarantee is stated for); got {relation!r}.")
+        raise ValueError(
+            f"{what} must be one of {', '.join(repr(r) for r in RELATIONS)} (the neighbouring relation "
+            f"its guarantee is stated for); got {relation!r}."
+        )
     return relation
 
 
@@ -88,8 +99,11 @@ def convert_guarantee(epsilon: float, delta: float, source: str, target: str) ->
         return float(epsilon), float(delta), ""
     if source == REPLACE_ONE:
         return float(epsilon), float(delta), "replace-one guarantee used for zero-out neighbours (no cost)"
-    return (2.0 * float(epsilon), (1.0 + math.exp(float(epsilon))) * float(delta),
-            "zero-out guarantee composed over two steps for replace-one neighbours: (2 eps, (1 + e^eps) delta)")
+    return (
+        2.0 * float(epsilon),
+        (1.0 + math.exp(float(epsilon))) * float(delta),
+        "zero-out guarantee composed over two steps for replace-one neighbours: (2 eps, (1 + e^eps) delta)",
+    )
 
 
 class NeighbouringRelationError(ValueError):
@@ -125,8 +139,10 @@ class LedgerEntry:
     def as_relation(self, relation: str) -> LedgerEntry:
         """This entry's guarantee under ``relation`` neighbours (:func:`convert_guarantee`)."""
         if self.relation is None:
-            raise ValueError(f"{self.mechanism!r} states no neighbouring relation, so it cannot be converted; "
-                             "build it with relation=...")
+            raise ValueError(
+                f"{self.mechanism!r} states no neighbouring relation, so it cannot be converted; "
+                "build it with relation=..."
+            )
         e, d, note = convert_guarantee(self.epsilon, self.delta, self.relation, relation)
         if not note:
             return self
@@ -286,7 +302,8 @@ class PrivacyLedger:
                 f"{mechanism!r} is private under {relation} neighbours but this ledger composes {self.relation} "
                 f"guarantees; convert it first (entry.as_relation({self.relation!r}): "
                 + ("free" if relation == REPLACE_ONE else "(2 eps, (1 + e^eps) delta)")
-                + f"), or keep it in a ledger created with relation={relation!r}.")
+                + f"), or keep it in a ledger created with relation={relation!r}."
+            )
         return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details), relation)
 
     def _overflow_error(self, entry: LedgerEntry, tot_e: float, tot_d: float) -> BudgetExceededError:
@@ -332,8 +349,9 @@ class PrivacyLedger:
         staged: list[LedgerEntry] = []
         for item in entries:
             if isinstance(item, LedgerEntry):
-                entry = self._make_entry(item.mechanism, item.epsilon, item.delta, item.source, item.details,
-                                         item.relation)
+                entry = self._make_entry(
+                    item.mechanism, item.epsilon, item.delta, item.source, item.details, item.relation
+                )
             elif isinstance(item, dict):
                 entry = self._make_entry(
                     item["mechanism"],
@@ -366,8 +384,10 @@ class PrivacyLedger:
 
     def summary(self) -> str:
         """Plain-text table of the entries, the totals and the remaining budget."""
-        head = (f"Privacy ledger{(' ' + repr(self.name)) if self.name else ''}: target (epsilon="
-                f"{self._target_epsilon:.6g}, delta={self._target_delta:.3g}) under {self.relation} neighbours")
+        head = (
+            f"Privacy ledger{(' ' + repr(self.name)) if self.name else ''}: target (epsilon="
+            f"{self._target_epsilon:.6g}, delta={self._target_delta:.3g}) under {self.relation} neighbours"
+        )
         rows = [("mechanism", "epsilon", "delta", "source")]
         for e in self._entries:
             rows.append((e.mechanism, f"{e.epsilon:.6g}", f"{e.delta:.3g}", e.source))

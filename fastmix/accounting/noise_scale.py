@@ -26,12 +26,7 @@ from .sketch_epsilon import (
     gaussian_sketch_gamma_for_epsilon,
 )
 
-__all__ = [
-    "noise_gamma_for_epsilon",
-    "sketch_noise_for_epsilon",
-    "sketch_epsilon_for_noise",
-    "upadhyay_noise_scale",
-]
+__all__ = ["noise_gamma_for_epsilon", "sketch_noise_for_epsilon", "sketch_epsilon_for_noise", "upadhyay_noise_scale"]
 
 _NOISE_MECHANISMS = ("fastmix", "fastmix_unbounded", "gaussmix")
 _NOISE_BOUNDS = ("exact", "bar", "simple")

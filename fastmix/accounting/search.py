@@ -74,8 +74,9 @@ def smallest_feasible(fn, target, lo, hi, rtol=_SOLVER_RTOL, *, shrink_lo=False)
     lo = check_positive(lo, "lo")
     hi = check_positive(hi, "hi")
     if not hi > lo:
-        raise ValueError(f"hi must be larger than lo (the search starts from the bracket [lo, hi]); got lo={lo!r}, "
-                         f"hi={hi!r}.")
+        raise ValueError(
+            f"hi must be larger than lo (the search starts from the bracket [lo, hi]); got lo={lo!r}, hi={hi!r}."
+        )
     rtol = check_positive(rtol, "rtol")
     target = float(target)
     if shrink_lo:

@@ -71,11 +71,7 @@ from .normalization import PowerOfTwoRecord, normalize, reduce_to_power_of_two
 from .record import Dataset
 from .registry import DATASETS, DatasetSpec, available_offline, load_dataset
 from .statistics import PAPER_STATISTICS, dataset_statistics
-from .synthetic import (
-    correlated_covariance,
-    make_correlated_regression,
-    make_sphere_regression,
-)
+from .synthetic import correlated_covariance, make_correlated_regression, make_sphere_regression
 
 __all__ = [
     "Dataset",

@@ -198,7 +198,9 @@ def _verify_checksum(remote: RemoteFile, path: Path, digest: str) -> None:
         logger.warning(
             "No SHA-256 recorded for %s; the file at %s has SHA-256 %s. Record it as the expected "
             "checksum in fastmix/datasets/cache.py (REMOTE_FILES) and data/README.md.",
-            remote.key, path, digest,
+            remote.key,
+            path,
+            digest,
         )
 
 
@@ -208,8 +210,7 @@ def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise DatasetUnavailableError(
-            f"Cannot create the cache directory {path.parent} for {remote.key}: {exc}.\n"
-            + _manual_help(remote, path)
+            f"Cannot create the cache directory {path.parent} for {remote.key}: {exc}.\n" + _manual_help(remote, path)
         ) from None
     logger.warning("Downloading %s from %s to %s", remote.key, remote.url, path)
     tmp_name = None
@@ -217,7 +218,9 @@ def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
     try:
         request = urllib.request.Request(remote.url, headers={"User-Agent": "fastmix-datasets"})
         with urllib.request.urlopen(request, timeout=timeout) as response:
-            with tempfile.NamedTemporaryFile(dir=path.parent, prefix=path.name + ".", suffix=".part", delete=False) as tmp:
+            with tempfile.NamedTemporaryFile(
+                dir=path.parent, prefix=path.name + ".", suffix=".part", delete=False
+            ) as tmp:
                 tmp_name = tmp.name
                 for chunk in iter(lambda: response.read(_CHUNK), b""):
                     tmp.write(chunk)
@@ -320,7 +323,9 @@ def _fetch_openml_frame(key: str, data_home=None, download: bool = True):
         f"{cache.name}/ folder to the same place here."
     )
     if not download and not _openml_is_cached(data_id, data_home):
-        raise DatasetUnavailableError(f"OpenML dataset {data_id} ({key}) is not cached and download=False.\n" + help_text)
+        raise DatasetUnavailableError(
+            f"OpenML dataset {data_id} ({key}) is not cached and download=False.\n" + help_text
+        )
     try:
         import sklearn.datasets as skd
     except ImportError:  # pragma: no cover
@@ -342,10 +347,15 @@ def _fetch_openml_frame(key: str, data_home=None, download: bool = True):
     if file_id is not None:
         # scikit-learn mirrors the URL path: .../data/v1/download/<file_id>[/<name>.arff].gz
         download_dir = cache / "openml.org" / "data" / "v1" / "download"
-        candidates = sorted(
-            p for p in download_dir.rglob("*")
-            if p.is_file() and p.relative_to(download_dir).parts[0].split(".")[0] == str(file_id)
-        ) if download_dir.is_dir() else []
+        candidates = (
+            sorted(
+                p
+                for p in download_dir.rglob("*")
+                if p.is_file() and p.relative_to(download_dir).parts[0].split(".")[0] == str(file_id)
+            )
+            if download_dir.is_dir()
+            else []
+        )
         if candidates:
             digest = sha256_file(candidates[0])
             logger.info("OpenML %s data file %s has SHA-256 %s", data_id, candidates[0], digest)

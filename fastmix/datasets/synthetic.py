@@ -47,8 +47,9 @@ def _synthetic_dataset(name, description, X, y, theta0, params, normalize_data, 
     )
 
 
-
-def make_sphere_regression(n: int = 2**19, d: int = 32, noise_var: float = 0.1, random_state=None, normalize: bool = True) -> Dataset:
+def make_sphere_regression(
+    n: int = 2**19, d: int = 32, noise_var: float = 0.1, random_state=None, normalize: bool = True
+) -> Dataset:
     """Synthetic design with ``lambda_min(X^T X) ~ n/d`` (FastMix paper, Appendix H, eqs. 242-243).
 
     Rows ``x_i`` are i.i.d. uniform on the unit sphere of ``R^d`` (a standard Gaussian
@@ -91,7 +92,12 @@ def make_sphere_regression(n: int = 2**19, d: int = 32, noise_var: float = 0.1, 
     return _synthetic_dataset(
         "synthetic_sphere",
         "Appendix H synthetic design: rows uniform on the unit sphere, lambda_min(X^T X) ~ n/d",
-        X, y, theta0, params, normalize, steps,
+        X,
+        y,
+        theta0,
+        params,
+        normalize,
+        steps,
     )
 
 
@@ -156,10 +162,21 @@ def make_correlated_regression(
         f"generated n = {n} rows x_i ~ N(0, Sigma), Sigma_ij = {scale:g} * {rho:g}^|i-j| (d = {d}); "
         f"y = X theta0 + sqrt({noise_var:g}) z"
     ]
-    params = {"n": n, "d": d, "rho": rho, "scale": scale, "noise_var": noise_var,
-              "random_state": _seed_label(random_state)}
+    params = {
+        "n": n,
+        "d": d,
+        "rho": rho,
+        "scale": scale,
+        "noise_var": noise_var,
+        "random_state": _seed_label(random_state),
+    }
     return _synthetic_dataset(
         "synthetic_correlated",
         "Appendix H synthetic design: Gaussian rows with covariance scale * rho^|i-j| (poorly conditioned)",
-        X, y, theta0, params, normalize, steps,
+        X,
+        y,
+        theta0,
+        params,
+        normalize,
+        steps,
     )

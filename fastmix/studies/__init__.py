@@ -25,8 +25,16 @@ from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-__all__ = ["STUDIES", "CellTable", "has_study", "study_module", "study_parameters", "run_study", "observe_cells",
-           "ENV_CELL_PROGRESS"]
+__all__ = [
+    "STUDIES",
+    "CellTable",
+    "has_study",
+    "study_module",
+    "study_parameters",
+    "run_study",
+    "observe_cells",
+    "ENV_CELL_PROGRESS",
+]
 
 ENV_CELL_PROGRESS = "FASTMIX_CELL_PROGRESS"
 """Set (to anything but ``""`` or ``0``) to print each computed cell to stderr when a study runs with ``log=None``."""
@@ -44,8 +52,13 @@ def _discover() -> dict[str, str]:
         if path.name.startswith("_"):
             continue
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
-            if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-                    and node.targets[0].id == "NOTEBOOK" and isinstance(node.value, ast.Constant)):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "NOTEBOOK"
+                and isinstance(node.value, ast.Constant)
+            ):
                 found[str(node.value.value)] = path.stem
     return found
 
@@ -84,8 +97,14 @@ def study_parameters(name: str, overrides: Mapping[str, Any] | None = None) -> d
     return params
 
 
-def run_study(name: str, overrides: Mapping[str, Any] | None = None, *, store=None,
-              log: Callable[[str], None] | None = print, restart: bool = False):
+def run_study(
+    name: str,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    store=None,
+    log: Callable[[str], None] | None = print,
+    restart: bool = False,
+):
     """Run study ``name`` with ``DEFAULTS`` updated by ``overrides``.
 
     With ``store`` (a :class:`fastmix.store.ResultsStore`) every finished cell is written to

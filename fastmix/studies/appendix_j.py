@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import MAX_LOG2_N, Choice, Integer
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "STATISTICS", "run"]
 
@@ -85,6 +85,7 @@ def run(params, store=None, log=print) -> dict:
     d, seed = int(params["d"]), int(params["seed"])
     stats = CellTable(store, "statistics", log)
     for name in available_offline():
+
         def cell(name=name):
             if name in DESIGNS:
                 ds = _make(name, 2 ** int(params["log2_n"]), d, seed)
@@ -100,17 +101,20 @@ def run(params, store=None, log=print) -> dict:
     n = 2 ** int(params["spread_log2_n"])
     for index, name in enumerate(DESIGNS):
         for s in range(int(params["n_seeds"])):
+
             def cell(name=name, index=index, s=s):
                 ds = _make(name, n, d, np.random.SeedSequence(seed, spawn_key=(index, s)))
                 st = dataset_statistics(ds.X, ds.y)
-                return [{"design": name, "seed": s, **{c: st[c] for c in _COLUMNS},
-                         "signal_var": _signal_var(name, ds, d)}]
+                return [
+                    {"design": name, "seed": s, **{c: st[c] for c in _COLUMNS}, "signal_var": _signal_var(name, ds, d)}
+                ]
 
             spread.compute(f"{name}|seed={s}", cell)
     return {"statistics": stats.frame(), "spread": spread.frame()}
 
 
 # --------------------------------------------------------------------------- claims
+
 
 def percentile_table(spread):
     """Per design and statistic: the paper's value, its percentile among the seeds, and the seeds' spread."""
@@ -127,10 +131,20 @@ def percentile_table(spread):
             if not isinstance(value, (int, float)):
                 continue
             x = g[stat].to_numpy(dtype=float)
-            rows.append({"design": design, "statistic": stat, "paper": float(value), "seeds": int(x.size),
-                         "percentile": percentile_of(float(value), x), "median": float(np.median(x)),
-                         "q025": float(np.quantile(x, 0.025)), "q975": float(np.quantile(x, 0.975)),
-                         "min": float(x.min()), "max": float(x.max())})
+            rows.append(
+                {
+                    "design": design,
+                    "statistic": stat,
+                    "paper": float(value),
+                    "seeds": int(x.size),
+                    "percentile": percentile_of(float(value), x),
+                    "median": float(np.median(x)),
+                    "q025": float(np.quantile(x, 0.025)),
+                    "q975": float(np.quantile(x, 0.975)),
+                    "min": float(x.min()),
+                    "max": float(x.max()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -145,11 +159,14 @@ def claims(tables, *, typical: tuple[float, float] = (2.5, 97.5), min_seeds: int
 
     out = []
     for r in percentile_table(tables["spread"]).itertuples():
-        out.append(Claim(
-            claim=f"{r.design}: the paper's {r.statistic} is a typical draw",
-            paper=f"Appendix J reports {r.statistic} = {r.paper:g}",
-            measured=f"{r.seeds} seeds: median {r.median:.4g}, 95% of seeds in [{r.q025:.4g}, {r.q975:.4g}]; "
-                     f"the paper's value is at percentile {r.percentile:.3g}",
-            rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least {min_seeds} seeds)",
-            holds=None if r.seeds < min_seeds else bool(typical[0] <= r.percentile <= typical[1])))
+        out.append(
+            Claim(
+                claim=f"{r.design}: the paper's {r.statistic} is a typical draw",
+                paper=f"Appendix J reports {r.statistic} = {r.paper:g}",
+                measured=f"{r.seeds} seeds: median {r.median:.4g}, 95% of seeds in [{r.q025:.4g}, {r.q975:.4g}]; "
+                f"the paper's value is at percentile {r.percentile:.3g}",
+                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least {min_seeds} seeds)",
+                holds=None if r.seeds < min_seeds else bool(typical[0] <= r.percentile <= typical[1]),
+            )
+        )
     return out

@@ -36,8 +36,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import Choice, ChoiceList, Integer, Real
+from . import CellTable
 from .section3 import DESIGNS as _SECTION3_DESIGNS
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "NS", "run", "measured_c2"]
@@ -91,10 +91,23 @@ def measured_c2(source: str, design: str, k2_ratio: float, root=None) -> dict:
     from ..claims import mean_interval
     from ..store import ResultsStore, entry_status
 
-    row: dict[str, Any] = {"source": source, "state": "missing", "commit": None, "design": design,
-                           "n_section3": None, "d_section3": None, "k2": None, "k2_ratio": float(k2_ratio),
-                           "n_draws": 0, "c2_mean": math.nan, "c2_low": math.nan, "c2_high": math.nan,
-                           "c2_min": math.nan, "c2_max": math.nan, "lambda_ratio_mean": math.nan}
+    row: dict[str, Any] = {
+        "source": source,
+        "state": "missing",
+        "commit": None,
+        "design": design,
+        "n_section3": None,
+        "d_section3": None,
+        "k2": None,
+        "k2_ratio": float(k2_ratio),
+        "n_draws": 0,
+        "c2_mean": math.nan,
+        "c2_low": math.nan,
+        "c2_high": math.nan,
+        "c2_min": math.nan,
+        "c2_max": math.nan,
+        "lambda_ratio_mean": math.nan,
+    }
     if not source:
         return row
     store = ResultsStore(source, root)
@@ -106,10 +119,22 @@ def measured_c2(source: str, design: str, k2_ratio: float, root=None) -> dict:
         return row
     status = entry_status(source, root)
     iv = mean_interval(sel["c2"].to_numpy())
-    row.update({"state": status.state, "commit": status.commit, "n_section3": int(sel["n"].iloc[0]),
-                "d_section3": int(sel["d"].iloc[0]), "k2": int(sel["k2"].iloc[0]), "n_draws": int(len(sel)),
-                "c2_mean": iv.estimate, "c2_low": iv.low, "c2_high": iv.high, "c2_min": float(sel["c2"].min()),
-                "c2_max": float(sel["c2"].max()), "lambda_ratio_mean": float(sel["lambda_ratio"].mean())})
+    row.update(
+        {
+            "state": status.state,
+            "commit": status.commit,
+            "n_section3": int(sel["n"].iloc[0]),
+            "d_section3": int(sel["d"].iloc[0]),
+            "k2": int(sel["k2"].iloc[0]),
+            "n_draws": len(sel),
+            "c2_mean": iv.estimate,
+            "c2_low": iv.low,
+            "c2_high": iv.high,
+            "c2_min": float(sel["c2"].min()),
+            "c2_max": float(sel["c2"].max()),
+            "lambda_ratio_mean": float(sel["lambda_ratio"].mean()),
+        }
+    )
     return row
 
 
@@ -123,31 +148,52 @@ def run(params, store=None, log=print) -> dict:
     used = CellTable(store, "c2_used", log)
     designs = [s.strip() for s in str(params["c2_designs"]).split(",") if s.strip()]
     for design in designs:
-        used.compute(design, lambda design=design: [measured_c2(str(params["c2_source"]), design,
-                                                                float(params["c2_k2_ratio"]))])
+        used.compute(
+            design, lambda design=design: [measured_c2(str(params["c2_source"]), design, float(params["c2_k2_ratio"]))]
+        )
     c2_rows = used.frame()
     c2_fixed = float(params["c2"])
     measured = {row["design"]: float(row["c2_mean"]) for _, row in c2_rows.iterrows()} if len(c2_rows) else {}
     curves = CellTable(store, "curves", log)
     for n in NS:
+
         def cell(n=n):
             delta = float(n) ** (-float(params["delta_exponent"]))
             lam_x = n / (8.0 * d)
             lam_f = 5.0 / 6.0 * lam_x
-            out = {("fastmix_c2", None, c2_fixed): sketch_noise_for_epsilon(eps, delta, k, lambda_min=lam_f,
-                                                                             c2=c2_fixed, mechanism="fastmix")}
+            out = {
+                ("fastmix_c2", None, c2_fixed): sketch_noise_for_epsilon(
+                    eps, delta, k, lambda_min=lam_f, c2=c2_fixed, mechanism="fastmix"
+                )
+            }
             for design, c2 in measured.items():
                 if np.isfinite(c2):
                     out[("fastmix_measured", design, c2)] = sketch_noise_for_epsilon(
-                        eps, delta, k, lambda_min=lam_f, c2=c2, mechanism="fastmix")
-            out[("fastmix_unbounded", None, math.inf)] = sketch_noise_for_epsilon(eps, delta, k, lambda_min=lam_f,
-                                                                            mechanism="fastmix_unbounded")
-            out[("gaussmix", None, 1.0)] = sketch_noise_for_epsilon(eps, delta, k, lambda_min=lam_x, mechanism="gaussmix")
+                        eps, delta, k, lambda_min=lam_f, c2=c2, mechanism="fastmix"
+                    )
+            out[("fastmix_unbounded", None, math.inf)] = sketch_noise_for_epsilon(
+                eps, delta, k, lambda_min=lam_f, mechanism="fastmix_unbounded"
+            )
+            out[("gaussmix", None, 1.0)] = sketch_noise_for_epsilon(
+                eps, delta, k, lambda_min=lam_x, mechanism="gaussmix"
+            )
             out[("upadhyay", None, math.nan)] = upadhyay_noise_scale(eps, delta, k, lam_f)
             out[("upadhyay_free", None, math.nan)] = upadhyay_noise_scale(eps, delta, k, lam_f, C=1, a=1, b=1)
-            return [{"n": n, "delta": delta, "lambda_min_x": lam_x, "lambda_min_f": lam_f, "curve": name,
-                     "design": design, "c2": c2, "epsilon": float(e), "sigma": float(s)}
-                    for (name, design, c2), values in out.items() for e, s in zip(eps, np.asarray(values, dtype=float))]
+            return [
+                {
+                    "n": n,
+                    "delta": delta,
+                    "lambda_min_x": lam_x,
+                    "lambda_min_f": lam_f,
+                    "curve": name,
+                    "design": design,
+                    "c2": c2,
+                    "epsilon": float(e),
+                    "sigma": float(s),
+                }
+                for (name, design, c2), values in out.items()
+                for e, s in zip(eps, np.asarray(values, dtype=float))
+            ]
 
         curves.compute(f"n={n}", cell)
     return {"c2_used": used.frame(), "curves": curves.frame()}
@@ -155,9 +201,14 @@ def run(params, store=None, log=print) -> dict:
 
 # --------------------------------------------------------------------------- claims
 
-CURVE_LABELS = {"fastmix_c2": "FastMix, C^2 = {c2:g}", "fastmix_measured": "FastMix, measured C^2 = {c2:.3g} ({design})",
-                "fastmix_unbounded": "FastMix, C^2 -> inf", "gaussmix": "GaussMix",
-                "upadhyay": "Upadhyay (C=16, a=2, b=16)", "upadhyay_free": "Upadhyay (C=a=b=1)"}
+CURVE_LABELS = {
+    "fastmix_c2": "FastMix, C^2 = {c2:g}",
+    "fastmix_measured": "FastMix, measured C^2 = {c2:.3g} ({design})",
+    "fastmix_unbounded": "FastMix, C^2 -> inf",
+    "gaussmix": "GaussMix",
+    "upadhyay": "Upadhyay (C=16, a=2, b=16)",
+    "upadhyay_free": "Upadhyay (C=a=b=1)",
+}
 """How each curve of the ``curves`` table is named on the page."""
 
 
@@ -184,10 +235,18 @@ def variance_ratios(curves, reference: str = "upadhyay_free"):
         keep = r > 0
         with np.errstate(divide="ignore"):
             ratio = np.where(s[keep] > 0, (r[keep] / np.where(s[keep] > 0, s[keep], 1.0)) ** 2, np.inf)
-        rows.append({"n": int(n), "curve": curve, "design": design or None, "c2": float(g["c2"].iloc[0]),
-                     "median": float(np.median(ratio)) if ratio.size else math.nan,
-                     "min": float(ratio.min()) if ratio.size else math.nan, "points": int(ratio.size),
-                     "zero_points": int(np.sum(~np.isfinite(ratio)))})
+        rows.append(
+            {
+                "n": int(n),
+                "curve": curve,
+                "design": design or None,
+                "c2": float(g["c2"].iloc[0]),
+                "median": float(np.median(ratio)) if ratio.size else math.nan,
+                "min": float(ratio.min()) if ratio.size else math.nan,
+                "points": int(ratio.size),
+                "zero_points": int(np.sum(~np.isfinite(ratio))),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -214,25 +273,38 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
         text = "; ".join(
             f"n = {int(r.n)}: median {r.median:.3g} (min {r.min:.3g}) constant-free, median "
             f"{float(b[b['n'] == r.n]['median'].iloc[0]):.3g} with Blocki et al.'s constants"
-            for r in g.itertuples())
-        out.append(Claim(
-            claim=f"sigma^2 more than 100 times below Upadhyay's: {label}",
-            paper="Section 3, by Figure 1: FastMix typically reduces sigma^2 by more than two orders of magnitude",
-            measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no draws): {text}",
-            rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the constant-free form",
-            holds=bool((g["median"] > factor).all())))
+            for r in g.itertuples()
+        )
+        out.append(
+            Claim(
+                claim=f"sigma^2 more than 100 times below Upadhyay's: {label}",
+                paper="Section 3, by Figure 1: FastMix typically reduces sigma^2 by more than two orders of magnitude",
+                measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no draws): {text}",
+                rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the constant-free form",
+                holds=bool((g["median"] > factor).all()),
+            )
+        )
     for r in used.itertuples():
         if r.state == "missing" or not np.isfinite(r.c2_mean):
-            out.append(Claim(claim=f"C^2 = 2 at the paper's k2 ({r.design})", paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
-                             measured="no Section 3 measurement stored", rule=f"upper 95% bound at most {c2_target:g}",
-                             holds=None))
+            out.append(
+                Claim(
+                    claim=f"C^2 = 2 at the paper's k2 ({r.design})",
+                    paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
+                    measured="no Section 3 measurement stored",
+                    rule=f"upper 95% bound at most {c2_target:g}",
+                    holds=None,
+                )
+            )
             continue
-        out.append(Claim(
-            claim=f"C^2 = 2 at the paper's k2 ({r.design})",
-            paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
-            measured=f"Section 3, n = {int(r.n_section3)}, d = {int(r.d_section3)}, k2 = {int(r.k2)} "
-                     f"(r = {r.k2_ratio:g}), {int(r.n_draws)} draws: mean C^2 {r.c2_mean:.3g} "
-                     f"[{r.c2_low:.3g}, {r.c2_high:.3g}]",
-            rule=f"holds if the upper 95% bound is at most {c2_target:g}",
-            holds=bool(r.c2_high <= c2_target)))
+        out.append(
+            Claim(
+                claim=f"C^2 = 2 at the paper's k2 ({r.design})",
+                paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
+                measured=f"Section 3, n = {int(r.n_section3)}, d = {int(r.d_section3)}, k2 = {int(r.k2)} "
+                f"(r = {r.k2_ratio:g}), {int(r.n_draws)} draws: mean C^2 {r.c2_mean:.3g} "
+                f"[{r.c2_low:.3g}, {r.c2_high:.3g}]",
+                rule=f"holds if the upper 95% bound is at most {c2_target:g}",
+                holds=bool(r.c2_high <= c2_target),
+            )
+        )
     return out

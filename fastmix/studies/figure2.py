@@ -31,9 +31,9 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..datasets import DATASETS as _DATASETS
 from ..parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
 
@@ -75,15 +75,44 @@ PARAMETERS = {
 
 
 PAPER_RATIOS = {
-    "synthetic_sphere": (4, 400, 800), "synthetic_correlated": (4, 400, 800), "rossmann": (4, 400, 800),
-    "black_friday": (4, 100, 200), "year_msd": (4, 100, 200), "beijing": (4, 100, 200),
-    "nycflights": (4, 600, 1200), "airline": (4, 600, 1200),
+    "synthetic_sphere": (4, 400, 800),
+    "synthetic_correlated": (4, 400, 800),
+    "rossmann": (4, 400, 800),
+    "black_friday": (4, 100, 200),
+    "year_msd": (4, 100, 200),
+    "beijing": (4, 100, 200),
+    "nycflights": (4, 600, 1200),
+    "airline": (4, 600, 1200),
 }
 """The ``(r1, r2, r3)`` the authors used per dataset (Appendix H and I; reference-code notes)."""
 
-_KEEP = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key", "n", "d", "T", "k", "k1",
-         "k2", "delta", "rho", "excess_risk", "mse", "ols_mse", "theta_error", "eta", "runtime_s", "eps_spent",
-         "delta_spent", "n_used", "rows_added"]
+_KEEP = [
+    "dataset",
+    "method",
+    "ihm_sketch",
+    "k2_ratio",
+    "epsilon",
+    "trial",
+    "spawn_key",
+    "n",
+    "d",
+    "T",
+    "k",
+    "k1",
+    "k2",
+    "delta",
+    "rho",
+    "excess_risk",
+    "mse",
+    "ols_mse",
+    "theta_error",
+    "eta",
+    "runtime_s",
+    "eps_spent",
+    "delta_spent",
+    "n_used",
+    "rows_added",
+]
 
 
 def _split(text, kind=float):
@@ -151,9 +180,18 @@ def run(params, store=None, log=print) -> dict:
         def describe():
             ev = np.linalg.eigvalsh(ds.X.T @ ds.X)
             prov = ds.provenance()
-            return [{"dataset": name, "n": n, "d": d, "lambda_min": float(ev[0]), "lambda_max": float(ev[-1]),
-                     "source": prov.get("source"), "sha256": prov.get("sha256"),
-                     "k2_ratios": ",".join(f"{r:g}" for r in ratios)}]
+            return [
+                {
+                    "dataset": name,
+                    "n": n,
+                    "d": d,
+                    "lambda_min": float(ev[0]),
+                    "lambda_max": float(ev[-1]),
+                    "source": prov.get("source"),
+                    "sha256": prov.get("sha256"),
+                    "k2_ratios": ",".join(f"{r:g}" for r in ratios),
+                }
+            ]
 
         info.compute(name, describe)
 
@@ -164,10 +202,19 @@ def run(params, store=None, log=print) -> dict:
             for eps in epsilons:
                 ci = calibrate_ihm(eps, dflt["delta"], k=k1, T=T, rho=dflt["rho"])
                 cf = calibrate_fast_ihm(eps, dflt["delta"], k1=k1, T=T, rho=dflt["rho"])
-                rows.append({"dataset": name, "epsilon": eps, "k1": k1, "gamma_ihm": ci.gamma,
-                             "gamma_fastihm": cf.gamma, "omega": cf.omega, "tau": cf.tau,
-                             **{f"ihm_{k}": v for k, v in _budget(ci).items()},
-                             **{f"fastihm_{k}": v for k, v in _budget(cf).items()}})
+                rows.append(
+                    {
+                        "dataset": name,
+                        "epsilon": eps,
+                        "k1": k1,
+                        "gamma_ihm": ci.gamma,
+                        "gamma_fastihm": cf.gamma,
+                        "omega": cf.omega,
+                        "tau": cf.tau,
+                        **{f"ihm_{k}": v for k, v in _budget(ci).items()},
+                        **{f"fastihm_{k}": v for k, v in _budget(cf).items()},
+                    }
+                )
             return rows
 
         calib.compute(name, calibrations)
@@ -181,15 +228,27 @@ def run(params, store=None, log=print) -> dict:
             key = f"{name}|{method}|eps={eps}|r={ratio}|sketch={sketch}"
 
             def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
-                df = run_grid({name: ds}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
-                              k2_ratios=(ratio,) if ratio is not None else (4.0,), n_trials=trials, root_seed=seed,
-                              T=T, ihm_sketch=sketch or "dense", progress=False)
+                df = run_grid(
+                    {name: ds},
+                    methods=(method,),
+                    epsilons=(eps,) if eps is not None else (1.0,),
+                    k2_ratios=(ratio,) if ratio is not None else (4.0,),
+                    n_trials=trials,
+                    root_seed=seed,
+                    T=T,
+                    ihm_sketch=sketch or "dense",
+                    progress=False,
+                )
                 df["ihm_sketch"] = sketch if method == "IHM" else None
                 return df[[c for c in _KEEP if c in df.columns]]
 
             runs.compute(key, compute)
-    tables = {"runs": runs.frame(), "datasets": info.frame(), "calibration": calib.frame(),
-              "skipped": pd.DataFrame(skipped, columns=["dataset", "reason"])}
+    tables = {
+        "runs": runs.frame(),
+        "datasets": info.frame(),
+        "calibration": calib.frame(),
+        "skipped": pd.DataFrame(skipped, columns=["dataset", "reason"]),
+    }
     if store is not None and skipped:
         store.put_table("skipped", tables["skipped"])
     return tables
@@ -225,8 +284,14 @@ def summary(runs):
     df["log_risk"] = np.log(df["excess_risk"].clip(lower=1e-300))
     df["eta_is_zero"] = (df["eta"] == 0).astype(float).where(df["eta"].notna())
     g = df.groupby(keys, dropna=False)
-    out = g.agg(mean=("excess_risk", "mean"), sd=("excess_risk", "std"), trials=("trial", "count"),
-                geo_mean=("log_risk", "mean"), eta_mean=("eta", "mean"), eta_zero=("eta_is_zero", "mean"))
+    out = g.agg(
+        mean=("excess_risk", "mean"),
+        sd=("excess_risk", "std"),
+        trials=("trial", "count"),
+        geo_mean=("log_risk", "mean"),
+        eta_mean=("eta", "mean"),
+        eta_zero=("eta_is_zero", "mean"),
+    )
     out = out.reset_index()
     out["geo_mean"] = np.exp(out["geo_mean"])
     out["band"] = 1.96 * out["sd"] / np.sqrt(out["trials"])
@@ -288,9 +353,16 @@ def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
             eta = fast.loc[np.isclose(fast["epsilon"], eps) & np.isclose(fast["k2_ratio"], r), "eta"]
             return float((eta > 0).mean())
 
-        out.append({"epsilon": float(eps), "smaller": float(lo), "larger": float(hi),
-                    "ratio": log_ratio_interval(b, a), "smaller_eta_positive": eta_positive(lo),
-                    "larger_eta_positive": eta_positive(hi)})
+        out.append(
+            {
+                "epsilon": float(eps),
+                "smaller": float(lo),
+                "larger": float(hi),
+                "ratio": log_ratio_interval(b, a),
+                "smaller_eta_positive": eta_positive(lo),
+                "larger_eta_positive": eta_positive(hi),
+            }
+        )
     return out
 
 
@@ -345,9 +417,12 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         """Ratios and the epsilons at which every ratio, IHM and FastIHS have at least two trials."""
         ratios = sorted(private.loc[private["dataset"] == name, "k2_ratio"].dropna().unique())
         eps_all = sorted(private.loc[private["dataset"] == name, "epsilon"].dropna().unique())
-        ok = [e for e in eps_all
-              if all(_risk(runs, name, "FastIHM", e, r).size >= 2 for r in ratios)
-              and _risk(runs, name, "IHM", e, sketch=_main_sketch(runs)).size >= 2]
+        ok = [
+            e
+            for e in eps_all
+            if all(_risk(runs, name, "FastIHM", e, r).size >= 2 for r in ratios)
+            and _risk(runs, name, "IHM", e, sketch=_main_sketch(runs)).size >= 2
+        ]
         return ratios, ok
 
     expected = None if epsilons is None else sorted(float(e) for e in _split(epsilons))
@@ -355,13 +430,20 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
     for _, ds in info.iterrows():
         name = ds["dataset"]
         ratios, eps_grid = complete_grid(name)
-        complete = (expected is None or (len(ratios) >= 2 and len(eps_grid) == len(expected)
-                                         and np.allclose(eps_grid, expected)))
+        complete = expected is None or (
+            len(ratios) >= 2 and len(eps_grid) == len(expected) and np.allclose(eps_grid, expected)
+        )
         if not complete:
             incomplete.add(name)
-            out.append(Claim(claim=f"{name}: all checks", paper="(the claims of Section 4.1 for this panel)",
-                             measured=f"the stored run covers {len(eps_grid)} of {len(expected)} eps so far",
-                             rule="decided once every cell of the grid is stored", holds=None))
+            out.append(
+                Claim(
+                    claim=f"{name}: all checks",
+                    paper="(the claims of Section 4.1 for this panel)",
+                    measured=f"the stored run covers {len(eps_grid)} of {len(expected)} eps so far",
+                    rule="decided once every cell of the grid is stored",
+                    holds=None,
+                )
+            )
             continue
         if len(ratios) < 2 or not eps_grid:
             continue
@@ -372,123 +454,184 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 a, b = _risk(runs, name, "FastIHM", eps, hi), _risk(runs, name, "FastIHM", eps, lo)
                 improve.append(one_sided_less(a, b))
                 worse.append(one_sided_less(b, a))
-        extreme = [one_sided_less(_risk(runs, name, "FastIHM", e, ratios[-1]), _risk(runs, name, "FastIHM", e, ratios[0]))
-                   for e in eps_grid]
+        extreme = [
+            one_sided_less(_risk(runs, name, "FastIHM", e, ratios[-1]), _risk(runs, name, "FastIHM", e, ratios[0]))
+            for e in eps_grid
+        ]
         rej_extreme = holm(extreme, alpha)
         rej_worse = holm(worse, alpha)
         npairs = len(ratios) - 1
         rej_improve = holm(improve, alpha)
         per_pair = [sum(rej_improve[i * npairs + j] for i in range(len(eps_grid))) for j in range(npairs)]
         reversed_at = [eps_grid[i // npairs] for i, r in enumerate(rej_worse) if r]
-        ratio_range = [log_ratio_interval(_risk(runs, name, "FastIHM", e, ratios[-1]),
-                                          _risk(runs, name, "FastIHM", e, ratios[0])).estimate for e in eps_grid]
-        pair_text = "; ".join(f"r = {hi:g} below r = {lo:g} at {c}/{len(eps_grid)} eps"
-                              for (lo, hi), c in zip(zip(ratios[:-1], ratios[1:]), per_pair))
-        out.append(Claim(
-            claim=f"{name}: the accuracy loss shrinks as k2 grows",
-            paper="Section 4.1: FastIHM's accuracy loss against IHM decreases as k2 increases (every panel).",
-            measured=(f"r = {ratios[-1]:g} below r = {ratios[0]:g} at {sum(rej_extreme)}/{len(eps_grid)} eps "
-                      f"(risk ratio {min(ratio_range):.2g}-{max(ratio_range):.2g}); {pair_text}; a larger k2 "
-                      f"significantly worse at: {_fmt_eps(reversed_at)}"),
-            rule=("holds if the largest k2 has lower excess risk than the smallest at every eps and no larger k2 is "
-                  "significantly worse than the next smaller one (one-sided Welch on log risk, Holm, 5%)"),
-            holds=True if all(rej_extreme) and not any(rej_worse) else (False if any(rej_worse) else None),
-        ))
+        ratio_range = [
+            log_ratio_interval(
+                _risk(runs, name, "FastIHM", e, ratios[-1]), _risk(runs, name, "FastIHM", e, ratios[0])
+            ).estimate
+            for e in eps_grid
+        ]
+        pair_text = "; ".join(
+            f"r = {hi:g} below r = {lo:g} at {c}/{len(eps_grid)} eps"
+            for (lo, hi), c in zip(zip(ratios[:-1], ratios[1:]), per_pair)
+        )
+        out.append(
+            Claim(
+                claim=f"{name}: the accuracy loss shrinks as k2 grows",
+                paper="Section 4.1: FastIHM's accuracy loss against IHM decreases as k2 increases (every panel).",
+                measured=(
+                    f"r = {ratios[-1]:g} below r = {ratios[0]:g} at {sum(rej_extreme)}/{len(eps_grid)} eps "
+                    f"(risk ratio {min(ratio_range):.2g}-{max(ratio_range):.2g}); {pair_text}; a larger k2 "
+                    f"significantly worse at: {_fmt_eps(reversed_at)}"
+                ),
+                rule=(
+                    "holds if the largest k2 has lower excess risk than the smallest at every eps and no larger k2 is "
+                    "significantly worse than the next smaller one (one-sided Welch on log risk, Holm, 5%)"
+                ),
+                holds=True if all(rej_extreme) and not any(rej_worse) else (False if any(rej_worse) else None),
+            )
+        )
         # E. like with like: Gram-factor IHM against the dense sketch
         dense = runs[(runs["dataset"] == name) & (runs["method"] == "IHM") & (runs["ihm_sketch"] == "dense")]
         if len(dense) >= 2 and _main_sketch(runs) == "gram":
             eps = float(dense["epsilon"].iloc[0])
-            iv = log_ratio_interval(_risk(runs, name, "IHM", eps, sketch="gram"),
-                                    _risk(runs, name, "IHM", eps, sketch="dense"))
-            out.append(Claim(
-                claim=f"{name}: IHM through the Gram factor is IHM",
-                paper="(ours) G (X^T X)^(1/2) has the distribution of S X, so both samplers give the same risk.",
-                measured=f"Gram / dense excess risk at eps = {eps:g}: {format_interval(iv)}",
-                rule=(f"holds if the 95% interval of the ratio contains 1 (agreement within the error bars) and lies "
-                      f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; undecided otherwise"),
-                holds=_equivalent(iv, 1.0, AGREE_MARGIN),
-            ))
+            iv = log_ratio_interval(
+                _risk(runs, name, "IHM", eps, sketch="gram"), _risk(runs, name, "IHM", eps, sketch="dense")
+            )
+            out.append(
+                Claim(
+                    claim=f"{name}: IHM through the Gram factor is IHM",
+                    paper="(ours) G (X^T X)^(1/2) has the distribution of S X, so both samplers give the same risk.",
+                    measured=f"Gram / dense excess risk at eps = {eps:g}: {format_interval(iv)}",
+                    rule=(
+                        f"holds if the 95% interval of the ratio contains 1 (agreement within the error bars) and lies "
+                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; undecided otherwise"
+                    ),
+                    holds=_equivalent(iv, 1.0, AGREE_MARGIN),
+                )
+            )
     sphere = "synthetic_sphere"
     all_eps = sorted(private.loc[private["dataset"] == sphere, "epsilon"].dropna().unique())
     ratios, eps_grid = complete_grid(sphere) if sphere in set(info["dataset"]) else ([], [])
-    if (sphere not in incomplete and len(ratios) >= 2 and eps_grid and eps_grid == all_eps
-            and _risk(runs, sphere, "FastIHS").size >= 2):
+    if (
+        sphere not in incomplete
+        and len(ratios) >= 2
+        and eps_grid
+        and eps_grid == all_eps
+        and _risk(runs, sphere, "FastIHS").size >= 2
+    ):
         top = eps_grid[-2:]
         big = ratios[1:]
         # D. where the Hessian noise vanishes
         zero_all, zero_some = [], []
         for eps in eps_grid:
             for r in ratios:
-                eta = private.loc[(private["dataset"] == sphere) & np.isclose(private["epsilon"], eps)
-                                  & np.isclose(private["k2_ratio"], r), "eta"]
+                eta = private.loc[
+                    (private["dataset"] == sphere)
+                    & np.isclose(private["epsilon"], eps)
+                    & np.isclose(private["k2_ratio"], r),
+                    "eta",
+                ]
                 if (eta == 0).all():
                     zero_all.append((eps, r))
                 elif (eta == 0).any():
                     zero_some.append((eps, r))
         expected = {(e, r) for e in top for r in big}
         pairs = lambda s: ", ".join(f"({e:g}, {r:g})" for e, r in sorted(s)) or "none"  # noqa: E731
-        out.append(Claim(
-            claim="synthetic_sphere: FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3",
-            paper="Section 4.1: on the lambda_min ~ n/d design, eta = 0 only for the two largest eps and r2, r3.",
-            measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at {pairs(zero_some)}",
-            rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other pair has any",
-            holds=bool(set(zero_all) == expected and not zero_some),
-        ))
+        out.append(
+            Claim(
+                claim="synthetic_sphere: FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3",
+                paper="Section 4.1: on the lambda_min ~ n/d design, eta = 0 only for the two largest eps and r2, r3.",
+                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at {pairs(zero_some)}",
+                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other pair has any",
+                holds=bool(set(zero_all) == expected and not zero_some),
+            )
+        )
         # B. matching IHM at the top of the grid, like with like
         for eps in top:
             r = ratios[-1]
-            fast, ihm = _risk(runs, sphere, "FastIHM", eps, r), _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs))
+            fast, ihm = (
+                _risk(runs, sphere, "FastIHM", eps, r),
+                _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
+            )
             iv = log_ratio_interval(fast, ihm)
             s = budget_factor(calib, sphere, eps)
-            out.append(Claim(
-                claim=f"synthetic_sphere: FastIHM (r = {r:g}) matches IHM at eps = {eps:g}",
-                paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as eq. (10) predicts.",
-                measured=(f"FastIHM / IHM excess risk {format_interval(iv)}; the gradient budgets alone "
-                          f"(eps/3 against eps/2) predict {s:.2f}"),
-                rule=(f"holds if the ratio's 95% interval lies below {MARGIN:g} times the factor the gradient-budget "
-                      f"split predicts (FastIHM loses little beyond its smaller gradient budget); does not hold if it "
-                      f"lies above; undecided otherwise"),
-                holds=True if iv.high <= MARGIN * s else (False if iv.low > MARGIN * s else None),
-            ))
+            out.append(
+                Claim(
+                    claim=f"synthetic_sphere: FastIHM (r = {r:g}) matches IHM at eps = {eps:g}",
+                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as eq. (10) predicts.",
+                    measured=(
+                        f"FastIHM / IHM excess risk {format_interval(iv)}; the gradient budgets alone "
+                        f"(eps/3 against eps/2) predict {s:.2f}"
+                    ),
+                    rule=(
+                        f"holds if the ratio's 95% interval lies below {MARGIN:g} times the factor the gradient-budget "
+                        f"split predicts (FastIHM loses little beyond its smaller gradient budget); does not hold if it "
+                        f"lies above; undecided otherwise"
+                    ),
+                    holds=True if iv.high <= MARGIN * s else (False if iv.low > MARGIN * s else None),
+                )
+            )
         # C. beating IHM at intermediate eps
         mid = [e for e in eps_grid if e not in top]
         tests, labels = [], []
         for eps in mid:
             for r in big:
-                tests.append(one_sided_less(_risk(runs, sphere, "FastIHM", eps, r),
-                                            _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs))))
+                tests.append(
+                    one_sided_less(
+                        _risk(runs, sphere, "FastIHM", eps, r),
+                        _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
+                    )
+                )
                 labels.append((eps, r))
         if tests:
             rej = holm(tests, alpha)
-            above = holm([one_sided_less(_risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
-                                         _risk(runs, sphere, "FastIHM", eps, r)) for eps, r in labels], alpha)
+            above = holm(
+                [
+                    one_sided_less(
+                        _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
+                        _risk(runs, sphere, "FastIHM", eps, r),
+                    )
+                    for eps, r in labels
+                ],
+                alpha,
+            )
             wins = [lab for lab, x in zip(labels, rej) if x]
             best = None
             if wins:
                 best = min(wins, key=lambda lab: np.exp(np.mean(np.log(_risk(runs, sphere, "FastIHM", *lab)))))
             text = f"FastIHM significantly below IHM at (eps, r) = {pairs(wins)}"
             if best is not None:
-                ivb = log_ratio_interval(_risk(runs, sphere, "FastIHM", *best),
-                                         _risk(runs, sphere, "IHM", best[0], sketch=_main_sketch(runs)))
+                ivb = log_ratio_interval(
+                    _risk(runs, sphere, "FastIHM", *best),
+                    _risk(runs, sphere, "IHM", best[0], sketch=_main_sketch(runs)),
+                )
                 text += f"; at ({best[0]:g}, {best[1]:g}) FastIHM / IHM = {format_interval(ivb)}"
-            out.append(Claim(
-                claim="synthetic_sphere: FastIHM beats IHM at some intermediate eps",
-                paper="Section 4.1: for some eps FastIHM even outperforms IHM (implicit Hessian regularisation).",
-                measured=text,
-                rule=("holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the two largest "
-                      f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not hold if it "
-                      "is significantly above IHM at all of them"),
-                holds=True if wins else (False if all(above) else None),
-            ))
+            out.append(
+                Claim(
+                    claim="synthetic_sphere: FastIHM beats IHM at some intermediate eps",
+                    paper="Section 4.1: for some eps FastIHM even outperforms IHM (implicit Hessian regularisation).",
+                    measured=text,
+                    rule=(
+                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the two largest "
+                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not hold if it "
+                        "is significantly above IHM at all of them"
+                    ),
+                    holds=True if wins else (False if all(above) else None),
+                )
+            )
             if best is not None:
                 ihs = _risk(runs, sphere, "FastIHS")
                 ivs = log_ratio_interval(_risk(runs, sphere, "FastIHM", *best), ihs)
-                out.append(Claim(
-                    claim="synthetic_sphere: where it beats IHM, FastIHM matches the non-private FastIHS",
-                    paper="Section 4.1: at those eps FastIHM matches the non-private baseline.",
-                    measured=f"FastIHM (eps = {best[0]:g}, r = {best[1]:g}) / FastIHS: {format_interval(ivs)}",
-                    rule=(f"holds if the 95% interval of the ratio lies below {MARGIN:g}; does not hold if it lies "
-                          "above; undecided otherwise"),
-                    holds=True if ivs.high <= MARGIN else (False if ivs.low > MARGIN else None),
-                ))
+                out.append(
+                    Claim(
+                        claim="synthetic_sphere: where it beats IHM, FastIHM matches the non-private FastIHS",
+                        paper="Section 4.1: at those eps FastIHM matches the non-private baseline.",
+                        measured=f"FastIHM (eps = {best[0]:g}, r = {best[1]:g}) / FastIHS: {format_interval(ivs)}",
+                        rule=(
+                            f"holds if the 95% interval of the ratio lies below {MARGIN:g}; does not hold if it lies "
+                            "above; undecided otherwise"
+                        ),
+                        holds=True if ivs.high <= MARGIN else (False if ivs.low > MARGIN else None),
+                    )
+                )
     return out

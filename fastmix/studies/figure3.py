@@ -37,10 +37,20 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
+from . import CellTable
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_TABLE", "SHAPE_DATASETS", "run", "paper_ratios", "ratio_table", "claims"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "PAPER_TABLE",
+    "SHAPE_DATASETS",
+    "run",
+    "paper_ratios",
+    "ratio_table",
+    "claims",
+]
 
 NOTEBOOK = "figure3_runtime"
 
@@ -69,8 +79,12 @@ PARAMETERS = {
 """What each parameter admits (:mod:`fastmix.parameters`)."""
 
 
-SHAPE_DATASETS = {(19, 32): "synthetic_correlated", (19, 28): "rossmann", (17, 81): "black_friday",
-                  (17, 90): "year_msd"}
+SHAPE_DATASETS = {
+    (19, 32): "synthetic_correlated",
+    (19, 28): "rossmann",
+    (17, 81): "black_friday",
+    (17, 90): "year_msd",
+}
 """The paper's dataset at each of Figure 3's shapes (log2 n, d)."""
 
 PAPER_TABLE = {
@@ -83,8 +97,28 @@ PAPER_TABLE = {
 }
 """Figure 3's table: dataset, shape, (r1, r2, r3) and runtime(IHM) / runtime(method) for FastIHS, FastIHM r1-r3."""
 
-_KEEP = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key", "n", "d", "T", "k", "k1",
-         "k2", "delta", "rho", "runtime_s", "runtime_ns", "excess_risk", "n_used", "rows_added"]
+_KEEP = [
+    "dataset",
+    "method",
+    "ihm_sketch",
+    "k2_ratio",
+    "epsilon",
+    "trial",
+    "spawn_key",
+    "n",
+    "d",
+    "T",
+    "k",
+    "k1",
+    "k2",
+    "delta",
+    "rho",
+    "runtime_s",
+    "runtime_ns",
+    "excess_risk",
+    "n_used",
+    "rows_added",
+]
 
 
 def _split(text, kind=float):
@@ -131,8 +165,11 @@ def _data(log2_n, d, index, params):
         except DatasetUnavailableError as exc:
             reason = f"{paper} could not be read from the cache ({str(exc).splitlines()[0]})"
     elif paper is not None:
-        reason = f"{paper} is not in the data cache (nothing is downloaded)" if params["use_real_data"] else \
-            "use_real_data is off"
+        reason = (
+            f"{paper} is not in the data cache (nothing is downloaded)"
+            if params["use_real_data"]
+            else "use_real_data is off"
+        )
     else:
         reason = "no dataset of the paper has this shape"
     ds = make_correlated_regression(n=2**log2_n, d=d, random_state=rs)
@@ -167,10 +204,23 @@ def run(params, store=None, log=print) -> dict:
         rho = R.paper_defaults(n)["rho"]
         k1, _ = R.paper_sketch_sizes(d, T, rho)
         k2s = [min(R.paper_sketch_sizes(d, T, rho, r)[1], n) for r in ratios]
-        info.compute(label, lambda: [{"shape": label, "paper_dataset": paper, "data_used": ds.name, "why": why,
-                                      "n": n, "d": d, "n_over_d": n / d,
-                                      "k2_ratios": ",".join(f"{r:g}" for r in ratios), "k1": k1,
-                                      "k2s": ",".join(map(str, k2s))}])
+        info.compute(
+            label,
+            lambda: [
+                {
+                    "shape": label,
+                    "paper_dataset": paper,
+                    "data_used": ds.name,
+                    "why": why,
+                    "n": n,
+                    "d": d,
+                    "n_over_d": n / d,
+                    "k2_ratios": ",".join(f"{r:g}" for r in ratios),
+                    "k1": k1,
+                    "k2s": ",".join(map(str, k2s)),
+                }
+            ],
+        )
         shapes.append((label, X, y, ratios))
 
     def cell(label, X, y, ratios, method, eps, ratio, sketch):
@@ -178,9 +228,17 @@ def run(params, store=None, log=print) -> dict:
 
         def compute():
             before, started = _load1(), time.time()
-            df = run_grid({label: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
-                          k2_ratios=(ratio,) if ratio is not None else (4.0,), n_trials=trials, root_seed=seed,
-                          T=T, ihm_sketch=sketch, progress=False)
+            df = run_grid(
+                {label: (X, y)},
+                methods=(method,),
+                epsilons=(eps,) if eps is not None else (1.0,),
+                k2_ratios=(ratio,) if ratio is not None else (4.0,),
+                n_trials=trials,
+                root_seed=seed,
+                T=T,
+                ihm_sketch=sketch,
+                progress=False,
+            )
             df["ihm_sketch"] = sketch if method == "IHM" else None
             df = df[[c for c in _KEEP if c in df.columns]].copy()
             if method == "FastIHM":
@@ -201,22 +259,30 @@ def run(params, store=None, log=print) -> dict:
         cell(label, X, y, ratios, "FastIHS", None, None, "dense")
     for eps in epsilons:
         for label, X, y, ratios in shapes:
-            for method, ratio, sketch in [("IHM", None, "dense"), ("IHM", None, "gram")] + \
-                    [("FastIHM", r, "dense") for r in ratios]:
+            for method, ratio, sketch in [("IHM", None, "dense"), ("IHM", None, "gram")] + [
+                ("FastIHM", r, "dense") for r in ratios
+            ]:
                 cell(label, X, y, ratios, method, eps, ratio, sketch)
 
     done = runs.frame()
     for label, *_ in shapes:
+
         def timing_row(label=label):
             th = thread_settings()
             pools = "; ".join(f"{p.get('internal_api')}={p.get('num_threads')}" for p in th["pools"])
             sub = done[done["dataset"] == label] if not done.empty else done
-            return [{"shape": label, "pools": pools,
-                     "environment": ", ".join(f"{k}={v}" for k, v in th["environment"].items()),
-                     "blas_threads": int(params["blas_threads"]),
-                     "load1_min": float(sub["load1_before"].min()), "load1_max": float(sub["load1_after"].max()),
-                     "load1_mean": float(sub.drop_duplicates("cell")["load1_before"].mean()),
-                     "seconds": float(sub.drop_duplicates("cell")["cell_seconds"].sum())}]
+            return [
+                {
+                    "shape": label,
+                    "pools": pools,
+                    "environment": ", ".join(f"{k}={v}" for k, v in th["environment"].items()),
+                    "blas_threads": int(params["blas_threads"]),
+                    "load1_min": float(sub["load1_before"].min()),
+                    "load1_max": float(sub["load1_after"].max()),
+                    "load1_mean": float(sub.drop_duplicates("cell")["load1_before"].mean()),
+                    "seconds": float(sub.drop_duplicates("cell")["cell_seconds"].sum()),
+                }
+            ]
 
         timing.compute(label, timing_row)
     return {"datasets": info.frame(), "runs": runs.frame(), "timing": timing.frame()}
@@ -243,8 +309,18 @@ def ratio_table(tables, baseline: str = "IHM"):
             if series == baseline:
                 continue
             iv = log_ratio_interval(base, s["runtime_s"].to_numpy())
-            rows.append({"shape": shape, "series": series, "estimate": iv.estimate, "low": iv.low, "high": iv.high,
-                         "runs": len(s), "seconds": float(s["runtime_s"].mean()), "baseline_seconds": float(base.mean())})
+            rows.append(
+                {
+                    "shape": shape,
+                    "series": series,
+                    "estimate": iv.estimate,
+                    "low": iv.low,
+                    "high": iv.high,
+                    "runs": len(s),
+                    "seconds": float(s["runtime_s"].mean()),
+                    "baseline_seconds": float(base.mean()),
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -275,30 +351,49 @@ def claims(tables, alpha: float = 0.05):
         name, _, _, paper = PAPER_TABLE[paper_key]
         ivs = [log_ratio_interval(rt["IHM"], rt[s]) for s in series]
         used = info.loc[shape, "data_used"]
-        out.append(Claim(
-            claim=f"{shape}: faster than IHM by the paper's factors",
-            paper=(f"{name}: IHM / FastIHS = {paper[0]:g}, IHM / FastIHM r1, r2, r3 = "
-                   f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g} (Figure 3)"),
-            measured=("; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs))
-                      + f" ({used}, {ivs[0].n}+ runs each)"),
-            rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the paper's factor",
-            holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper)))))
+        out.append(
+            Claim(
+                claim=f"{shape}: faster than IHM by the paper's factors",
+                paper=(
+                    f"{name}: IHM / FastIHS = {paper[0]:g}, IHM / FastIHM r1, r2, r3 = "
+                    f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g} (Figure 3)"
+                ),
+                measured=(
+                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs))
+                    + f" ({used}, {ivs[0].n}+ runs each)"
+                ),
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the paper's factor",
+                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper))),
+            )
+        )
     shapes_ok = [s for s in order if {"FastIHM r1", "FastIHM r3"} <= set(runs.loc[runs["dataset"] == s, "series"])]
     if shapes_ok:
-        ps = [one_sided_less(runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"],
-                             runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"])
-              for s in shapes_ok]
+        ps = [
+            one_sided_less(
+                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"],
+                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"],
+            )
+            for s in shapes_ok
+        ]
         rej = holm(ps, alpha)
-        ivs = [log_ratio_interval(runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"],
-                                  runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"])
-               for s in shapes_ok]
-        out.append(Claim(
-            claim="FastIHM's speedup falls as k2 grows",
-            paper="in every row of Figure 3, IHM / FastIHM decreases from r1 to r3",
-            measured="runtime r3 / r1: " + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs)),
-            rule=f"one-sided Welch test (log runtime) that r1 is faster than r3 at each shape, Holm at {alpha:g}; "
-                 "holds if all reject",
-            holds=bool(all(rej))))
+        ivs = [
+            log_ratio_interval(
+                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"],
+                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"],
+            )
+            for s in shapes_ok
+        ]
+        out.append(
+            Claim(
+                claim="FastIHM's speedup falls as k2 grows",
+                paper="in every row of Figure 3, IHM / FastIHM decreases from r1 to r3",
+                measured="runtime r3 / r1: "
+                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs)),
+                rule=f"one-sided Welch test (log runtime) that r1 is faster than r3 at each shape, Holm at {alpha:g}; "
+                "holds if all reject",
+                holds=bool(all(rej)),
+            )
+        )
         ivs = {}
         for s in shapes_ok:
             sub = runs[runs["dataset"] == s]
@@ -306,12 +401,15 @@ def claims(tables, alpha: float = 0.05):
             if len(gram) > 1:
                 ivs[s] = log_ratio_interval(sub.loc[sub["series"] == "FastIHM r1", "runtime_s"], gram)
         if ivs:
-            out.append(Claim(
-                claim="Gram-factor IHM is faster than FastIHM",
-                paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
-                measured="runtime FastIHM r1 / IHM-gram: " + "; ".join(f"{s}: {format_interval(iv)}"
-                                                                       for s, iv in ivs.items()),
-                rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if every lower "
-                     "limit > 1",
-                holds=bool(all(iv.low > 1.0 for iv in ivs.values()))))
+            out.append(
+                Claim(
+                    claim="Gram-factor IHM is faster than FastIHM",
+                    paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
+                    measured="runtime FastIHM r1 / IHM-gram: "
+                    + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in ivs.items()),
+                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if every lower "
+                    "limit > 1",
+                    holds=bool(all(iv.low > 1.0 for iv in ivs.values())),
+                )
+            )
     return out

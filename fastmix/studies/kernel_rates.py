@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import Choice, Integer, IntegerList, Real, RealList
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes", "claims"]
 
@@ -78,10 +78,14 @@ PARAMETERS = {
 
 
 THEORY_SLOPES = {
-    ("n", "RP", "private"): -1.0, ("n", "RFF", "private"): -2.0 / 3.0,
-    ("epsilon", "RP", "privacy cost"): -1.0, ("epsilon", "RFF", "privacy cost"): -2.0 / 3.0,
-    ("n", "RP", "privacy cost"): -1.0, ("n", "RFF", "privacy cost"): -2.0 / 3.0,
-    ("n", "RP", "non-private twin"): -1.0, ("n", "RFF", "non-private twin"): -1.0,
+    ("n", "RP", "private"): -1.0,
+    ("n", "RFF", "private"): -2.0 / 3.0,
+    ("epsilon", "RP", "privacy cost"): -1.0,
+    ("epsilon", "RFF", "privacy cost"): -2.0 / 3.0,
+    ("n", "RP", "privacy cost"): -1.0,
+    ("n", "RFF", "privacy cost"): -2.0 / 3.0,
+    ("n", "RP", "non-private twin"): -1.0,
+    ("n", "RFF", "non-private twin"): -1.0,
 }
 """Exponents of the bounds for gamma = 0 (log factors dropped): Theorem 3 (RP) and Theorem 6 with alpha = 1 (RFF)."""
 
@@ -93,8 +97,7 @@ def _split(text, kind=float):
 
 
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
-    from ..kernels import (ridge_path_floored,
-                           theory_hyperparameters, theory_rp_hyperparameters)
+    from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
     from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
@@ -107,15 +110,19 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     fx = f(X)
     y = np.clip(fx + float(params["noise_sd"]) * rng.standard_normal(n + nt), -1.0, 1.0)[:n]
     cap = int(params["max_components"])
-    M_rp, lam_rp, info = theory_rp_hyperparameters(n, eps, delta, spectrum, c_m=float(params["c_m"]),
-                                                   c_lam=float(params["c_lam"]), max_components=cap)
+    M_rp, lam_rp, info = theory_rp_hyperparameters(
+        n, eps, delta, spectrum, c_m=float(params["c_m"]), c_lam=float(params["c_lam"]), max_components=cap
+    )
     M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-    M_rff, lam_rff = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]),
-                                            max_components=cap)  # lambda for the capped M
+    M_rff, lam_rff = theory_hyperparameters(
+        n, eps, delta, method="rff", c_lam=float(params["c_lam"]), max_components=cap
+    )  # lambda for the capped M
     noise_rng = np.random.default_rng(noise_ss)
     rows = []
-    for method, M, lam, ss, capped in (("RP", M_rp, lam_rp, rp_ss, info["capped"]),
-                                       ("RFF", M_rff, lam_rff, rff_ss, M_full > cap)):
+    for method, M, lam, ss, capped in (
+        ("RP", M_rp, lam_rp, rp_ss, info["capped"]),
+        ("RFF", M_rff, lam_rff, rff_ss, M_full > cap),
+    ):
         feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
         betas, floored, rel, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
         C, u, _ = feats.stats("all", M)
@@ -123,9 +130,23 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
         Zt = feats.map("te", M)
         risk = float(np.mean((Zt @ betas[0] - fx[n:]) ** 2))
         risk0 = float(np.mean((Zt @ beta0[0] - fx[n:]) ** 2))
-        rows.append({"sweep": sweep, "n": n, "epsilon": eps, "rep": rep, "method": method, "M": M, "lam": lam,
-                     "M_capped": bool(capped), "risk": risk, "risk_nonprivate": risk0, "privacy_cost": risk - risk0,
-                     "floored_share": floored[0] / M, "D2": D2})
+        rows.append(
+            {
+                "sweep": sweep,
+                "n": n,
+                "epsilon": eps,
+                "rep": rep,
+                "method": method,
+                "M": M,
+                "lam": lam,
+                "M_capped": bool(capped),
+                "risk": risk,
+                "risk_nonprivate": risk0,
+                "privacy_cost": risk - risk0,
+                "floored_share": floored[0] / M,
+                "D2": D2,
+            }
+        )
     return rows
 
 
@@ -168,8 +189,12 @@ def run(params, store=None, log=print) -> dict:
         threadpool_limits(limits=int(params["blas_threads"]))
     d = int(params["d"])
     kernel = GaussianKernel(math.sqrt(d))
-    spectrum = operator_spectrum(kernel, np.random.default_rng(
-        np.random.SeedSequence(int(params["seed"]), spawn_key=(99,))).uniform(-1.0, 1.0, (1000, d)))
+    spectrum = operator_spectrum(
+        kernel,
+        np.random.default_rng(np.random.SeedSequence(int(params["seed"]), spawn_key=(99,))).uniform(
+            -1.0, 1.0, (1000, d)
+        ),
+    )
     points = [("n", int(n), float(params["epsilon"])) for n in _split(params["n_values"], int)]
     points += [("epsilon", int(params["n_fixed"]), float(e)) for e in _split(params["eps_values"])]
     runs = CellTable(store, "runs", log)
@@ -177,6 +202,7 @@ def run(params, store=None, log=print) -> dict:
     for start in range(0, n_reps, block):
         stop = min(n_reps, start + block)
         for sweep, n, eps in points:
+
             def compute(sweep=sweep, n=n, eps=eps, start=start, stop=stop):
                 rows = []
                 for rep in range(start, stop):
@@ -201,8 +227,11 @@ def fit_slopes(runs, *, n_boot=2000, level=0.95, seed=0):
     out = []
     for (sweep, method), g in runs.groupby(["sweep", "method"], sort=False):
         xname = "n" if sweep == "n" else "epsilon"
-        for quantity, col in (("private", "risk"), ("non-private twin", "risk_nonprivate"),
-                              ("privacy cost", "privacy_cost")):
+        for quantity, col in (
+            ("private", "risk"),
+            ("non-private twin", "risk_nonprivate"),
+            ("privacy cost", "privacy_cost"),
+        ):
             groups = [(x, gg[col].to_numpy()) for x, gg in g.groupby(xname)]
             xs = np.log([x for x, _ in groups])
             means = np.array([v.mean() for _, v in groups])
@@ -217,10 +246,20 @@ def fit_slopes(runs, *, n_boot=2000, level=0.95, seed=0):
                 if good.sum() >= 2:
                     boots.append(np.polyfit(xs[good], np.log(m[good]), 1)[0])
             lo, hi = np.quantile(boots, [(1 - level) / 2, (1 + level) / 2]) if boots else (np.nan, np.nan)
-            out.append({"sweep": sweep, "method": method, "quantity": quantity, "slope": float(slope),
-                        "low": float(lo), "high": float(hi), "points": int(ok.sum()), "dropped": int((~ok).sum()),
-                        "reps": int(min(v.size for _, v in groups)),
-                        "theory": THEORY_SLOPES.get((sweep, method, quantity), np.nan)})
+            out.append(
+                {
+                    "sweep": sweep,
+                    "method": method,
+                    "quantity": quantity,
+                    "slope": float(slope),
+                    "low": float(lo),
+                    "high": float(hi),
+                    "points": int(ok.sum()),
+                    "dropped": int((~ok).sum()),
+                    "reps": int(min(v.size for _, v in groups)),
+                    "theory": THEORY_SLOPES.get((sweep, method, quantity), np.nan),
+                }
+            )
     return pd.DataFrame(out)
 
 
@@ -244,21 +283,27 @@ def claims(slopes):
             if key not in s.index:
                 continue
             r = s.loc[key]
-            claims.append(Claim(
-                f"{method}: privacy cost against {sweep}",
-                f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
-                f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
-                f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
-                "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
-                "lies entirely above it",
-                bool(r["low"] <= th)))
+            claims.append(
+                Claim(
+                    f"{method}: privacy cost against {sweep}",
+                    f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
+                    f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
+                    f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
+                    "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
+                    "lies entirely above it",
+                    bool(r["low"] <= th),
+                )
+            )
         if (sweep, "RP", "privacy cost") in s.index and (sweep, "RFF", "privacy cost") in s.index:
             a, b = s.loc[(sweep, "RP", "privacy cost")], s.loc[(sweep, "RFF", "privacy cost")]
-            claims.append(Claim(
-                f"RP's privacy cost falls faster than RFF's (against {sweep})",
-                "RP's privacy term (n eps)^-1 beats RFF's (n eps)^-2/3",
-                f"RP {a['slope']:.2f} [{a['low']:.2f}, {a['high']:.2f}], RFF {b['slope']:.2f} [{b['low']:.2f}, "
-                f"{b['high']:.2f}]",
-                "holds if RP's interval lies below RFF's, does not hold if above, else undecided",
-                True if a["high"] < b["low"] else (False if a["low"] > b["high"] else None)))
+            claims.append(
+                Claim(
+                    f"RP's privacy cost falls faster than RFF's (against {sweep})",
+                    "RP's privacy term (n eps)^-1 beats RFF's (n eps)^-2/3",
+                    f"RP {a['slope']:.2f} [{a['low']:.2f}, {a['high']:.2f}], RFF {b['slope']:.2f} [{b['low']:.2f}, "
+                    f"{b['high']:.2f}]",
+                    "holds if RP's interval lies below RFF's, does not hold if above, else undecided",
+                    True if a["high"] < b["low"] else (False if a["low"] > b["high"] else None),
+                )
+            )
     return claims

@@ -74,13 +74,31 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
+from . import CellTable
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "run", "panels", "summarise", "M_grid", "paired_log_ratios", "ratio_table",
-           "panel_verdicts", "gap_with_d", "pooled_sweep", "equal_m_comparison", "noise_summary",
-           "chosen_hyperparameters", "claims", "verdict_markdown", "PROTOCOLS", "plane_wave_target",
-           "rkhs_target", "private_path"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "run",
+    "panels",
+    "summarise",
+    "M_grid",
+    "paired_log_ratios",
+    "ratio_table",
+    "panel_verdicts",
+    "gap_with_d",
+    "pooled_sweep",
+    "equal_m_comparison",
+    "noise_summary",
+    "chosen_hyperparameters",
+    "claims",
+    "verdict_markdown",
+    "PROTOCOLS",
+    "plane_wave_target",
+    "rkhs_target",
+    "private_path",
+]
 
 NOTEBOOK = "kernel_rp_vs_rff"
 
@@ -152,8 +170,11 @@ def M_grid(params) -> tuple[int, ...]:
 
 def panels(params) -> list[dict]:
     """The panels: (dimension, target) for each synthetic pair, then the real data set."""
-    out = [{"panel": f"{t} d={d}", "kind": "synthetic", "target": t, "d": d}
-           for t in _split(params["targets"], str) for d in _split(params["dims"], int)]
+    out = [
+        {"panel": f"{t} d={d}", "kind": "synthetic", "target": t, "d": d}
+        for t in _split(params["targets"], str)
+        for d in _split(params["dims"], int)
+    ]
     if params["real_data"]:
         out.append({"panel": "diabetes d=10", "kind": "diabetes", "target": "diabetes", "d": 10})
     return out
@@ -202,7 +223,7 @@ def _draw_data(panel, params, rng, kernel, cache):
         X, y = cache["diabetes"]
         perm = rng.permutation(X.shape[0])
         n_tr, n_va = int(0.60 * X.shape[0]), int(0.15 * X.shape[0])
-        tr, va, te = perm[:n_tr], perm[n_tr:n_tr + n_va], perm[n_tr + n_va:]
+        tr, va, te = perm[:n_tr], perm[n_tr : n_tr + n_va], perm[n_tr + n_va :]
         return X[tr], np.clip(y[tr], -T, T), X[va], np.clip(y[va], -T, T), X[te], y[te]
     d = panel["d"]
     f = plane_wave_target if panel["target"] == "plane_wave" else rkhs_target(d, kernel, rng)
@@ -210,7 +231,7 @@ def _draw_data(panel, params, rng, kernel, cache):
     X = rng.uniform(-1.0, 1.0, (n + nv + nt, d))
     fx = f(X)
     y = np.clip(fx + float(params["noise_sd"]) * rng.standard_normal(fx.size), -T, T)
-    return X[:n], y[:n], X[n:n + nv], y[n:n + nv], X[n + nv:], fx[n + nv:]
+    return X[:n], y[:n], X[n : n + nv], y[n : n + nv], X[n + nv :], fx[n + nv :]
 
 
 def _public_spectrum(panel, kernel, seed):
@@ -250,7 +271,7 @@ class _Features:
             self.variance_bound = None
             self.scale = lambda M: math.sqrt(2.0 / M)
         n, nv = X_tr.shape[0], X_val.shape[0]
-        self.tr, self.val, self.te = F[:n], F[n:n + nv], F[n + nv:]
+        self.tr, self.val, self.te = F[:n], F[n : n + nv], F[n + nv :]
         self.y = y_tr
         self._gram = {}
 
@@ -276,8 +297,7 @@ def _norm_bound(method, feats, M, t):
     return laurent_massart_bound(feats.variance_bound, M, t)
 
 
-def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0,
-                  delta_gauss=None):
+def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0, delta_gauss=None):
     """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
     from ..kernels import release_from_statistics, ridge_path_floored
 
@@ -289,13 +309,32 @@ def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=No
         else:
             D2 = _norm_bound(method, feats, M, None)
             d_cov, d_vec = delta / 2.0, delta / 2.0
-        rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=d_cov, delta_vector=d_vec,
-                                      feature_norm_sq=D2, response_bound=T, random_state=rng)
+        rel = release_from_statistics(
+            C,
+            u,
+            n,
+            epsilon=eps,
+            delta_covariance=d_cov,
+            delta_vector=d_vec,
+            feature_norm_sq=D2,
+            response_bound=T,
+            random_state=rng,
+        )
     else:  # one of 2G releases composed in Gaussian DP at (eps, delta_gauss)
         D2 = _norm_bound(method, feats, M, t)
-        rel = release_from_statistics(C, u, n, epsilon=eps, delta_covariance=delta_gauss, delta_vector=delta_gauss,
-                                      feature_norm_sq=D2, response_bound=T, random_state=rng, noise_multiplier=multiplier,
-                                      split_epsilon=False)
+        rel = release_from_statistics(
+            C,
+            u,
+            n,
+            epsilon=eps,
+            delta_covariance=delta_gauss,
+            delta_vector=delta_gauss,
+            feature_norm_sq=D2,
+            response_bound=T,
+            random_state=rng,
+            noise_multiplier=multiplier,
+            split_epsilon=False,
+        )
     betas, floored, _ = ridge_path_floored(rel.covariance, rel.vector, lams)
     return betas, floored, rel, D2
 
@@ -323,8 +362,10 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
     lams = np.array(_split(params["lam_grid"]))
     sel_Ms = tuple(sorted(set(_split(params["sel_m_grid"], int))))
     M_max = max(Ms + sel_Ms)
-    feats = {"RP": _Features("RP", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rp_ss)),
-             "RFF": _Features("RFF", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rff_ss))}
+    feats = {
+        "RP": _Features("RP", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rp_ss)),
+        "RFF": _Features("RFF", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rff_ss)),
+    }
     noise_rng = np.random.default_rng(noise_ss)
     sel_rng = np.random.default_rng(sel_ss)
     # selection split of the training rows (private protocol)
@@ -335,8 +376,17 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
     runs, sweep = [], []
 
     def row(protocol, method, eps, M, lam, test, val=np.nan, **extra):
-        return {**base, "protocol": protocol, "method": method, "epsilon": eps, "M": int(M), "lam": float(lam),
-                "test_error": float(test), "val_error": float(val), **extra}
+        return {
+            **base,
+            "protocol": protocol,
+            "method": method,
+            "epsilon": eps,
+            "M": int(M),
+            "lam": float(lam),
+            "test_error": float(test),
+            "val_error": float(val),
+            **extra,
+        }
 
     for method in METHODS:
         fm = feats[method]
@@ -348,13 +398,32 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
             ve = _mse(betas @ fm.map("val", M).T, y_val)
             te = _mse(betas @ fm.map("te", M).T, target_te)
             for k, lam in enumerate(lams):
-                sweep.append({"method": method, "epsilon": math.inf, "M": M, "lam": lam, "test_error": te[k],
-                              "floored_share": floored[k] / M})
+                sweep.append(
+                    {
+                        "method": method,
+                        "epsilon": math.inf,
+                        "M": M,
+                        "lam": lam,
+                        "test_error": te[k],
+                        "floored_share": floored[k] / M,
+                    }
+                )
             k = int(np.argmin(ve))
             if best is None or ve[k] < best[0]:
                 best = (ve[k], te[k], M, lams[k])
-        runs.append(row("tuned", method, math.inf, best[2], best[3], best[1], best[0],
-                        M_at_edge=best[2] in (Ms[0], Ms[-1]), lam_at_edge=best[3] in (lams[0], lams[-1])))
+        runs.append(
+            row(
+                "tuned",
+                method,
+                math.inf,
+                best[2],
+                best[3],
+                best[1],
+                best[0],
+                M_at_edge=best[2] in (Ms[0], Ms[-1]),
+                lam_at_edge=best[3] in (lams[0], lams[-1]),
+            )
+        )
         for eps in eps_grid:
             # ---- tuned (oracle validation) and the equal-M sweep
             best = None
@@ -364,31 +433,76 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 te = _mse(betas @ fm.map("te", M).T, target_te)
                 if eps in sweep_eps:
                     for k, lam in enumerate(lams):
-                        sweep.append({"method": method, "epsilon": eps, "M": M, "lam": lam, "test_error": te[k],
-                                      "floored_share": floored[k] / M})
+                        sweep.append(
+                            {
+                                "method": method,
+                                "epsilon": eps,
+                                "M": M,
+                                "lam": lam,
+                                "test_error": te[k],
+                                "floored_share": floored[k] / M,
+                            }
+                        )
                 k = int(np.argmin(ve))
                 if best is None or ve[k] < best[0]:
                     best = (ve[k], te[k], M, lams[k], floored[k], rel, D2)
             ve_b, te_b, M_b, lam_b, fl_b, rel_b, D2_b = best
-            runs.append(row("tuned", method, eps, M_b, lam_b, te_b, ve_b, M_at_edge=M_b in (Ms[0], Ms[-1]),
-                            lam_at_edge=lam_b in (lams[0], lams[-1]), floored_share=fl_b / M_b,
-                            sigma_C=rel_b.sigma_covariance, sigma_u=rel_b.sigma_vector, D2=D2_b,
-                            eps_spent=eps, delta_spent=delta))
+            runs.append(
+                row(
+                    "tuned",
+                    method,
+                    eps,
+                    M_b,
+                    lam_b,
+                    te_b,
+                    ve_b,
+                    M_at_edge=M_b in (Ms[0], Ms[-1]),
+                    lam_at_edge=lam_b in (lams[0], lams[-1]),
+                    floored_share=fl_b / M_b,
+                    sigma_C=rel_b.sigma_covariance,
+                    sigma_u=rel_b.sigma_vector,
+                    D2=D2_b,
+                    eps_spent=eps,
+                    delta_spent=delta,
+                )
+            )
             # ---- theory
             if method == "RP":
-                M_t, lam_t, info = theory_rp_hyperparameters(n, eps, delta, spectrum, c_m=float(params["c_m"]),
-                                                             c_lam=float(params["c_lam"]), max_components=M_max)
+                M_t, lam_t, info = theory_rp_hyperparameters(
+                    n,
+                    eps,
+                    delta,
+                    spectrum,
+                    c_m=float(params["c_m"]),
+                    c_lam=float(params["c_lam"]),
+                    max_components=M_max,
+                )
                 capped = info["capped"]
             else:
                 M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-                M_t, lam_t = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]),
-                                                    max_components=M_max)  # lambda for the capped M
+                M_t, lam_t = theory_hyperparameters(
+                    n, eps, delta, method="rff", c_lam=float(params["c_lam"]), max_components=M_max
+                )  # lambda for the capped M
                 capped = M_full > M_max
             betas, floored, rel, D2 = private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
             te = _mse(betas @ fm.map("te", M_t).T, target_te)[0]
-            runs.append(row("theory", method, eps, M_t, lam_t, te, M_capped=capped, floored_share=floored[0] / M_t,
-                            sigma_C=rel.sigma_covariance, sigma_u=rel.sigma_vector, D2=D2, eps_spent=eps,
-                            delta_spent=delta))
+            runs.append(
+                row(
+                    "theory",
+                    method,
+                    eps,
+                    M_t,
+                    lam_t,
+                    te,
+                    M_capped=capped,
+                    floored_share=floored[0] / M_t,
+                    sigma_C=rel.sigma_covariance,
+                    sigma_u=rel.sigma_vector,
+                    D2=D2,
+                    eps_spent=eps,
+                    delta_spent=delta,
+                )
+            )
             # ---- private selection
             G = len(sel_Ms)
             if method == "RP":
@@ -397,8 +511,20 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 d_gauss, t = delta, None
             cands = []
             for M in sel_Ms:
-                betas, floored, rel, D2 = private_path(method, fm, M, eps, delta, lams, T, noise_rng, rows=rows_A,
-                                                        t=t, multiplier=math.sqrt(2.0 * G), delta_gauss=d_gauss)
+                betas, floored, rel, D2 = private_path(
+                    method,
+                    fm,
+                    M,
+                    eps,
+                    delta,
+                    lams,
+                    T,
+                    noise_rng,
+                    rows=rows_A,
+                    t=t,
+                    multiplier=math.sqrt(2.0 * G),
+                    delta_gauss=d_gauss,
+                )
                 pred_B = np.clip(betas @ (fm.tr[rows_B, :M] * fm.scale(M)).T, -T, T)
                 score = _mse(pred_B, y_tr[rows_B])
                 te = _mse(np.clip(betas @ fm.map("te", M).T, -T, T), target_te)
@@ -408,9 +534,27 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
             sens = 4.0 * T * T / n_B
             k = int(np.argmax(-eps * scores / (2.0 * sens) + sel_rng.gumbel(size=scores.size)))
             sc, te, M_s, lam_s, fl, sC, su, D2 = cands[k]
-            runs.append(row("private", method, eps, M_s, lam_s, te, sc, floored_share=fl / M_s, sigma_C=sC,
-                            sigma_u=su, D2=D2, eps_spent=eps, delta_spent=delta, n_fit=len(rows_A), n_select=n_B,
-                            M_at_edge=M_s in (sel_Ms[0], sel_Ms[-1]), lam_at_edge=lam_s in (lams[0], lams[-1])))
+            runs.append(
+                row(
+                    "private",
+                    method,
+                    eps,
+                    M_s,
+                    lam_s,
+                    te,
+                    sc,
+                    floored_share=fl / M_s,
+                    sigma_C=sC,
+                    sigma_u=su,
+                    D2=D2,
+                    eps_spent=eps,
+                    delta_spent=delta,
+                    n_fit=len(rows_A),
+                    n_select=n_B,
+                    M_at_edge=M_s in (sel_Ms[0], sel_Ms[-1]),
+                    lam_at_edge=lam_s in (lams[0], lams[-1]),
+                )
+            )
     if rep < int(params["krr_reps"]):
         runs.append(_exact_krr(base, kernel, X_tr, y_tr, X_val, y_val, X_te, target_te, lams))
     return runs, sweep
@@ -431,8 +575,16 @@ def _exact_krr(base, kernel, X_tr, y_tr, X_val, y_val, X_te, target_te, lams):
         ve, te = _mse(Kv @ a, y_val), _mse(Kt @ a, target_te)
         if best is None or ve < best[0]:
             best = (ve, te, lam)
-    return {**base, "protocol": "tuned", "method": "exact KRR", "epsilon": math.inf, "M": n, "lam": float(best[2]),
-            "test_error": float(best[1]), "val_error": float(best[0])}
+    return {
+        **base,
+        "protocol": "tuned",
+        "method": "exact KRR",
+        "epsilon": math.inf,
+        "M": n,
+        "lam": float(best[2]),
+        "test_error": float(best[1]),
+        "val_error": float(best[0]),
+    }
 
 
 def _aggregate_sweep(rows):
@@ -459,9 +611,17 @@ def _noise_table(params, n):
                 else:
                     D2 = RandomFourierFeatures.norm_bound_sq
                     d_cov = d_vec = delta / 2.0
-                rows.append({"n": n, "epsilon": eps, "M": M, "method": method, "D2": D2,
-                             "sigma_C": analytic_gaussian_sigma(eps / 2.0, d_cov, math.sqrt(2.0) * D2 / n),
-                             "sigma_u": analytic_gaussian_sigma(eps / 2.0, d_vec, 2.0 * T * math.sqrt(D2) / n)})
+                rows.append(
+                    {
+                        "n": n,
+                        "epsilon": eps,
+                        "M": M,
+                        "method": method,
+                        "D2": D2,
+                        "sigma_C": analytic_gaussian_sigma(eps / 2.0, d_cov, math.sqrt(2.0) * D2 / n),
+                        "sigma_u": analytic_gaussian_sigma(eps / 2.0, d_vec, 2.0 * T * math.sqrt(D2) / n),
+                    }
+                )
     return rows
 
 
@@ -522,9 +682,20 @@ def summarise(runs, level=0.95):
     out = []
     for key, g in runs.groupby(["panel", "protocol", "method", "epsilon"], sort=False):
         iv = mean_interval(g["test_error"].to_numpy(), level)
-        out.append({"panel": key[0], "protocol": key[1], "method": key[2], "epsilon": key[3], "reps": iv.n,
-                    "mean": iv.estimate, "low": iv.low, "high": iv.high, "M_median": float(g["M"].median()),
-                    "lam_median": float(g["lam"].median())})
+        out.append(
+            {
+                "panel": key[0],
+                "protocol": key[1],
+                "method": key[2],
+                "epsilon": key[3],
+                "reps": iv.n,
+                "mean": iv.estimate,
+                "low": iv.low,
+                "high": iv.high,
+                "M_median": float(g["M"].median()),
+                "lam_median": float(g["lam"].median()),
+            }
+        )
     return pd.DataFrame(out)
 
 
@@ -555,8 +726,9 @@ def ratio_table(runs, protocol, level=0.95):
     from ..claims import mean_interval
 
     rows = []
-    for (panel, d, target, eps), g in paired_log_ratios(runs, protocol).groupby(["panel", "d", "target", "epsilon"],
-                                                                               sort=False):
+    for (panel, d, target, eps), g in paired_log_ratios(runs, protocol).groupby(
+        ["panel", "d", "target", "epsilon"], sort=False
+    ):
         x = g["log_ratio"].to_numpy()
         iv = mean_interval(x, level)
         if x.size > 1 and x.std(ddof=1) > 0:
@@ -564,10 +736,20 @@ def ratio_table(runs, protocol, level=0.95):
             p_less, p_more = float(stats.t.cdf(t, x.size - 1)), float(stats.t.sf(t, x.size - 1))
         else:
             p_less = p_more = 1.0
-        rows.append({"panel": panel, "d": d, "target": target, "epsilon": eps, "reps": x.size,
-                     "ratio": math.exp(iv.estimate), "low": math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
-                     "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf,
-                     "p_rp_better": p_less, "p_rff_better": p_more})
+        rows.append(
+            {
+                "panel": panel,
+                "d": d,
+                "target": target,
+                "epsilon": eps,
+                "reps": x.size,
+                "ratio": math.exp(iv.estimate),
+                "low": math.exp(iv.low) if np.isfinite(iv.low) else 0.0,
+                "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf,
+                "p_rp_better": p_less,
+                "p_rff_better": p_more,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -593,11 +775,21 @@ def panel_verdicts(runs, protocol, alpha=0.05):
         iv = mean_interval(pooled) if pooled.size else None
         n_rp, n_rff, m = int(sum(rp)), int(sum(rff)), len(rp)
         holds = True if n_rp == m else (False if n_rff > 0 else None)
-        rows.append({"panel": panel, "d": int(g["d"].iloc[0]), "target": g["target"].iloc[0], "epsilons": m,
-                     "reps": int(g["reps"].min()), "rp_better": n_rp, "rff_better": n_rff,
-                     "pooled_ratio": math.exp(iv.estimate) if iv else np.nan,
-                     "pooled_low": math.exp(iv.low) if iv and np.isfinite(iv.low) else np.nan,
-                     "pooled_high": math.exp(iv.high) if iv and np.isfinite(iv.high) else np.nan, "holds": holds})
+        rows.append(
+            {
+                "panel": panel,
+                "d": int(g["d"].iloc[0]),
+                "target": g["target"].iloc[0],
+                "epsilons": m,
+                "reps": int(g["reps"].min()),
+                "rp_better": n_rp,
+                "rff_better": n_rff,
+                "pooled_ratio": math.exp(iv.estimate) if iv else np.nan,
+                "pooled_low": math.exp(iv.low) if iv and np.isfinite(iv.low) else np.nan,
+                "pooled_high": math.exp(iv.high) if iv and np.isfinite(iv.high) else np.nan,
+                "holds": holds,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -621,8 +813,11 @@ def gap_with_d(runs, protocol, target, level=0.95):
         return None
     diff, se, df = welch(a, b)
     half = t_quantile(level, df) * se
-    return ds[0], ds[-1], Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level,
-                                   int(min(a.size, b.size)))
+    return (
+        ds[0],
+        ds[-1],
+        Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level, int(min(a.size, b.size))),
+    )
 
 
 def pooled_sweep(sweep):
@@ -669,9 +864,19 @@ def equal_m_comparison(sweep, epsilon, M, lam=None):
             continue
         r = math.log(pick["RP"]["mean"] / pick["RFF"]["mean"])
         se = math.hypot(pick["RP"]["se_log"], pick["RFF"]["se_log"])
-        rows.append({"panel": panel, "epsilon": epsilon, "M": M, "lam_RP": pick["RP"]["lam"],
-                     "lam_RFF": pick["RFF"]["lam"], "ratio": math.exp(r), "low": math.exp(r - 1.96 * se),
-                     "high": math.exp(r + 1.96 * se), "reps": int(min(pick["RP"]["count"], pick["RFF"]["count"]))})
+        rows.append(
+            {
+                "panel": panel,
+                "epsilon": epsilon,
+                "M": M,
+                "lam_RP": pick["RP"]["lam"],
+                "lam_RFF": pick["RFF"]["lam"],
+                "ratio": math.exp(r),
+                "low": math.exp(r - 1.96 * se),
+                "high": math.exp(r + 1.96 * se),
+                "reps": int(min(pick["RP"]["count"], pick["RFF"]["count"])),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -695,9 +900,14 @@ def chosen_hyperparameters(runs):
             sub[col] = np.nan
         sub[col] = sub[col].map(lambda v: float(v in (True, "True", 1.0)) if v == v else np.nan)
     g = sub.groupby(["protocol", "method", "epsilon"], sort=False)
-    out = g.agg(M_median=("M", "median"), lam_median=("lam", "median"), M_edge=("M_at_edge", "mean"),
-                lam_edge=("lam_at_edge", "mean"), M_capped=("M_capped", "mean"),
-                floored=("floored_share", "mean")).reset_index()
+    out = g.agg(
+        M_median=("M", "median"),
+        lam_median=("lam", "median"),
+        M_edge=("M_at_edge", "mean"),
+        lam_edge=("lam_at_edge", "mean"),
+        M_capped=("M_capped", "mean"),
+        floored=("floored_share", "mean"),
+    ).reset_index()
     return out
 
 
@@ -732,41 +942,50 @@ def claims(tables, alpha: float = 0.05):
         if not (runs["protocol"] == protocol).any():
             continue
         for _, r in panel_verdicts(runs, protocol, alpha).iterrows():
-            out.append(Claim(
-                f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
-                "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
-                f"error ratio RP/RFF pooled over epsilon {_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
-                f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
-                f"({r['reps']} repetitions)",
-                f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over the epsilons: "
-                "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
-                r["holds"]))
+            out.append(
+                Claim(
+                    f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
+                    "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
+                    f"error ratio RP/RFF pooled over epsilon {_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
+                    f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
+                    f"({r['reps']} repetitions)",
+                    f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over the epsilons: "
+                    "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
+                    r["holds"],
+                )
+            )
     for protocol in ("tuned", "theory"):
         for target in ("plane_wave", "rkhs"):
             g = gap_with_d(runs, protocol, target)
             if g is None:
                 continue
             d0, d1, iv = g
-            out.append(Claim(
-                f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
-                "RP's advantage over RFF grows with the input dimension",
-                f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {_fmt_ratio(iv.estimate, iv.low, iv.high)}",
-                "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
-                "hold if above 1, else undecided",
-                True if iv.high < 1 else (False if iv.low > 1 else None)))
+            out.append(
+                Claim(
+                    f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
+                    "RP's advantage over RFF grows with the input dimension",
+                    f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {_fmt_ratio(iv.estimate, iv.low, iv.high)}",
+                    "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
+                    "hold if above 1, else undecided",
+                    True if iv.high < 1 else (False if iv.low > 1 else None),
+                )
+            )
     for M in (16, 64):
         eq = equal_m_comparison(sweep, math.inf, M)
         if eq.empty:
             continue
         better, worse = int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum())
-        out.append(Claim(
-            f"equal M = {M}, non-private: RP approximates better",
-            "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
-            f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
-            f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
-            "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
-            "if above 1 in more panels than below; else undecided",
-            True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None)))
+        out.append(
+            Claim(
+                f"equal M = {M}, non-private: RP approximates better",
+                "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
+                f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
+                f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
+                "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
+                "if above 1 in more panels than below; else undecided",
+                True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None),
+            )
+        )
     return out
 
 
@@ -782,7 +1001,10 @@ def verdict_markdown(runs, alpha: float = 0.05) -> str:
         failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
         lines.append(
             f"* **{protocol}**: RP is significantly better at {v['rp_better'].sum()} and RFF at {v['rff_better'].sum()} "
-            f"of the {v['epsilons'].sum()} (panel, epsilon) points; the paper's \"consistently better\" holds in "
-            f"{len(held)} of {len(v)} panels" + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
-            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "") + ".")
+            f'of the {v["epsilons"].sum()} (panel, epsilon) points; the paper\'s "consistently better" holds in '
+            f"{len(held)} of {len(v)} panels"
+            + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
+            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "")
+            + "."
+        )
     return "\n".join(lines)

@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import Integer, Real
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "BOUNDS", "run", "claims"]
 
@@ -81,7 +81,11 @@ PARAMETERS = {
 """What each parameter admits (:mod:`fastmix.parameters`)."""
 
 
-BOUNDS = {"exact": "phi (eq. 50-52)", "bar": "phi_bar (eq. 57, used by Theorem 1)", "simple": "25 alpha / (32 gamma^2) (eq. 8)"}
+BOUNDS = {
+    "exact": "phi (eq. 50-52)",
+    "bar": "phi_bar (eq. 57, used by Theorem 1)",
+    "simple": "25 alpha / (32 gamma^2) (eq. 8)",
+}
 """The three per-row bounds of Lemma 1 the package accounts with (key: their name in :mod:`fastmix.audit`)."""
 
 SHORT = {"exact": "phi", "bar": "phi_bar", "simple": "25 alpha / (32 gamma^2)"}
@@ -129,8 +133,12 @@ def run(params, store=None, log=print) -> dict:
             out = []
             for direction in ("remove", "add"):
                 sub = [p for p in pairs if p.direction == direction]
-                row = {"design": name, "direction": direction, "pairs": len(sub),
-                       "gamma_first_min": min(p.gamma for p in sub)}
+                row = {
+                    "design": name,
+                    "direction": direction,
+                    "pairs": len(sub),
+                    "gamma_first_min": min(p.gamma for p in sub),
+                }
                 for b in BOUNDS:
                     vals = [p.worst_ratio[b] for p in sub if np.isfinite(p.worst_ratio[b])]
                     row[f"worst_ratio_{b}"] = max(vals) if vals else np.nan
@@ -142,13 +150,30 @@ def run(params, store=None, log=print) -> dict:
     worst_name = max(worst, key=lambda k: worst[k].worst_ratio["exact"])
     X0, w0 = designs[worst_name], worst[worst_name]
     for j, direction in enumerate(("remove", "add")):
+
         def optimise(direction=direction, j=j):
-            Xopt, res = audit.optimise_row(X0, S, w0.index, gamma, alphas, bound="exact", direction=direction,
-                                           n_starts=int(params["n_starts"]), random_state=_rng(seed, 3, j))
-            row = {"design": worst_name, "index": int(w0.index), "direction": direction, "gamma": res.gamma,
-                   "c2": res.c2, "sigma": res.sigma, "row_norm": float(np.linalg.norm(Xopt[w0.index])),
-                   **{f"worst_ratio_{b}": res.worst_ratio[b] for b in BOUNDS},
-                   **{f"x{i}": float(Xopt[w0.index, i]) for i in range(d)}}
+            Xopt, res = audit.optimise_row(
+                X0,
+                S,
+                w0.index,
+                gamma,
+                alphas,
+                bound="exact",
+                direction=direction,
+                n_starts=int(params["n_starts"]),
+                random_state=_rng(seed, 3, j),
+            )
+            row = {
+                "design": worst_name,
+                "index": int(w0.index),
+                "direction": direction,
+                "gamma": res.gamma,
+                "c2": res.c2,
+                "sigma": res.sigma,
+                "row_norm": float(np.linalg.norm(Xopt[w0.index])),
+                **{f"worst_ratio_{b}": res.worst_ratio[b] for b in BOUNDS},
+                **{f"x{i}": float(Xopt[w0.index, i]) for i in range(d)},
+            }
             return [row]
 
         t_opt.compute(direction, optimise)
@@ -161,9 +186,17 @@ def run(params, store=None, log=print) -> dict:
     sigma = audit.noise_for_gamma(X_star, S, gamma)
     pair = audit.neighbour_divergence(X_star, S, index, sigma, alphas, direction=direction)
 
-    t_curve.compute("worst", lambda: pd.DataFrame({
-        "alpha": pair.alphas, "divergence": pair.divergence,
-        **{f"bound_{b}": pair.bounds[b] for b in BOUNDS}, "direction": direction}))
+    t_curve.compute(
+        "worst",
+        lambda: pd.DataFrame(
+            {
+                "alpha": pair.alphas,
+                "divergence": pair.divergence,
+                **{f"bound_{b}": pair.bounds[b] for b in BOUNDS},
+                "direction": direction,
+            }
+        ),
+    )
 
     X_first, X_second = X_star.copy(), X_star.copy()
     if direction == "remove":
@@ -175,8 +208,9 @@ def run(params, store=None, log=print) -> dict:
 
     def attack():
         if "attack" not in state:
-            state["attack"] = audit.likelihood_ratio_attack(Z_first, Z_second, pair.sigma, k1, int(params["n_releases"]),
-                                                            random_state=_rng(seed, 4))
+            state["attack"] = audit.likelihood_ratio_attack(
+                Z_first, Z_second, pair.sigma, k1, int(params["n_releases"]), random_state=_rng(seed, 4)
+            )
         return state["attack"]
 
     def attack_rows():
@@ -184,26 +218,47 @@ def run(params, store=None, log=print) -> dict:
         bound = audit.epsilon_lower_bound(att.scores_p, att.scores_q, delta, confidence=float(params["confidence"]))
         state["bound"] = bound
         eps_true = audit.profile_epsilon(att.cov_p, att.cov_q, delta, rows=k1)
-        row = {"direction": direction, "index": index, "gamma": pair.gamma, "c2": pair.c2, "sigma": pair.sigma,
-               "n_releases": int(params["n_releases"]), "confidence": float(params["confidence"]), "delta": delta,
-               "epsilon_lower": bound.epsilon_lower, "epsilon_point": bound.epsilon_point, "epsilon_exact": eps_true}
+        row = {
+            "direction": direction,
+            "index": index,
+            "gamma": pair.gamma,
+            "c2": pair.c2,
+            "sigma": pair.sigma,
+            "n_releases": int(params["n_releases"]),
+            "confidence": float(params["confidence"]),
+            "delta": delta,
+            "epsilon_lower": bound.epsilon_lower,
+            "epsilon_point": bound.epsilon_point,
+            "epsilon_exact": eps_true,
+        }
         for b in BOUNDS:
             e = audit.accounted_epsilon(pair.gamma, k1, delta, bound=b, c2=pair.c2 if b == "exact" else None)
             row[f"epsilon_accounted_{b}"] = e
-            row[f"delta_at_accounted_{b}"] = max(audit.privacy_profile(att.cov_p, att.cov_q, e, rows=k1),
-                                                 audit.privacy_profile(att.cov_q, att.cov_p, e, rows=k1))
+            row[f"delta_at_accounted_{b}"] = max(
+                audit.privacy_profile(att.cov_p, att.cov_q, e, rows=k1),
+                audit.privacy_profile(att.cov_q, att.cov_p, e, rows=k1),
+            )
         return [row]
 
     t_attack.compute("attack", attack_rows)
 
     def trade_rows():
         att = attack()
-        bound = state.get("bound") or audit.epsilon_lower_bound(att.scores_p, att.scores_q, delta,
-                                                                confidence=float(params["confidence"]))
+        bound = state.get("bound") or audit.epsilon_lower_bound(
+            att.scores_p, att.scores_q, delta, confidence=float(params["confidence"])
+        )
         fpr_x, fnr_x = audit.tradeoff_curve(att.cov_p, att.cov_q, bound.thresholds, rows=k1)
-        return pd.DataFrame({"threshold": bound.thresholds, "fpr": bound.fpr, "fnr": bound.fnr,
-                             "fpr_upper": bound.fpr_upper, "fnr_upper": bound.fnr_upper,
-                             "fpr_exact": fpr_x, "fnr_exact": fnr_x})
+        return pd.DataFrame(
+            {
+                "threshold": bound.thresholds,
+                "fpr": bound.fpr,
+                "fnr": bound.fnr,
+                "fpr_upper": bound.fpr_upper,
+                "fnr_upper": bound.fnr_upper,
+                "fpr_exact": fpr_x,
+                "fnr_exact": fnr_x,
+            }
+        )
 
     t_trade.compute("attack", trade_rows)
 
@@ -214,12 +269,23 @@ def run(params, store=None, log=print) -> dict:
         accounted = t_attack.frame()
         top = float(max(accounted[f"epsilon_accounted_{b}"].iloc[0] for b in BOUNDS))
         grid = np.linspace(0.0, 1.2 * top, 60)
-        return pd.DataFrame({"epsilon": grid, "delta_forward": audit.privacy_profile(P, Q, grid, rows=k1),
-                             "delta_backward": audit.privacy_profile(Q, P, grid, rows=k1)})
+        return pd.DataFrame(
+            {
+                "epsilon": grid,
+                "delta_forward": audit.privacy_profile(P, Q, grid, rows=k1),
+                "delta_backward": audit.privacy_profile(Q, P, grid, rows=k1),
+            }
+        )
 
     t_prof.compute("worst", profile_rows)
-    return {"designs": t_designs.frame(), "optimised": t_opt.frame(), "curve": t_curve.frame(),
-            "attack": t_attack.frame(), "tradeoff": t_trade.frame(), "profile": t_prof.frame()}
+    return {
+        "designs": t_designs.frame(),
+        "optimised": t_opt.frame(),
+        "curve": t_curve.frame(),
+        "attack": t_attack.frame(),
+        "tradeoff": t_trade.frame(),
+        "profile": t_prof.frame(),
+    }
 
 
 def claims(tables):
@@ -239,29 +305,44 @@ def claims(tables):
     des, opt, att = tables["designs"], tables["optimised"], tables["attack"].iloc[0]
     out = []
     for b, label in BOUNDS.items():
-        vals = np.concatenate([des[f"worst_ratio_{b}"].dropna().to_numpy(), opt[f"worst_ratio_{b}"].dropna().to_numpy()])
+        vals = np.concatenate(
+            [des[f"worst_ratio_{b}"].dropna().to_numpy(), opt[f"worst_ratio_{b}"].dropna().to_numpy()]
+        )
         worst = float(vals.max())
-        out.append(Claim(
-            claim=f"Lemma 1's bound {SHORT[b]} holds",
-            paper=f"Lemma 1: the Renyi divergence of one released row is at most {label}",
-            measured=(f"largest exact divergence / bound: {worst:.3g} over {int(des['pairs'].sum())} neighbour pairs "
-                      f"of {des['design'].nunique()} designs and {len(opt)} optimised rows (exact, no sampling error)"),
-            rule="holds if the largest ratio over the alpha grid is at most 1",
-            holds=bool(worst <= 1.0)))
+        out.append(
+            Claim(
+                claim=f"Lemma 1's bound {SHORT[b]} holds",
+                paper=f"Lemma 1: the Renyi divergence of one released row is at most {label}",
+                measured=(
+                    f"largest exact divergence / bound: {worst:.3g} over {int(des['pairs'].sum())} neighbour pairs "
+                    f"of {des['design'].nunique()} designs and {len(opt)} optimised rows (exact, no sampling error)"
+                ),
+                rule="holds if the largest ratio over the alpha grid is at most 1",
+                holds=bool(worst <= 1.0),
+            )
+        )
     acc_min = min(float(att[f"epsilon_accounted_{b}"]) for b in BOUNDS)
-    out.append(Claim(
-        claim="the attack stays below the accounted epsilon",
-        paper="the sketch is (epsilon, delta)-DP at the accounted epsilon (Lemma 1 with Proposition 1)",
-        measured=(f"certified lower bound {att['epsilon_lower']:.3g} ({att['confidence']:.0%} confidence, "
-                  f"{int(att['n_releases']):,} releases per hypothesis); point estimate {att['epsilon_point']:.3g}; "
-                  f"exact epsilon of the pair {att['epsilon_exact']:.3g}; smallest accounted epsilon {acc_min:.3g}"),
-        rule="holds if the certified lower bound is at most the smallest accounted epsilon",
-        holds=bool(att["epsilon_lower"] <= acc_min)))
+    out.append(
+        Claim(
+            claim="the attack stays below the accounted epsilon",
+            paper="the sketch is (epsilon, delta)-DP at the accounted epsilon (Lemma 1 with Proposition 1)",
+            measured=(
+                f"certified lower bound {att['epsilon_lower']:.3g} ({att['confidence']:.0%} confidence, "
+                f"{int(att['n_releases']):,} releases per hypothesis); point estimate {att['epsilon_point']:.3g}; "
+                f"exact epsilon of the pair {att['epsilon_exact']:.3g}; smallest accounted epsilon {acc_min:.3g}"
+            ),
+            rule="holds if the certified lower bound is at most the smallest accounted epsilon",
+            holds=bool(att["epsilon_lower"] <= acc_min),
+        )
+    )
     worst_delta = max(float(att[f"delta_at_accounted_{b}"]) for b in BOUNDS)
-    out.append(Claim(
-        claim="the accounted epsilons are sound for the worst pair",
-        paper=f"delta(epsilon_accounted) <= delta = {att['delta']:g} (Proposition 1)",
-        measured=f"largest exact delta of the pair at an accounted epsilon: {worst_delta:.3g} (Imhof inversion)",
-        rule="holds if the exact delta at every accounted epsilon is at most the audited delta",
-        holds=bool(worst_delta <= float(att["delta"]))))
+    out.append(
+        Claim(
+            claim="the accounted epsilons are sound for the worst pair",
+            paper=f"delta(epsilon_accounted) <= delta = {att['delta']:g} (Proposition 1)",
+            measured=f"largest exact delta of the pair at an accounted epsilon: {worst_delta:.3g} (Imhof inversion)",
+            rule="holds if the exact delta at every accounted epsilon is at most the audited delta",
+            holds=bool(worst_delta <= float(att["delta"])),
+        )
+    )
     return out

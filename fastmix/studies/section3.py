@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import MAX_LOG2_N, Integer, Real, RealList, check_parameters
+from . import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "run", "k2_values", "paper_k2"]
 
@@ -155,20 +155,44 @@ def run(params, store=None, log=print) -> dict:
         ev = np.linalg.eigvalsh(ds.X.T @ ds.X)
         lam_x, lam_max = float(ev[0]), float(ev[-1])
         op_norm = float(np.sqrt(lam_max))
-        designs.compute(name, lambda: [{"design": name, "n": n, "d": d, "lambda_min_x": lam_x,
-                                        "lambda_max_x": lam_max, "op_norm_x": op_norm,
-                                        "sha256": ds.provenance().get("sha256")}])
+        designs.compute(
+            name,
+            lambda: [
+                {
+                    "design": name,
+                    "n": n,
+                    "d": d,
+                    "lambda_min_x": lam_x,
+                    "lambda_max_x": lam_max,
+                    "op_norm_x": op_norm,
+                    "sha256": ds.provenance().get("sha256"),
+                }
+            ],
+        )
         for (k2, ratio, _, extra), key in zip(grid, keys):
+
             def cell(k2=k2, ratio=ratio, extra=extra):
                 rows = []
                 for r in range(n_draws):
                     rs = np.random.SeedSequence(seed, spawn_key=(index, int(k2), r, *extra))
                     q = sketch_quantities(XF, SRHT(n, int(k2), random_state=rs))
-                    rows.append({"design": name, "n": n, "d": d, "k2": int(k2), "k2_ratio": ratio, "draw": r,
-                                 "m_hat": q.m_hat, "c2": q.row_bound_sq, "delta_hat": q.delta_hat,
-                                 "lambda_min_z": q.lambda_min, "lambda_min_x": lam_x,
-                                 "lambda_ratio": q.lambda_min / lam_x if lam_x > 0 else np.nan,
-                                 "op_norm_x": op_norm})
+                    rows.append(
+                        {
+                            "design": name,
+                            "n": n,
+                            "d": d,
+                            "k2": int(k2),
+                            "k2_ratio": ratio,
+                            "draw": r,
+                            "m_hat": q.m_hat,
+                            "c2": q.row_bound_sq,
+                            "delta_hat": q.delta_hat,
+                            "lambda_min_z": q.lambda_min,
+                            "lambda_min_x": lam_x,
+                            "lambda_ratio": q.lambda_min / lam_x if lam_x > 0 else np.nan,
+                            "op_norm_x": op_norm,
+                        }
+                    )
                 return rows
 
             sweep.compute(key, cell)
@@ -179,8 +203,7 @@ def run(params, store=None, log=print) -> dict:
         tiny_rows, acc_rows = _accounting(params)
         tiny_table.compute("tiny", lambda: tiny_rows)
         acc.compute("tiny", lambda: acc_rows)
-    return {"sweep": sweep.frame(), "designs": designs.frame(), "accounting": acc.frame(),
-            "tiny": tiny_table.frame()}
+    return {"sweep": sweep.frame(), "designs": designs.frame(), "accounting": acc.frame(), "tiny": tiny_table.frame()}
 
 
 def _accounting(params):
@@ -196,8 +219,11 @@ def _accounting(params):
 
     seed = int(params["seed"])
     k1, delta, omega = int(params["k1"]), float(params["delta"]), float(params["omega"])
-    tiny = make_sphere_regression(n=2 ** int(params["tiny_log2_n"]), d=int(params["tiny_d"]),
-                                  random_state=np.random.SeedSequence(seed, spawn_key=(200,)))
+    tiny = make_sphere_regression(
+        n=2 ** int(params["tiny_log2_n"]),
+        d=int(params["tiny_d"]),
+        random_state=np.random.SeedSequence(seed, spawn_key=(200,)),
+    )
     S = SRHT(tiny.n, int(params["tiny_k2"]), random_state=np.random.SeedSequence(seed, spawn_key=(201,)))
     q = sketch_quantities(tiny.X, S)
     c2, Z = q.row_bound_sq, q.Z
@@ -214,16 +240,32 @@ def _accounting(params):
     for g in np.geomspace(gamma_lo, 300.0 * gamma_lo, int(params["n_gamma"])):
         sigma = float(np.sqrt(c2 * g - q.lambda_min))
         eps_exact, _ = epsilon_from_rdp(lambda a, s=sigma: worst_case_rdp(a, s), delta / 3.0, np.inf)
-        rows.append({"gamma": float(g), "sigma": sigma,
-                     "eps_closed": float(fastmix_epsilon_closed_form(omega, g, k1, delta)),
-                     "eps_tight": float(fastmix_epsilon_tight(omega, g, k1, delta)),
-                     "eps_exact": 2.0 / omega + float(eps_exact), "laplace_part": 2.0 / omega})
-    tiny_rows = [{"n": tiny.n, "d": tiny.d, "k2": int(params["tiny_k2"]), "m_hat": q.m_hat, "c2": c2,
-                  "lambda_min_z": q.lambda_min, "delta_hat": q.delta_hat}]
+        rows.append(
+            {
+                "gamma": float(g),
+                "sigma": sigma,
+                "eps_closed": float(fastmix_epsilon_closed_form(omega, g, k1, delta)),
+                "eps_tight": float(fastmix_epsilon_tight(omega, g, k1, delta)),
+                "eps_exact": 2.0 / omega + float(eps_exact),
+                "laplace_part": 2.0 / omega,
+            }
+        )
+    tiny_rows = [
+        {
+            "n": tiny.n,
+            "d": tiny.d,
+            "k2": int(params["tiny_k2"]),
+            "m_hat": q.m_hat,
+            "c2": c2,
+            "lambda_min_z": q.lambda_min,
+            "delta_hat": q.delta_hat,
+        }
+    ]
     return tiny_rows, rows
 
 
 # --------------------------------------------------------------------------- claims
+
 
 def log_slope_interval(x, y, level: float = 0.95):
     """Least-squares slope of ``log y`` on ``log x`` with its Student-t interval.
@@ -262,15 +304,29 @@ def paper_size_summary(sweep):
     paper = sweep[sweep["k2_ratio"].notna()]
     for (design, ratio), g in paper.groupby(["design", "k2_ratio"], sort=True):
         c2, lr = mean_interval(g["c2"]), mean_interval(g["lambda_ratio"])
-        rows.append({"design": design, "k2_ratio": float(ratio), "k2": int(g["k2"].iloc[0]), "n_draws": len(g),
-                     "c2_mean": c2.estimate, "c2_low": c2.low, "c2_high": c2.high, "c2_min": float(g["c2"].min()),
-                     "c2_max": float(g["c2"].max()), "lambda_ratio_mean": lr.estimate, "lambda_ratio_low": lr.low,
-                     "lambda_ratio_high": lr.high, "delta_hat_mean": float(g["delta_hat"].mean())})
+        rows.append(
+            {
+                "design": design,
+                "k2_ratio": float(ratio),
+                "k2": int(g["k2"].iloc[0]),
+                "n_draws": len(g),
+                "c2_mean": c2.estimate,
+                "c2_low": c2.low,
+                "c2_high": c2.high,
+                "c2_min": float(g["c2"].min()),
+                "c2_max": float(g["c2"].max()),
+                "lambda_ratio_mean": lr.estimate,
+                "lambda_ratio_low": lr.low,
+                "lambda_ratio_high": lr.high,
+                "delta_hat_mean": float(g["delta_hat"].mean()),
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def claims(tables, *, slope_band: tuple[float, float] = (-0.6, -0.4), lambda_share: float = 5.0 / 6.0,
-           c2_target: float = 2.0) -> list:
+def claims(
+    tables, *, slope_band: tuple[float, float] = (-0.6, -0.4), lambda_share: float = 5.0 / 6.0, c2_target: float = 2.0
+) -> list:
     """Section 3's claims as stated checks on the study's tables (see the page for the rules).
 
     * Figure 1's ``lambda_min(S_f X) = 5/6 lambda_min(X)``: per design, at the paper's two
@@ -293,52 +349,70 @@ def claims(tables, *, slope_band: tuple[float, float] = (-0.6, -0.4), lambda_sha
         s = summary[summary["design"] == design]
         big = s[s["k2_ratio"] >= 400]
         if len(big):
-            text = "; ".join(f"k2 = {int(r.k2)} (r = {r.k2_ratio:g}): {r.lambda_ratio_mean:.3g} "
-                             f"[{r.lambda_ratio_low:.3g}, {r.lambda_ratio_high:.3g}]" for r in big.itertuples())
-            out.append(Claim(
-                claim=f"lambda_min(S_f X) keeps 5/6 of lambda_min(X) at r = 400 and 800 ({design})",
-                paper="Section 3: the SRHT changes lambda_min only by a constant factor; Figure 1 takes "
-                      "lambda_min(S_f X) = 5/6 lambda_min(X)",
-                measured=f"mean lambda_min(Z)/lambda_min(X) over {int(big['n_draws'].min())} draws: {text}",
-                rule=f"holds if the lower 95% bound is at least {lambda_share:.3g} at both of the paper's large k2",
-                holds=bool((big["lambda_ratio_low"] >= lambda_share).all())))
+            text = "; ".join(
+                f"k2 = {int(r.k2)} (r = {r.k2_ratio:g}): {r.lambda_ratio_mean:.3g} "
+                f"[{r.lambda_ratio_low:.3g}, {r.lambda_ratio_high:.3g}]"
+                for r in big.itertuples()
+            )
+            out.append(
+                Claim(
+                    claim=f"lambda_min(S_f X) keeps 5/6 of lambda_min(X) at r = 400 and 800 ({design})",
+                    paper="Section 3: the SRHT changes lambda_min only by a constant factor; Figure 1 takes "
+                    "lambda_min(S_f X) = 5/6 lambda_min(X)",
+                    measured=f"mean lambda_min(Z)/lambda_min(X) over {int(big['n_draws'].min())} draws: {text}",
+                    rule=f"holds if the lower 95% bound is at least {lambda_share:.3g} at both of the paper's large k2",
+                    holds=bool((big["lambda_ratio_low"] >= lambda_share).all()),
+                )
+            )
         top = s[s["k2_ratio"] == s["k2_ratio"].max()] if len(s) else s
         if len(top):
             r = top.iloc[0]
-            out.append(Claim(
-                claim=f"C^2 = 2 C_X^2 at the paper's largest k2 ({design})",
-                paper="Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2",
-                measured=f"mean C^2 = 1 + 2 m_hat at k2 = {int(r.k2)} (r = {r.k2_ratio:g}), {int(r.n_draws)} draws: "
-                         f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] (draws {r.c2_min:.3g} to {r.c2_max:.3g})",
-                rule=f"holds if the upper 95% bound is at most {c2_target:g}",
-                holds=bool(r.c2_high <= c2_target)))
+            out.append(
+                Claim(
+                    claim=f"C^2 = 2 C_X^2 at the paper's largest k2 ({design})",
+                    paper="Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2",
+                    measured=f"mean C^2 = 1 + 2 m_hat at k2 = {int(r.k2)} (r = {r.k2_ratio:g}), {int(r.n_draws)} draws: "
+                    f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] (draws {r.c2_min:.3g} to {r.c2_max:.3g})",
+                    rule=f"holds if the upper 95% bound is at most {c2_target:g}",
+                    holds=bool(r.c2_high <= c2_target),
+                )
+            )
         grid = sweep[(sweep["design"] == design) & sweep["k2_ratio"].isna()]
         grid = grid[grid["k2"] <= grid["n"] / 16]
         if grid["k2"].nunique() >= 2:
             iv = log_slope_interval(grid["k2"], grid["m_hat"])
-            out.append(Claim(
-                claim=f"m_hat falls like k2^(-1/2) ({design})",
-                paper="Section 3 / Lemma 10: m_hat <= (chi/2) ||X||_op once k2 chi^2 exceeds rank(X) up to log factors, "
-                      "i.e. m_hat of order k2^(-1/2)",
-                measured=f"slope of log m_hat on log k2 for k2 = {int(grid['k2'].min())} to {int(grid['k2'].max())} "
-                         f"({iv.n} draws): {format_interval(iv)}",
-                rule=f"holds if the 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
-                holds=bool(slope_band[0] <= iv.low and iv.high <= slope_band[1])))
+            out.append(
+                Claim(
+                    claim=f"m_hat falls like k2^(-1/2) ({design})",
+                    paper="Section 3 / Lemma 10: m_hat <= (chi/2) ||X||_op once k2 chi^2 exceeds rank(X) up to log factors, "
+                    "i.e. m_hat of order k2^(-1/2)",
+                    measured=f"slope of log m_hat on log k2 for k2 = {int(grid['k2'].min())} to {int(grid['k2'].max())} "
+                    f"({iv.n} draws): {format_interval(iv)}",
+                    rule=f"holds if the 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
+                    holds=bool(slope_band[0] <= iv.low and iv.high <= slope_band[1]),
+                )
+            )
     acc = tables.get("accounting")
     if acc is not None and len(acc):
         te = (acc["eps_tight"] - acc["laplace_part"]) / (acc["eps_exact"] - acc["laplace_part"])
-        out.append(Claim(
-            claim="Theorem 1's bound covers the exact loss of a draw",
-            paper="Theorem 1 (eq. 114) bounds the privacy loss of FastMix for every dataset with the same gamma",
-            measured=f"{len(acc)} values of gamma on the tiny dataset: eq. (114) over the exact loss (sketch parts) "
-                     f"{te.min():.3g} to {te.max():.3g}",
-            rule="holds if the exact epsilon is at most eq. (114)'s at every gamma (one draw: a check, not a sample)",
-            holds=bool((acc["eps_exact"] <= acc["eps_tight"] * (1 + 1e-9)).all())))
-        out.append(Claim(
-            claim="The closed form (eq. 9) is above the tight bound (eq. 114)",
-            paper="Eq. (9) is a simplified upper bound on eq. (114)",
-            measured=f"eq. (9) over eq. (114): {(acc['eps_closed'] / acc['eps_tight']).min():.3g} to "
-                     f"{(acc['eps_closed'] / acc['eps_tight']).max():.3g}",
-            rule="holds if eq. (9) is at least eq. (114) at every gamma",
-            holds=bool((acc["eps_tight"] <= acc["eps_closed"] * (1 + 1e-9)).all())))
+        out.append(
+            Claim(
+                claim="Theorem 1's bound covers the exact loss of a draw",
+                paper="Theorem 1 (eq. 114) bounds the privacy loss of FastMix for every dataset with the same gamma",
+                measured=f"{len(acc)} values of gamma on the tiny dataset: eq. (114) over the exact loss (sketch parts) "
+                f"{te.min():.3g} to {te.max():.3g}",
+                rule="holds if the exact epsilon is at most eq. (114)'s at every gamma (one draw: a check, not a sample)",
+                holds=bool((acc["eps_exact"] <= acc["eps_tight"] * (1 + 1e-9)).all()),
+            )
+        )
+        out.append(
+            Claim(
+                claim="The closed form (eq. 9) is above the tight bound (eq. 114)",
+                paper="Eq. (9) is a simplified upper bound on eq. (114)",
+                measured=f"eq. (9) over eq. (114): {(acc['eps_closed'] / acc['eps_tight']).min():.3g} to "
+                f"{(acc['eps_closed'] / acc['eps_tight']).max():.3g}",
+                rule="holds if eq. (9) is at least eq. (114) at every gamma",
+                holds=bool((acc["eps_tight"] <= acc["eps_closed"] * (1 + 1e-9)).all()),
+            )
+        )
     return out

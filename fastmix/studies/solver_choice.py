@@ -43,11 +43,10 @@ from typing import Any
 
 import numpy as np
 
-from . import CellTable
 from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
+from . import CellTable
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "SERIES", "PRIVATE_SERIES", "run", "summary", "choice_map",
-           "claims"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "SERIES", "PRIVATE_SERIES", "run", "summary", "choice_map", "claims"]
 
 NOTEBOOK = "solver_choice"
 
@@ -86,12 +85,42 @@ PRIVATE_SERIES = SERIES[:4]
 #: The smallest n of Figure 3's shapes (2^17): the runtime claim is checked from there up.
 PAPER_MIN_N = 2**17
 
-_METHOD = {"FastIHM": ("FastIHM", "dense"), "IHM (dense)": ("IHM", "dense"), "IHM (Gram)": ("IHM", "gram"),
-           "AdaSSP": ("AdaSSP", "dense"), "FastIHS (non-private)": ("FastIHS", "dense"),
-           "OLS (non-private)": ("OLS", "dense")}
-_KEEP = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key", "n", "d", "T", "k", "k1",
-         "k2", "delta", "rho", "runtime_s", "runtime_ns", "mse", "ols_mse", "excess_risk", "theta_error", "eta",
-         "eps_spent", "delta_spent", "n_used", "rows_added"]
+_METHOD = {
+    "FastIHM": ("FastIHM", "dense"),
+    "IHM (dense)": ("IHM", "dense"),
+    "IHM (Gram)": ("IHM", "gram"),
+    "AdaSSP": ("AdaSSP", "dense"),
+    "FastIHS (non-private)": ("FastIHS", "dense"),
+    "OLS (non-private)": ("OLS", "dense"),
+}
+_KEEP = [
+    "dataset",
+    "method",
+    "ihm_sketch",
+    "k2_ratio",
+    "epsilon",
+    "trial",
+    "spawn_key",
+    "n",
+    "d",
+    "T",
+    "k",
+    "k1",
+    "k2",
+    "delta",
+    "rho",
+    "runtime_s",
+    "runtime_ns",
+    "mse",
+    "ols_mse",
+    "excess_risk",
+    "theta_error",
+    "eta",
+    "eps_spent",
+    "delta_spent",
+    "n_used",
+    "rows_added",
+]
 
 
 def _split(text, kind=float):
@@ -134,18 +163,23 @@ def run(params, store=None, log=print) -> dict:
     epsilons = _split(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     ratio = float(params["k2_ratio"])
-    shapes = sorted(((a, d) for a in _split(params["log2_ns"], int) for d in _split(params["ds"], int)),
-                    key=lambda s: (2 ** s[0] * s[1], s[0]))
+    shapes = sorted(
+        ((a, d) for a in _split(params["log2_ns"], int) for d in _split(params["ds"], int)),
+        key=lambda s: (2 ** s[0] * s[1], s[0]),
+    )
     info = CellTable(store, "datasets", log)
     runs = CellTable(store, "runs", log)
     for index, (log2_n, d) in enumerate(shapes):
         label = _shape_label(log2_n, d)
-        n = 2 ** log2_n
+        n = 2**log2_n
         if d >= n:
             raise ValueError(f"shape {label}: d = {d} must be smaller than n = {n}; drop it from ds or log2_ns.")
         done = runs.done(f"{label}|OLS (non-private)|eps=-") and all(
-            runs.done(f"{label}|{s}|eps={e:g}") for s in PRIVATE_SERIES for e in epsilons
-            if s != "IHM (dense)" or log2_n <= int(params["dense_ihm_max_log2_n"]))
+            runs.done(f"{label}|{s}|eps={e:g}")
+            for s in PRIVATE_SERIES
+            for e in epsilons
+            if s != "IHM (dense)" or log2_n <= int(params["dense_ihm_max_log2_n"])
+        )
         if done and info.done(label):
             continue
         ds = _design(params["design"], n, d, seed, index)
@@ -155,9 +189,24 @@ def run(params, store=None, log=print) -> dict:
         y = np.asarray(ds.y, dtype=np.float64)
         defaults = R.paper_defaults(n)
         k1, k2 = R.paper_sketch_sizes(d, T, defaults["rho"], ratio)
-        info.compute(label, lambda: [{"shape": label, "log2_n": log2_n, "n": n, "d": d, "design": ds.name,
-                                      "k": k1, "k1": k1, "k2": min(k2, n), "k2_capped": bool(k2 > n),
-                                      "delta": defaults["delta"], "rho": defaults["rho"]}])
+        info.compute(
+            label,
+            lambda: [
+                {
+                    "shape": label,
+                    "log2_n": log2_n,
+                    "n": n,
+                    "d": d,
+                    "design": ds.name,
+                    "k": k1,
+                    "k1": k1,
+                    "k2": min(k2, n),
+                    "k2_capped": bool(k2 > n),
+                    "delta": defaults["delta"],
+                    "rho": defaults["rho"],
+                }
+            ],
+        )
 
         def cell(series, eps):
             method, sketch = _METHOD[series]
@@ -165,9 +214,17 @@ def run(params, store=None, log=print) -> dict:
 
             def compute():
                 before, started = _load1(), time.time()
-                df = run_grid({label: (X, y)}, methods=(method,), epsilons=(eps,) if eps is not None else (1.0,),
-                              k2_ratios=(ratio,), n_trials=trials, root_seed=seed, T=T, ihm_sketch=sketch,
-                              progress=False)
+                df = run_grid(
+                    {label: (X, y)},
+                    methods=(method,),
+                    epsilons=(eps,) if eps is not None else (1.0,),
+                    k2_ratios=(ratio,),
+                    n_trials=trials,
+                    root_seed=seed,
+                    T=T,
+                    ihm_sketch=sketch,
+                    progress=False,
+                )
                 df["ihm_sketch"] = sketch if method == "IHM" else None
                 df = df[[c for c in _KEEP if c in df.columns]].copy()
                 df["series"] = series
@@ -208,16 +265,22 @@ def summary(runs, risk_floor: float = 1e-300):
 
     rows = []
     for (n, d, series), sub in runs.groupby(["n", "d", "series"], sort=False):
-        for eps, cell in (sub.groupby("epsilon", dropna=False) if sub["epsilon"].notna().any() else [(np.nan, sub)]):
+        for eps, cell in sub.groupby("epsilon", dropna=False) if sub["epsilon"].notna().any() else [(np.nan, sub)]:
             risk = _positive(cell["excess_risk"], risk_floor)
-            rows.append({
-                "n": int(n), "d": int(d), "epsilon": float(eps), "series": series, "trials": len(cell),
-                "excess_risk": float(np.exp(np.mean(np.log(risk)))),
-                "excess_risk_median": float(np.median(cell["excess_risk"])),
-                "ols_mse": float(cell["ols_mse"].iloc[0]),
-                "runtime_s": float(np.exp(np.mean(np.log(_positive(cell["runtime_s"], 1e-12))))),
-                "eta_ratio": float(np.median(cell["eta"] ** 2 / (n / d))) if series == "FastIHM" else np.nan,
-            })
+            rows.append(
+                {
+                    "n": int(n),
+                    "d": int(d),
+                    "epsilon": float(eps),
+                    "series": series,
+                    "trials": len(cell),
+                    "excess_risk": float(np.exp(np.mean(np.log(risk)))),
+                    "excess_risk_median": float(np.median(cell["excess_risk"])),
+                    "ols_mse": float(cell["ols_mse"].iloc[0]),
+                    "runtime_s": float(np.exp(np.mean(np.log(_positive(cell["runtime_s"], 1e-12))))),
+                    "eta_ratio": float(np.median(cell["eta"] ** 2 / (n / d))) if series == "FastIHM" else np.nan,
+                }
+            )
     return pd.DataFrame(rows)
 
 
@@ -263,10 +326,20 @@ def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
         abest, aties = _best_set(risk, alpha)
         tbest, tties = _best_set(rt, alpha)
         eta = float(np.median(by["FastIHM"]["eta"] ** 2 / (n / d))) if "FastIHM" in by else np.nan
-        rows.append({"n": int(n), "d": int(d), "epsilon": float(eps), "series_run": len(by),
-                     "accuracy_best": abest, "accuracy_ties": ", ".join(aties),
-                     "time_best": tbest, "time_ties": ", ".join(tties),
-                     "fastihm_eta_ratio": eta, "fastihm_warns": bool(eta > NOISE_DOMINATES_RATIO)})
+        rows.append(
+            {
+                "n": int(n),
+                "d": int(d),
+                "epsilon": float(eps),
+                "series_run": len(by),
+                "accuracy_best": abest,
+                "accuracy_ties": ", ".join(aties),
+                "time_best": tbest,
+                "time_ties": ", ".join(tties),
+                "fastihm_eta_ratio": eta,
+                "fastihm_warns": bool(eta > NOISE_DOMINATES_RATIO),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -296,27 +369,37 @@ def claims(tables, alpha: float = 0.05):
         above = [c for c, v in ivs if v.low > 1]
         below = [c for c, v in ivs if v.high < 1]
         (n, d, eps), iv = min(ivs, key=lambda t: t[1].estimate)
-        out.append(Claim(
-            claim=f"FastIHM is faster than IHM with the dense sketch at n >= 2^{PAPER_MIN_N.bit_length() - 1}",
-            paper="Figure 3: IHM / FastIHM between 1.5 and 3 at shapes 2^17 x 81 to 2^19 x 32",
-            measured=(f"runtime(IHM dense) / runtime(FastIHM) significantly above 1 at {len(above)} of {len(ivs)} "
-                      f"cells, below 1 at {len(below)}; smallest at n = {n}, d = {d}, eps = {eps:g}: "
-                      f"{format_interval(iv)}"),
-            rule="95% Welch interval of the ratio of geometric mean runtimes per cell; holds if every lower limit "
-                 "> 1, does not hold if some upper limit < 1, else undecided",
-            holds=True if len(above) == len(ivs) else (False if below else None)))
+        out.append(
+            Claim(
+                claim=f"FastIHM is faster than IHM with the dense sketch at n >= 2^{PAPER_MIN_N.bit_length() - 1}",
+                paper="Figure 3: IHM / FastIHM between 1.5 and 3 at shapes 2^17 x 81 to 2^19 x 32",
+                measured=(
+                    f"runtime(IHM dense) / runtime(FastIHM) significantly above 1 at {len(above)} of {len(ivs)} "
+                    f"cells, below 1 at {len(below)}; smallest at n = {n}, d = {d}, eps = {eps:g}: "
+                    f"{format_interval(iv)}"
+                ),
+                rule="95% Welch interval of the ratio of geometric mean runtimes per cell; holds if every lower limit "
+                "> 1, does not hold if some upper limit < 1, else undecided",
+                holds=True if len(above) == len(ivs) else (False if below else None),
+            )
+        )
     cmap = choice_map(runs, alpha)
     if not cmap.empty and "FastIHM" in set(runs["series"]):
         summ = summary(runs)
         fired = cmap[cmap["fastihm_warns"]]
         false_alarms = fired[[("FastIHM" in t.split(", ")) for t in fired["accuracy_ties"]]]
-        out.append(Claim(
-            claim="FastIHMRegressor's noise warning is no false alarm",
-            paper="(not in the paper) the estimator warns when eta^2 > 10 n/d",
-            measured=(f"fires at {len(fired)} of {len(cmap)} cells; FastIHM is among the most accurate at "
-                      f"{len(false_alarms)} of them"),
-            rule="holds if FastIHM is never among the most accurate private solvers where the warning fires",
-            holds=bool(false_alarms.empty)))
+        out.append(
+            Claim(
+                claim="FastIHMRegressor's noise warning is no false alarm",
+                paper="(not in the paper) the estimator warns when eta^2 > 10 n/d",
+                measured=(
+                    f"fires at {len(fired)} of {len(cmap)} cells; FastIHM is among the most accurate at "
+                    f"{len(false_alarms)} of them"
+                ),
+                rule="holds if FastIHM is never among the most accurate private solvers where the warning fires",
+                holds=bool(false_alarms.empty),
+            )
+        )
         gap = []
         for r in cmap.itertuples():
             s = summ[(summ["n"] == r.n) & (summ["d"] == r.d) & (summ["epsilon"] == r.epsilon)].set_index("series")
@@ -325,13 +408,22 @@ def claims(tables, alpha: float = 0.05):
                 gap.append((r, float(s.loc["FastIHM", "excess_risk"] / best)))
         far = [(r, g) for r, g in gap if g > 10]
         silent = [(r, g) for r, g in far if not r.fastihm_warns]
-        out.append(Claim(
-            claim="FastIHMRegressor warns wherever FastIHM is far behind",
-            paper="(not in the paper)",
-            measured=(f"FastIHM's excess risk is more than 10 times the best private solver's at {len(far)} cells; "
-                      f"the warning is silent at {len(silent)} of them"
-                      + (f" (e.g. n = {silent[0][0].n}, d = {silent[0][0].d}, eps = {silent[0][0].epsilon:g}: "
-                         f"{silent[0][1]:.3g} times)" if silent else "")),
-            rule="holds if the warning fires at every such cell",
-            holds=not silent))
+        out.append(
+            Claim(
+                claim="FastIHMRegressor warns wherever FastIHM is far behind",
+                paper="(not in the paper)",
+                measured=(
+                    f"FastIHM's excess risk is more than 10 times the best private solver's at {len(far)} cells; "
+                    f"the warning is silent at {len(silent)} of them"
+                    + (
+                        f" (e.g. n = {silent[0][0].n}, d = {silent[0][0].d}, eps = {silent[0][0].epsilon:g}: "
+                        f"{silent[0][1]:.3g} times)"
+                        if silent
+                        else ""
+                    )
+                ),
+                rule="holds if the warning fires at every such cell",
+                holds=not silent,
+            )
+        )
     return out
