@@ -354,20 +354,22 @@ def _run_one(
         k = min(k1, n_used)
         row["k"] = k
         t0 = time.perf_counter_ns()
-        theta, res = R.fast_ihs(X, y, k=k, T=T, random_state=rng, n_policy=n_policy)
+        res = R.fast_ihs(X, y, k=k, T=T, random_state=rng, n_policy=n_policy)
+        theta = res.theta
         t1 = time.perf_counter_ns()
     elif method == "IHM":
         row["k"] = k1
         cal = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho, clip=clip)
         t0 = time.perf_counter_ns()
-        theta, res = R.ihm(X, y, calibration=cal, k=k1, random_state=rng, sketch=ihm_sketch)
+        res = R.ihm(X, y, calibration=cal, k=k1, random_state=rng, sketch=ihm_sketch)
+        theta = res.theta
         t1 = time.perf_counter_ns()
     elif method == "FastIHM":
         k2 = min(k2, n_used)
         row["k1"], row["k2"] = k1, k2
         cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=clip, method=calibration)
         t0 = time.perf_counter_ns()
-        theta, res = R.fast_ihm(
+        res = R.fast_ihm(
             X,
             y,
             calibration=cal,
@@ -378,11 +380,13 @@ def _run_one(
             m_floor=m_floor,
             shared_eta=shared_eta,
         )
+        theta = res.theta
         t1 = time.perf_counter_ns()
     elif method == "AdaSSP":
         cal = R.calibrate_adassp(eps, delta, rho=rho, clip=clip)
         t0 = time.perf_counter_ns()
-        theta, res = R.adassp(X, y, calibration=cal, random_state=rng)
+        res = R.adassp(X, y, calibration=cal, random_state=rng)
+        theta = res.theta
         t1 = time.perf_counter_ns()
     else:
         raise ValueError(f"Unknown method {method!r}; choose from {METHODS}.")

@@ -386,9 +386,13 @@ def _prepare_regression(
 # =========================================================================== results
 
 
-@dataclass
+@dataclass(frozen=True)
 class RegressionResult:
-    """What a solver returns besides theta.
+    """What every solver of this module returns: the estimate and how it was obtained.
+
+    Read the estimate as ``result.theta``. For one minor version the result can still be
+    unpacked as the former pair, ``theta, result = fast_ihm(...)``; doing so emits a
+    :class:`FutureWarning` (write ``result = fast_ihm(...)`` and use ``result.theta``).
 
     Attributes
     ----------
@@ -416,6 +420,23 @@ class RegressionResult:
     calibration: object | None = None
     diagnostics: dict = field(default_factory=dict)
     iterates: list = field(default_factory=list)
+
+    def _as_pair(self) -> tuple:
+        warnings.warn(
+            f"{self.method} returns a RegressionResult; unpacking it as (theta, result) is deprecated and will "
+            "stop working in the next minor version. Write `result = solver(...)` and read `result.theta`.",
+            FutureWarning,
+            stacklevel=3,
+        )
+        return (self.theta, self)
+
+    def __iter__(self):
+        """Deprecated: ``theta, result = solver(...)`` (use ``result.theta``)."""
+        return iter(self._as_pair())
+
+    def __getitem__(self, index):
+        """Deprecated: ``solver(...)[0]`` is ``theta``, ``[1]`` the result itself."""
+        return self._as_pair()[index]
 
 
 def _unscale_theta(theta: np.ndarray, record: DataRecord) -> np.ndarray:
@@ -542,8 +563,8 @@ def fast_ihs(
 
     Returns
     -------
-    theta : ndarray of shape (d,)
     result : RegressionResult
+        ``result.theta`` (shape ``(d,)``) is the estimate.
     """
     T = check_positive_int(T, "T")
     ridge = check_positive(ridge, "ridge", allow_zero=True)
@@ -574,8 +595,7 @@ def fast_ihs(
         theta = theta * (a / b)
         iterates = [t * (a / b) for t in iterates]
         diag.update(scale_x=a, scale_y=b)
-    result = RegressionResult(theta, "FastIHS", data.record, None, None, diag, iterates)
-    return theta, result
+    return RegressionResult(theta, "FastIHS", data.record, None, None, diag, iterates)
 
 
 _HUGE = 2.0**200
@@ -940,8 +960,8 @@ def ihm(
 
     Returns
     -------
-    theta : ndarray of shape (d,)
     result : RegressionResult
+        ``result.theta`` (shape ``(d,)``) is the estimate.
     """
     rng = check_random_state(random_state)
     if calibration is None:
@@ -1004,7 +1024,7 @@ def ihm(
         "sketch": sketch,
         "omit_eta_term": omit_eta_term,
     }
-    return theta_out, RegressionResult(theta_out, "IHM", data.record, ledger, cal, diag, iterates)
+    return RegressionResult(theta_out, "IHM", data.record, ledger, cal, diag, iterates)
 
 
 # =========================================================================== FastIHM
@@ -1221,8 +1241,8 @@ def fast_ihm(
 
     Returns
     -------
-    theta : ndarray of shape (d,)
-    result : RegressionResult (``ledger`` total <= (epsilon, delta))
+    result : RegressionResult
+        ``result.theta`` (shape ``(d,)``) is the estimate (``ledger`` total <= (epsilon, delta)).
     """
     rng = check_random_state(random_state)
     if calibration is None:
@@ -1283,7 +1303,7 @@ def fast_ihm(
         "omit_eta_term": omit_eta_term,
         "m_floor": m_floor,
     }
-    return theta_out, RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iterates)
+    return RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iterates)
 
 
 # =========================================================================== AdaSSP
@@ -1380,8 +1400,8 @@ def adassp(
 
     Returns
     -------
-    theta : ndarray of shape (d,)
     result : RegressionResult
+        ``result.theta`` (shape ``(d,)``) is the estimate.
     """
     rng = check_random_state(random_state)
     if calibration is None:
@@ -1421,7 +1441,7 @@ def adassp(
         "sigma_xy": cal.sigma_xy,
         "lambda_min_nonprivate": lam_min,
     }
-    return theta_out, RegressionResult(theta_out, "AdaSSP", data.record, ledger, cal, diag, [theta_out])
+    return RegressionResult(theta_out, "AdaSSP", data.record, ledger, cal, diag, [theta_out])
 
 
 # =========================================================================== scikit-learn estimators
@@ -1452,7 +1472,7 @@ _MIN_N_DEFAULT_DELTA = 100
 
 
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
-    """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, n, d, rng)``.
+    """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, rng)``, returning a RegressionResult.
 
     **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours
     (one row of ``(X, y)`` replaced by zeros; the FastMix paper's Section 2), and so is their
@@ -1525,8 +1545,8 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
             np.divide(X, s, out=Xa[:, :-1])
             Xa[:, -1] = c / s
-            theta, result = self._solve(Xa, y, rng)
-            theta = np.asarray(theta, dtype=np.float64)
+            result = self._solve(Xa, y, rng)
+            theta = np.asarray(result.theta, dtype=np.float64)
             self.coef_ = theta[:-1] / s
             self.intercept_ = float(c * theta[-1] / s)
             result.diagnostics["intercept"] = {
@@ -1535,8 +1555,8 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
                 "note": "constant coordinate appended within the norm bound",
             }
         else:
-            theta, result = self._solve(X, y, rng)
-            self.coef_ = np.asarray(theta, dtype=np.float64)
+            result = self._solve(X, y, rng)
+            self.coef_ = np.asarray(result.theta, dtype=np.float64)
             self.intercept_ = 0.0
         self.result_ = result
         self.data_record_ = result.data
@@ -1679,7 +1699,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         n_used = power_of_two_size(n, "subsample" if self.n_policy == "subsample" else "pad")
         k1 = dk1 if self.k1 is None else self.k1
         k2 = min(dk2, n_used) if self.k2 is None else self.k2
-        theta, res = fast_ihm(
+        res = fast_ihm(
             X,
             y,
             epsilon=self.epsilon,
@@ -1713,7 +1733,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
                 NoiseDominatesWarning,
                 stacklevel=3,
             )
-        return theta, res
+        return res
 
 
 class IHMRegressor(_SketchedRegressorBase):

@@ -432,10 +432,10 @@ def test_row_norm_bound_violation_names_largest_norm_and_fix():
 
 
 def test_fast_ihs_record_does_not_claim_private_preprocessing():
-    _, result = R.fast_ihs(X0, Y0, k=16, random_state=0)
+    result = R.fast_ihs(X0, Y0, k=16, random_state=0)
     assert result.data.row_norms.policy == "unchecked" and result.data.y_policy == "unchecked"
     assert not result.data.private_preprocessing
-    _, private = R.fast_ihm(X0, Y0, k1=8, k2=16, random_state=0, **PRIVATE)
+    private = R.fast_ihm(X0, Y0, k1=8, k2=16, random_state=0, **PRIVATE)
     assert private.data.private_preprocessing
 
 
@@ -480,12 +480,13 @@ def test_normalize_and_fast_ihs_on_huge_values():
     assert x_scale > 0
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no overflow warnings
-        theta_big, result = R.fast_ihs(X0 * HUGE, Y0 * HUGE, k=32, random_state=3)
-    theta, _ = R.fast_ihs(X0, Y0, k=32, random_state=3)
+        result = R.fast_ihs(X0 * HUGE, Y0 * HUGE, k=32, random_state=3)
+        theta_big = result.theta
+    theta = R.fast_ihs(X0, Y0, k=32, random_state=3).theta
     np.testing.assert_allclose(theta_big, theta, rtol=1e-6)
     assert result.diagnostics["scale_x"] < 1.0 and result.diagnostics["scale_y"] < 1.0
     # ordinary input takes the unscaled path
-    assert "scale_x" not in R.fast_ihs(X0, Y0, k=32, random_state=3)[1].diagnostics
+    assert "scale_x" not in R.fast_ihs(X0, Y0, k=32, random_state=3).diagnostics
 
 
 # --------------------------------------------------------------------------- accounting conversions

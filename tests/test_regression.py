@@ -117,12 +117,39 @@ def test_ols_matches_normal_equations(problem):
 def test_fast_ihs_converges_geometrically(problem):
     X, y = problem
     ts = R.ols(X, y)
-    _, res = R.fast_ihs(X, y, k=120, T=6, random_state=1)
+    res = R.fast_ihs(X, y, k=120, T=6, random_state=1)
     errs = [math.sqrt((t - ts) @ (X.T @ X) @ (t - ts)) for t in res.iterates]
     ratios = [errs[i + 1] / errs[i] for i in range(len(errs) - 1)]
     # with k = 20 d the contraction factor is about sqrt(d/k) ~ 0.22; 0.6 leaves ample margin
     assert max(ratios) < 0.6, ratios
     assert errs[-1] < 1e-3 * errs[0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda X, y: R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=0),
+        lambda X, y: R.ihm(X, y, epsilon=1.0, delta=1e-6, k=40, random_state=0),
+        lambda X, y: R.fast_ihs(X, y, k=40, random_state=0),
+        lambda X, y: R.adassp(X, y, epsilon=1.0, delta=1e-6, random_state=0),
+    ],
+)
+def test_solvers_return_one_result_and_old_unpacking_warns(problem, call):
+    import warnings
+
+    X, y = problem
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the new form warns about nothing
+        result = call(X, y)
+    assert isinstance(result, R.RegressionResult)
+    assert result.theta.shape == (X.shape[1],)
+    with pytest.warns(FutureWarning, match=r"result = solver\(\.\.\.\)` and read `result.theta`"):
+        theta, same = result
+    assert theta is result.theta and same is result
+    with pytest.warns(FutureWarning, match="RegressionResult"):
+        assert result[1] is result
+    with pytest.raises(AttributeError):
+        result.theta = theta  # frozen
 
 
 @pytest.mark.parametrize("solver", ["fast_ihm", "ihm"])
@@ -136,9 +163,9 @@ def test_private_solvers_approach_ols_as_epsilon_grows(problem, solver):
         risks = []
         for seed in range(3):
             if solver == "fast_ihm":
-                th, _ = R.fast_ihm(X, y, epsilon=eps, delta=1 / n**2, k1=60, k2=512, T=8, random_state=seed)
+                th = R.fast_ihm(X, y, epsilon=eps, delta=1 / n**2, k1=60, k2=512, T=8, random_state=seed).theta
             else:
-                th, _ = R.ihm(X, y, epsilon=eps, delta=1 / n**2, k=60, T=8, random_state=seed)
+                th = R.ihm(X, y, epsilon=eps, delta=1 / n**2, k=60, T=8, random_state=seed).theta
             risks.append(R.excess_empirical_risk(X, y, th, ts) / base)
         rel.append(float(np.median(risks)))
     # at eps = 1e6 the privacy noise is negligible; what is left is the sketch noise after T = 8
@@ -151,14 +178,14 @@ def test_private_solvers_approach_ols_as_epsilon_grows(problem, solver):
 def test_adassp_approaches_ols(problem):
     X, y = problem
     ts = R.ols(X, y)
-    th, _ = R.adassp(X, y, epsilon=1e6, delta=1e-8, random_state=0)
+    th = R.adassp(X, y, epsilon=1e6, delta=1e-8, random_state=0).theta
     assert R.excess_empirical_risk(X, y, th, ts) / R.training_mse(X, y, ts) < 1e-4
 
 
 def test_shared_versus_per_iteration_eta(problem):
     X, y = problem
-    _, a = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, shared_eta=True)
-    _, b = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, shared_eta=False)
+    a = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, shared_eta=True)
+    b = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, shared_eta=False)
     assert np.all(a.diagnostics["eta_used"] == a.diagnostics["eta"])
     np.testing.assert_array_equal(b.diagnostics["eta_used"], b.diagnostics["eta_tilde"])
     assert a.diagnostics["eta"] == pytest.approx(np.max(a.diagnostics["eta_tilde"]))
@@ -166,8 +193,8 @@ def test_shared_versus_per_iteration_eta(problem):
 
 def test_eta_term_option_changes_result(problem):
     X, y = problem
-    a, _ = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3)
-    b, _ = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, omit_eta_term=False)
+    a = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3).theta
+    b = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=64, random_state=3, omit_eta_term=False).theta
     assert not np.array_equal(a, b)
 
 
@@ -186,9 +213,9 @@ def test_eta_term_option_changes_result(problem):
 )
 def test_same_seed_bit_identical(problem, call):
     X, y = problem
-    a, _ = call(X, y, 11)
-    b, _ = call(X, y, 11)
-    c, _ = call(X, y, 12)
+    a = call(X, y, 11).theta
+    b = call(X, y, 11).theta
+    c = call(X, y, 12).theta
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
 
@@ -197,8 +224,9 @@ def test_precomputed_calibration_gives_same_result(problem):
     X, y = problem
     n = X.shape[0]
     cal = R.calibrate_fast_ihm(2.0, 1e-6, k1=40, T=4)
-    a, ra = R.fast_ihm(X, y, calibration=cal, k1=40, k2=64, random_state=5)
-    b, _ = R.fast_ihm(X, y, epsilon=2.0, delta=1e-6, k1=40, k2=64, random_state=5)
+    ra = R.fast_ihm(X, y, calibration=cal, k1=40, k2=64, random_state=5)
+    a = ra.theta
+    b = R.fast_ihm(X, y, epsilon=2.0, delta=1e-6, k1=40, k2=64, random_state=5).theta
     np.testing.assert_array_equal(a, b)
     assert ra.ledger.total_epsilon <= 2.0 * (1 + 1e-12)
     del n
@@ -273,25 +301,25 @@ def test_row_norm_and_response_policies(problem, solver):
     Xb[:3] *= 2.0
     with pytest.raises(ValueError, match="norm above"):
         solver(Xb, y)
-    _, res = solver(Xb, y, row_norm_policy="clip", random_state=0)
+    res = solver(Xb, y, row_norm_policy="clip", random_state=0)
     assert res.data.row_norms.policy == "clip" and res.data.row_norms.n_rows_over == 3
     yb = y.copy()
     yb[:5] = 3.0
     with pytest.raises(ValueError, match="clipping level"):
         solver(X, yb)
-    _, res = solver(X, yb, y_policy="clip", random_state=0)
+    res = solver(X, yb, y_policy="clip", random_state=0)
     assert res.data.y_policy == "clip" and res.data.y_rows_over == 5
     assert res.data.private_preprocessing
-    _, res = solver(Xb, yb, y_policy="rescale", row_norm_policy="rescale", random_state=0)
+    res = solver(Xb, yb, y_policy="rescale", row_norm_policy="rescale", random_state=0)
     assert not res.data.private_preprocessing
 
 
 def test_padding_versus_subsampling_records():
     X, y = make_problem(n=1500, d=4)
-    th, res = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=30, k2=64, random_state=0)
+    res = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=30, k2=64, random_state=0)
     rec = res.data
     assert (rec.n_original, rec.n_used, rec.n_policy, rec.rows_added, rec.rows_dropped) == (1500, 2048, "pad", 548, 0)
-    th2, res2 = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=30, k2=64, random_state=0, n_policy="subsample")
+    res2 = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=30, k2=64, random_state=0, n_policy="subsample")
     rec2 = res2.data
     assert (rec2.n_used, rec2.n_policy, rec2.rows_added, rec2.rows_dropped) == (1024, "subsample", 0, 476)
     with pytest.raises(ValueError, match="power of two"):
@@ -311,7 +339,8 @@ def test_fast_ihs_accepts_unbounded_data():
     rng = np.random.default_rng(0)
     X = 10 * rng.standard_normal((1000, 3))
     y = X @ np.array([1.0, -2.0, 3.0]) + rng.standard_normal(1000)
-    th, res = R.fast_ihs(X, y, k=200, T=8, random_state=0)
+    res = R.fast_ihs(X, y, k=200, T=8, random_state=0)
+    th = res.theta
     np.testing.assert_allclose(th, R.ols(X, y), rtol=1e-6)
     assert res.ledger is None and res.data.rows_added == 24
 
@@ -490,7 +519,7 @@ def test_intercept_costs_no_privacy_and_keeps_rows_within_the_bound(make):
 def test_without_intercept_the_estimator_is_the_papers_algorithm():
     X, y, _ = _offset_problem(n=1024)
     est = R.IHMRegressor(epsilon=5.0, delta=1e-6, fit_intercept=False, random_state=3).fit(X, y)
-    theta, _ = R.ihm(
+    theta = R.ihm(
         X,
         y,
         epsilon=5.0,
@@ -499,7 +528,7 @@ def test_without_intercept_the_estimator_is_the_papers_algorithm():
         T=4,
         rho=1e-7,
         random_state=np.random.default_rng(3),
-    )
+    ).theta
     np.testing.assert_array_equal(est.coef_, theta)
 
 

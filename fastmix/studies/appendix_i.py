@@ -279,7 +279,7 @@ def run(params, store=None, log=print) -> dict:
             rows = []
             for trial in range(trials):
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(trial, cid)))
-                _, res = R.fast_ihm(
+                res = R.fast_ihm(
                     X, y, calibration=cal, k1=k1, k2=k2, random_state=rng, n_policy="pad", m_floor=0.0, shared_eta=True
                 )
                 dg = res.diagnostics
