@@ -59,6 +59,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._compat import UnpacksAsTuple
 from ._validation import (
     check_delta,
     check_epsilon,
@@ -84,11 +85,14 @@ __all__ = [
     "SufficientStatisticsRelease",
     "release_sufficient_statistics",
     "release_from_statistics",
+    "RidgeSolution",
     "solve_ridge_floored",
     "ridge_path_floored",
     "operator_spectrum",
     "effective_dimension",
+    "RPHyperparameters",
     "theory_rp_hyperparameters",
+    "ObjectivePerturbationCalibration",
     "objective_perturbation_calibration",
     "theory_hyperparameters",
     "RandomProjectionKRR",
@@ -149,9 +153,12 @@ class GaussianKernel(_UnitShiftInvariantKernel):
         K *= -1.0 / (2.0 * self.bandwidth**2)
         return np.exp(K, out=K)  # in place: one n x m array in all
 
-    def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
-        """Draw D frequencies from the spectral density N(0, s^-2 I_d); shape (d, D)."""
-        return rng.standard_normal((d, D)) / self.bandwidth
+    def sample_frequencies(self, D: int, d: int, random_state=None) -> np.ndarray:
+        """Draw D frequencies from the spectral density N(0, s^-2 I_d); shape (d, D).
+
+        ``random_state`` (None, int, SeedSequence or Generator; a Generator continues its stream).
+        """
+        return check_random_state(random_state).standard_normal((d, D)) / self.bandwidth
 
 
 class LaplaceKernel(_UnitShiftInvariantKernel):
@@ -179,9 +186,12 @@ class LaplaceKernel(_UnitShiftInvariantKernel):
         K *= -1.0 / self.bandwidth
         return np.exp(K, out=K)
 
-    def sample_frequencies(self, D: int, d: int, rng: np.random.Generator) -> np.ndarray:
-        """Draw D frequencies with iid Cauchy(0, 1/s) coordinates; shape (d, D)."""
-        return rng.standard_cauchy((d, D)) / self.bandwidth
+    def sample_frequencies(self, D: int, d: int, random_state=None) -> np.ndarray:
+        """Draw D frequencies with iid Cauchy(0, 1/s) coordinates; shape (d, D).
+
+        ``random_state`` (None, int, SeedSequence or Generator; a Generator continues its stream).
+        """
+        return check_random_state(random_state).standard_cauchy((d, D)) / self.bandwidth
 
 
 class LinearKernel:
@@ -700,7 +710,10 @@ def _renamed_rng(random_state, rng, where):
     if random_state is not None:
         raise TypeError(f"{where}: give random_state only (rng is its deprecated name); got both.")
     warnings.warn(
-        f"{where}: the keyword rng is deprecated; pass random_state instead.", DeprecationWarning, stacklevel=3
+        f"{where}: the keyword rng is deprecated and will be removed in the next minor version; pass "
+        "random_state instead.",
+        FutureWarning,
+        stacklevel=3,
     )
     return rng
 
@@ -735,7 +748,8 @@ def release_sufficient_statistics(
 ) -> SufficientStatisticsRelease:
     """Gaussian-mechanism release of ``(C, u)`` (kernel paper, Algorithm 1 steps 3-4 / Algorithm 3).
 
-    With features ``||z_i||^2 <= D2`` and responses ``|y_i| <= T``, replacing one record changes
+    With features ``||z_i||^2 <= D2`` and responses ``|y_i| <= T`` (``T = response_bound``, the kernel
+    paper's truncation level), replacing one record changes
 
         C = (1/n) sum z_i z_i^T     by at most  sqrt(||z||^4 + ||z'||^4) / n <= sqrt(2) D2 / n
         u = (1/n) sum y_i z_i       by at most  2 T sqrt(D2) / n
@@ -756,7 +770,7 @@ def release_sufficient_statistics(
     feature_norm_sq : float
         D2.
     response_bound : float
-        T.
+        T, the kernel paper's truncation level of the responses.
     random_state : None, int, SeedSequence or Generator
         Source of the noise (a Generator continues its stream).
     rng : numpy.random.Generator, optional
@@ -822,7 +836,31 @@ def release_from_statistics(
     return SufficientStatisticsRelease(0.5 * (C0 + C0.T), u_noisy, sig_C, sig_u, sens_C, sens_u)
 
 
-def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0):
+@dataclass(frozen=True)
+class RidgeSolution(UnpacksAsTuple):
+    """What :func:`solve_ridge_floored` (one penalty) and :func:`ridge_path_floored` (several) return.
+
+    Attributes
+    ----------
+    coef : ndarray of shape (M,), or (len(lams), M) for a path
+        ``beta``, the solution of the floored system.
+    n_floored : int, or ndarray of int of shape (len(lams),)
+        Number of eigenvalues of ``C + lam I`` raised to the floor.
+    min_eigenvalue : float, or ndarray of shape (len(lams),)
+        Smallest eigenvalue of ``C + lam I`` before flooring.
+    """
+
+    coef: np.ndarray
+    n_floored: int | np.ndarray
+    min_eigenvalue: float | np.ndarray
+
+    _new_usage = "Read `.coef`, `.n_floored` and `.min_eigenvalue` of the returned RidgeSolution."
+
+    def _legacy_tuple(self) -> tuple:
+        return (self.coef, self.n_floored, self.min_eigenvalue)
+
+
+def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0) -> RidgeSolution:
     """Solve ``(C + lam I) beta = u`` after flooring the spectrum of ``C + lam I``.
 
     A noisy covariance may make ``C + lam I`` indefinite (the paper's Theorem 1 assumes it is
@@ -838,11 +876,9 @@ def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0):
 
     Returns
     -------
-    beta : ndarray (M,)
-    n_floored : int
-        Number of eigenvalues raised.
-    min_eigenvalue : float
-        Smallest eigenvalue of ``C + lam I`` before flooring.
+    RidgeSolution
+        ``coef`` (beta, shape (M,)), ``n_floored`` (eigenvalues raised) and ``min_eigenvalue``
+        (smallest eigenvalue of ``C + lam I`` before flooring).
     """
     A = 0.5 * (C + C.T) + lam * np.eye(C.shape[0])
     w, V = np.linalg.eigh(A)
@@ -851,10 +887,10 @@ def solve_ridge_floored(C, u, lam: float, *, psd_floor: float = 1.0):
     n_floored = int(np.count_nonzero(low))
     w_fixed = np.where(low, floor, w)
     beta = V @ ((V.T @ u) / w_fixed)
-    return beta, n_floored, float(w[0])
+    return RidgeSolution(beta, n_floored, float(w[0]))
 
 
-def ridge_path_floored(C, u, lams, *, psd_floor: float = 1.0):
+def ridge_path_floored(C, u, lams, *, psd_floor: float = 1.0) -> RidgeSolution:
     """:func:`solve_ridge_floored` for several penalties from one eigendecomposition.
 
     The eigenvalues of ``C + lam I`` are those of ``C`` shifted by ``lam`` (same eigenvectors), so
@@ -863,10 +899,9 @@ def ridge_path_floored(C, u, lams, *, psd_floor: float = 1.0):
 
     Returns
     -------
-    betas : ndarray (len(lams), M)
-    n_floored : ndarray of int (len(lams),)
-    min_eigenvalue : ndarray (len(lams),)
-        Smallest eigenvalue of ``C + lam I`` before flooring, per ``lam``.
+    RidgeSolution
+        One row per ``lam``: ``coef`` of shape (len(lams), M), ``n_floored`` (ints) and
+        ``min_eigenvalue`` of shape (len(lams),).
     """
     lams = np.atleast_1d(np.asarray(lams, dtype=float))
     w, V = np.linalg.eigh(0.5 * (C + C.T))
@@ -875,7 +910,7 @@ def ridge_path_floored(C, u, lams, *, psd_floor: float = 1.0):
     floor = (psd_floor * lams)[:, None]
     low = shifted < floor
     coef = proj[None, :] / np.where(low, floor, shifted)
-    return coef @ V.T, low.sum(axis=1).astype(int), w[0] + lams
+    return RidgeSolution(coef @ V.T, low.sum(axis=1).astype(int), w[0] + lams)
 
 
 def operator_spectrum(kernel, sample) -> np.ndarray:
@@ -899,7 +934,40 @@ def effective_dimension(spectrum, lam) -> float:
     return float(np.sum(mu / (mu + float(lam))))
 
 
-def theory_rp_hyperparameters(n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0, t=None, max_components=None):
+@dataclass(frozen=True)
+class RPHyperparameters(UnpacksAsTuple):
+    """The choice of :func:`theory_rp_hyperparameters`.
+
+    Attributes
+    ----------
+    n_components : int
+        M, the projection dimension.
+    lam : float
+        The ridge penalty lambda.
+    effective_dimension : float
+        ``N(lam)`` at the chosen ``lam`` (:func:`effective_dimension`).
+    t : float
+        The probability level of the projection-dimension condition.
+    capped : bool
+        Whether M was cut to ``max_components``.
+    """
+
+    n_components: int
+    lam: float
+    effective_dimension: float
+    t: float
+    capped: bool
+
+    _new_usage = "Read `.n_components`, `.lam`, `.effective_dimension`, `.t` and `.capped` of the result."
+
+    def _legacy_tuple(self) -> tuple:
+        info = {"N_lam": self.effective_dimension, "t": self.t, "capped": self.capped}
+        return (self.n_components, self.lam, info)
+
+
+def theory_rp_hyperparameters(
+    n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0, t=None, max_components=None
+) -> RPHyperparameters:
     """(M, lam) for Algorithm 1 from the conditions of the kernel paper's proofs, with stated constants.
 
     Theorem 12 / the proof of Theorem 3 (Gaussian kernel, gamma = 0) ask for::
@@ -916,10 +984,9 @@ def theory_rp_hyperparameters(n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0
 
     Returns
     -------
-    n_components : int
-    lam : float
-    info : dict
-        ``N_lam``, ``t``, ``capped`` (M was cut to ``max_components``).
+    RPHyperparameters
+        ``n_components`` (M), ``lam``, ``effective_dimension`` (N(lam)), ``t`` and ``capped`` (M
+        was cut to ``max_components``).
     """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
@@ -953,10 +1020,36 @@ def theory_rp_hyperparameters(n, epsilon, delta, spectrum, *, c_m=1.0, c_lam=1.0
     capped = max_components is not None and M > int(max_components)
     if capped:
         M = int(max_components)
-    return M, lam, {"N_lam": effective_dimension(mu, lam), "t": t, "capped": bool(capped)}
+    return RPHyperparameters(M, lam, effective_dimension(mu, lam), t, bool(capped))
 
 
-def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lipschitz, smoothness, n, lam):
+@dataclass(frozen=True)
+class ObjectivePerturbationCalibration(UnpacksAsTuple):
+    """Noise and regularisation of objective perturbation (:func:`objective_perturbation_calibration`).
+
+    Attributes
+    ----------
+    sigma : float
+        Standard deviation of the linear perturbation ``b ~ N(0, sigma^2 I_M)``.
+    lam_effective : float
+        The penalty actually used, ``max(lam, lam_min)``.
+    lam_min : float
+        The smallest penalty for which the guarantee holds.
+    """
+
+    sigma: float
+    lam_effective: float
+    lam_min: float
+
+    _new_usage = "Read `.sigma`, `.lam_effective` and `.lam_min` of the returned calibration."
+
+    def _legacy_tuple(self) -> tuple:
+        return (self.sigma, self.lam_effective, self.lam_min)
+
+
+def objective_perturbation_calibration(
+    epsilon, delta_tail, *, feature_norm, lipschitz, smoothness, n, lam
+) -> ObjectivePerturbationCalibration:
     """Noise scale and minimum regularisation for objective perturbation (our derivation).
 
     The calibration behind the kernel paper's Algorithm 2 and its privacy guarantee, Theorem 2.
@@ -978,9 +1071,8 @@ def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lip
 
     Returns
     -------
-    sigma : float
-    lam_effective : float
-    lam_min : float
+    ObjectivePerturbationCalibration
+        ``sigma``, ``lam_effective`` and ``lam_min``.
     """
     epsilon = check_epsilon(epsilon)
     delta_tail = check_delta(delta_tail, "delta_tail")
@@ -993,7 +1085,7 @@ def objective_perturbation_calibration(epsilon, delta_tail, *, feature_norm, lip
     s = 2.0 * lipschitz * feature_norm
     sigma = s / (math.sqrt(tau * tau + epsilon) - tau)
     lam_min = smoothness * feature_norm**2 / (n * math.expm1(min(epsilon / 2.0, 700.0)))
-    return sigma, max(lam, lam_min), lam_min
+    return ObjectivePerturbationCalibration(sigma, max(lam, lam_min), lam_min)
 
 
 def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1.0, c_m=2.0, max_components=None):
@@ -1228,8 +1320,9 @@ def _require_shift_invariant(kernel):
         )
 
 
-def _truncate(y, T):
-    yc = np.clip(y, -T, T)
+def _truncate(y, response_bound):
+    """``[y_i]_T = clip(y_i, -T, T)`` with ``T = response_bound`` (kernel paper, Algorithm 1 step 1)."""
+    yc = np.clip(y, -response_bound, response_bound)
     return yc, int(np.count_nonzero(yc != y))
 
 
@@ -1262,13 +1355,13 @@ class _DPKRRBase(_KRRBase):
         """Fit and record every privacy spend in ``privacy_ledger_``."""
         eps, delta = _check_privacy(self)
         M, lam, kernel = _check_common(self)
-        T = check_positive(self.response_bound, "response_bound")
+        response_bound = check_positive(self.response_bound, "response_bound")
         floor = check_positive(self.psd_floor, "psd_floor")
         self._check_kernel(kernel)
         X, y = _fit_inputs(self, X, y, kernel)
         rng_features, rng_noise = check_random_state(self.random_state).spawn(2)
         Z = self._fit_features(kernel, M, X, rng_features)
-        y, self.n_responses_clipped_ = _truncate(y, T)
+        y, self.n_responses_clipped_ = _truncate(y, response_bound)
         ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
         Z, D2, d_cov, d_vec = self._bound_features(Z, M, delta, ledger)
         rel = release_sufficient_statistics(
@@ -1278,7 +1371,7 @@ class _DPKRRBase(_KRRBase):
             delta_covariance=d_cov,
             delta_vector=d_vec,
             feature_norm_sq=D2,
-            response_bound=T,
+            response_bound=response_bound,
             random_state=rng_noise,
         )
         for what, d_release, sens, sig in (
@@ -1293,9 +1386,9 @@ class _DPKRRBase(_KRRBase):
                 details={"sensitivity": sens, "sigma": sig},
             )
         self.release_ = rel
-        self.coef_, self.n_eigenvalues_floored_, self.min_eigenvalue_ = solve_ridge_floored(
-            rel.covariance, rel.vector, lam, psd_floor=floor
-        )
+        solution = solve_ridge_floored(rel.covariance, rel.vector, lam, psd_floor=floor)
+        self.coef_ = solution.coef
+        self.n_eigenvalues_floored_, self.min_eigenvalue_ = solution.n_floored, solution.min_eigenvalue
         self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
         self.privacy_ledger_ = ledger
         return self
@@ -1338,7 +1431,8 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     kernel, bandwidth, n_components, lam, sampler, n_frequencies, feature_bound, row_norm_policy :
         As in :class:`RandomProjectionKRR`.
     response_bound : float, default=1.0
-        T; responses are clipped to [-T, T].
+        T, the kernel paper's truncation level: responses are clipped to [-T, T] (not to be
+        confused with the iteration count T of the FastMix paper's solvers).
     clip_features : bool, default=False
         Clip ``h_M(x_i)`` to norm ``sqrt(D2)`` (strictly safer; no norm event).
     psd_floor : float, default=1.0
@@ -1644,9 +1738,10 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
                 details={"D2": D2, "t": delta / 4.0, "M": M},
             )
         self.norm_bound_sq_ = D2
-        sigma, lam_eff, lam_min = objective_perturbation_calibration(
+        cal = objective_perturbation_calibration(
             eps, d_tail, feature_norm=math.sqrt(D2), lipschitz=1.0, smoothness=0.25, n=n, lam=lam
         )
+        sigma, lam_eff, lam_min = cal.sigma, cal.lam_effective, cal.lam_min
         b = sigma * rng_noise.standard_normal(M)
         self.coef_ = _logistic_newton(Z, s, lam_eff, b)
         ledger.spend(

@@ -48,6 +48,7 @@ from scipy import linalg as sla
 from scipy import special as sps
 
 from . import accounting as acc
+from ._compat import UnpacksAsTuple
 from ._validation import (
     ROW_NORM_POLICIES,
     NormEnforcement,
@@ -387,7 +388,7 @@ def _prepare_regression(
 
 
 @dataclass(frozen=True)
-class RegressionResult:
+class RegressionResult(UnpacksAsTuple):
     """What every solver of this module returns: the estimate and how it was obtained.
 
     Read the estimate as ``result.theta``. For one minor version the result can still be
@@ -421,22 +422,10 @@ class RegressionResult:
     diagnostics: dict = field(default_factory=dict)
     iterates: list = field(default_factory=list)
 
-    def _as_pair(self) -> tuple:
-        warnings.warn(
-            f"{self.method} returns a RegressionResult; unpacking it as (theta, result) is deprecated and will "
-            "stop working in the next minor version. Write `result = solver(...)` and read `result.theta`.",
-            FutureWarning,
-            stacklevel=3,
-        )
+    _new_usage = "Write `result = solver(...)` and read `result.theta`."
+
+    def _legacy_tuple(self) -> tuple:
         return (self.theta, self)
-
-    def __iter__(self):
-        """Deprecated: ``theta, result = solver(...)`` (use ``result.theta``)."""
-        return iter(self._as_pair())
-
-    def __getitem__(self, index):
-        """Deprecated: ``solver(...)[0]`` is ``theta``, ``[1]`` the result itself."""
-        return self._as_pair()[index]
 
 
 def _unscale_theta(theta: np.ndarray, record: DataRecord) -> np.ndarray:
@@ -852,9 +841,9 @@ def _deprecated_rng(random_state, rng, function: str):
     if random_state is not None:
         raise TypeError(f"{function} got both random_state and its deprecated alias rng; pass random_state only.")
     warnings.warn(
-        f"The keyword rng of {function} is deprecated and will be removed; pass random_state instead "
-        "(None, an int, a SeedSequence or a numpy.random.Generator, as everywhere in fastmix).",
-        DeprecationWarning,
+        f"The keyword rng of {function} is deprecated and will be removed in the next minor version; pass "
+        "random_state instead (None, an int, a SeedSequence or a numpy.random.Generator, as everywhere in fastmix).",
+        FutureWarning,
         stacklevel=3,
     )
     return rng

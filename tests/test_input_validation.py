@@ -623,7 +623,7 @@ def test_gaussian_sketch_blocked_takes_random_state_and_deprecates_rng():
     ref = R.gaussian_sketch_blocked(X, 5, 42, block_rows=16)
     np.testing.assert_array_equal(R.gaussian_sketch_blocked(X, 5, random_state=42, block_rows=16), ref)
     np.testing.assert_array_equal(R.gaussian_sketch_blocked(X, 5, np.random.default_rng(42), block_rows=16), ref)
-    with pytest.warns(DeprecationWarning, match="keyword rng of gaussian_sketch_blocked is deprecated"):
+    with pytest.warns(FutureWarning, match="keyword rng of gaussian_sketch_blocked is deprecated"):
         old = R.gaussian_sketch_blocked(X, 5, rng=np.random.default_rng(42), block_rows=16)
     np.testing.assert_array_equal(old, ref)
     with pytest.raises(TypeError, match="got both random_state and its deprecated alias rng"):

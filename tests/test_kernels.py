@@ -29,12 +29,14 @@ from fastmix.kernels import (
     random_projection_paths,
     release_from_statistics,
     release_sufficient_statistics,
+    ridge_path_floored,
     solve_ridge_floored,
+    theory_rp_hyperparameters,
 )
 
 
 def make_regression_data(n=300, d=3, random_state=0):
-    """Smooth target in [-1, 1] plus small noise, clipped so that |y| <= T = 1."""
+    """Smooth target in [-1, 1] plus small noise, clipped so that |y| <= response_bound = 1."""
     rng = np.random.default_rng(random_state)
     X = rng.uniform(-1.0, 1.0, (n, d))
     y = np.clip(np.sin(2.0 * X[:, 0]) * np.cos(X[:, 1]) + 0.05 * rng.standard_normal(n), -1.0, 1.0)
@@ -268,9 +270,10 @@ def test_release_uses_analytic_gaussian_sigma():
 
 @pytest.mark.parametrize("eps,delta_tail", [(0.1, 1e-6), (1.0, 1e-5), (10.0, 0.01)])
 def test_objective_perturbation_calibration_solves_its_inequalities(eps, delta_tail):
-    sigma, lam_eff, lam_min = objective_perturbation_calibration(
+    cal = objective_perturbation_calibration(
         eps, delta_tail, feature_norm=1.3, lipschitz=1.0, smoothness=0.25, n=100, lam=1e-6
     )
+    sigma, lam_eff, lam_min = cal.sigma, cal.lam_effective, cal.lam_min
     s = 2 * 1.3
     tau2 = 2 * math.log(1 / delta_tail)
     # noise part of the privacy loss equals eps/2 at the tail threshold
@@ -287,9 +290,9 @@ def test_solve_ridge_floored_equals_plain_solve_when_well_conditioned():
     A = rng.standard_normal((5, 5))
     C = A @ A.T
     u = rng.standard_normal(5)
-    beta, n_floored, _ = solve_ridge_floored(C, u, 0.1)
-    assert n_floored == 0
-    np.testing.assert_allclose(beta, np.linalg.solve(C + 0.1 * np.eye(5), u))
+    solution = solve_ridge_floored(C, u, 0.1)
+    assert solution.n_floored == 0
+    np.testing.assert_allclose(solution.coef, np.linalg.solve(C + 0.1 * np.eye(5), u))
 
 
 # ######################################################################################
@@ -660,9 +663,49 @@ def test_release_takes_random_state_and_rng_is_a_deprecated_alias():
     y = np.zeros(20)
     kw = dict(epsilon=1.0, delta_covariance=1e-5, delta_vector=1e-5, feature_norm_sq=1.0, response_bound=1.0)
     new = release_sufficient_statistics(Z, y, random_state=3, **kw)
-    with pytest.warns(DeprecationWarning, match="random_state"):
+    with pytest.warns(FutureWarning, match="random_state"):
         old = release_sufficient_statistics(Z, y, rng=np.random.default_rng(3), **kw)
     np.testing.assert_array_equal(new.covariance, old.covariance)
     np.testing.assert_array_equal(new.vector, old.vector)
     with pytest.raises(TypeError, match="got both"):
         release_from_statistics(Z.T @ Z, Z.T @ y, 20, random_state=1, rng=np.random.default_rng(1), **kw)
+
+
+@pytest.mark.parametrize("kernel", [GaussianKernel(0.7), LaplaceKernel(0.7)])
+def test_sample_frequencies_takes_random_state(kernel):
+    ref = kernel.sample_frequencies(6, 3, random_state=5)
+    assert ref.shape == (3, 6)
+    np.testing.assert_array_equal(kernel.sample_frequencies(6, 3, np.random.default_rng(5)), ref)
+    assert not np.array_equal(kernel.sample_frequencies(6, 3, random_state=6), ref)
+
+
+def test_tuple_results_are_dataclasses_and_old_unpacking_warns():
+    import warnings
+
+    C = np.diag([1.0, -0.5, 2.0])
+    u = np.ones(3)
+    spectrum = 0.5 ** np.arange(30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # reading the fields warns about nothing
+        one = solve_ridge_floored(C, u, 0.1)
+        path = ridge_path_floored(C, u, [0.1, 1.0])
+        cal = objective_perturbation_calibration(
+            1.0, 1e-6, feature_norm=1.0, lipschitz=1.0, smoothness=0.25, n=100, lam=0.0
+        )
+        choice = theory_rp_hyperparameters(500, 1.0, 1e-5, spectrum, max_components=4)
+    assert one.n_floored == 1 and one.min_eigenvalue == pytest.approx(-0.4)
+    np.testing.assert_allclose(path.coef[0], one.coef)
+    assert list(path.n_floored) == [1, 1]  # a negative eigenvalue stays below the floor at every lam
+    assert cal.lam_effective == cal.lam_min > 0
+    assert choice.n_components == 4 and choice.capped
+    with pytest.warns(FutureWarning, match=r"RidgeSolution replaced the tuple.*\.coef"):
+        beta, n_floored, lowest = one
+    assert beta is one.coef and (n_floored, lowest) == (one.n_floored, one.min_eigenvalue)
+    with pytest.warns(FutureWarning, match="ObjectivePerturbationCalibration"):
+        assert tuple(cal) == (cal.sigma, cal.lam_effective, cal.lam_min)
+    with pytest.warns(FutureWarning, match="RPHyperparameters"):
+        M, lam, info = choice
+    assert (M, lam) == (choice.n_components, choice.lam)
+    assert info == {"N_lam": choice.effective_dimension, "t": choice.t, "capped": True}
+    with pytest.warns(FutureWarning, match="RidgeSolution"):
+        assert path[1] is path.n_floored

@@ -143,7 +143,7 @@ def test_solvers_return_one_result_and_old_unpacking_warns(problem, call):
         result = call(X, y)
     assert isinstance(result, R.RegressionResult)
     assert result.theta.shape == (X.shape[1],)
-    with pytest.warns(FutureWarning, match=r"result = solver\(\.\.\.\)` and read `result.theta`"):
+    with pytest.warns(FutureWarning, match=r"Write `result = solver\(\.\.\.\)` and read `result.theta`"):
         theta, same = result
     assert theta is result.theta and same is result
     with pytest.warns(FutureWarning, match="RegressionResult"):

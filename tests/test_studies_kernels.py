@@ -44,9 +44,11 @@ def test_ridge_path_matches_solve_ridge_floored_per_lambda():
     C = Z.T @ Z / 80 + 0.05 * RNG.standard_normal((12, 12))  # noisy, possibly indefinite
     u = RNG.standard_normal(12)
     lams = np.array([1e-4, 1e-2, 0.3])
-    betas, floored, mins = ridge_path_floored(C, u, lams)
+    path = ridge_path_floored(C, u, lams)
+    betas, floored, mins = path.coef, path.n_floored, path.min_eigenvalue
     for k, lam in enumerate(lams):
-        beta, nf, mn = solve_ridge_floored(C, u, lam)
+        one = solve_ridge_floored(C, u, lam)
+        beta, nf, mn = one.coef, one.n_floored, one.min_eigenvalue
         np.testing.assert_allclose(betas[k], beta, rtol=1e-9, atol=1e-12)
         assert floored[k] == nf
         assert mins[k] == pytest.approx(mn, abs=1e-12)
@@ -144,14 +146,15 @@ def test_theory_rp_hyperparameters_meet_their_conditions():
     kernel = GaussianKernel(2.0)
     spectrum = operator_spectrum(kernel, np.random.default_rng(1).uniform(-1, 1, (400, 4)))
     for n, eps in ((500, 0.3), (2000, 1.0), (2000, 30.0)):
-        M, lam, info = theory_rp_hyperparameters(n, eps, 1e-5, spectrum)
+        choice = theory_rp_hyperparameters(n, eps, 1e-5, spectrum)
+        M, lam = choice.n_components, choice.lam
         assert lam >= max(1 / n, 1 / (n * eps)) * (1 - 1e-12)
         expected_M = math.ceil((1 / spectrum.max() + effective_dimension(spectrum, lam)) * math.log(2 * n))
         assert M == expected_M
         D2 = laurent_massart_bound(1.0, M, 1e-5 / 8)
         assert lam >= D2 * math.sqrt(M * math.log(1e5)) / (n * eps) * (1 - 1e-9)
-    M_small, *_ = theory_rp_hyperparameters(2000, 30.0, 1e-5, spectrum, max_components=10)
-    assert M_small == 10
+    small = theory_rp_hyperparameters(2000, 30.0, 1e-5, spectrum, max_components=10)
+    assert small.n_components == 10 and small.capped
 
 
 # ----------------------------------------------------------------------------------------- the studies run

@@ -110,7 +110,7 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     fx = f(X)
     y = np.clip(fx + float(params["noise_sd"]) * rng.standard_normal(n + nt), -1.0, 1.0)[:n]
     cap = int(params["max_components"])
-    M_rp, lam_rp, info = theory_rp_hyperparameters(
+    rp = theory_rp_hyperparameters(
         n, eps, delta, spectrum, c_m=float(params["c_m"]), c_lam=float(params["c_lam"]), max_components=cap
     )
     M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
@@ -120,13 +120,13 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     noise_rng = np.random.default_rng(noise_ss)
     rows = []
     for method, M, lam, ss, capped in (
-        ("RP", M_rp, lam_rp, rp_ss, info["capped"]),
+        ("RP", rp.n_components, rp.lam, rp_ss, rp.capped),
         ("RFF", M_rff, lam_rff, rff_ss, M_full > cap),
     ):
         feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
         betas, floored, rel, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
         C, u, _ = feats.stats("all", M)
-        beta0, _, _ = ridge_path_floored(C, u, np.array([lam]))
+        beta0 = ridge_path_floored(C, u, np.array([lam])).coef
         Zt = feats.map("te", M)
         risk = float(np.mean((Zt @ betas[0] - fx[n:]) ** 2))
         risk0 = float(np.mean((Zt @ beta0[0] - fx[n:]) ** 2))

@@ -335,8 +335,8 @@ def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=No
             noise_multiplier=multiplier,
             split_epsilon=False,
         )
-    betas, floored, _ = ridge_path_floored(rel.covariance, rel.vector, lams)
-    return betas, floored, rel, D2
+    path = ridge_path_floored(rel.covariance, rel.vector, lams)
+    return path.coef, path.n_floored, rel, D2
 
 
 def _mse(pred, target):
@@ -394,7 +394,8 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
         best = None
         for M in Ms:
             C, u, _ = fm.stats("all", M)
-            betas, floored, _ = ridge_path_floored(C, u, lams)
+            path = ridge_path_floored(C, u, lams)
+            betas, floored = path.coef, path.n_floored
             ve = _mse(betas @ fm.map("val", M).T, y_val)
             te = _mse(betas @ fm.map("te", M).T, target_te)
             for k, lam in enumerate(lams):
@@ -468,7 +469,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
             )
             # ---- theory
             if method == "RP":
-                M_t, lam_t, info = theory_rp_hyperparameters(
+                choice = theory_rp_hyperparameters(
                     n,
                     eps,
                     delta,
@@ -477,7 +478,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                     c_lam=float(params["c_lam"]),
                     max_components=M_max,
                 )
-                capped = info["capped"]
+                M_t, lam_t, capped = choice.n_components, choice.lam, choice.capped
             else:
                 M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
                 M_t, lam_t = theory_hyperparameters(
