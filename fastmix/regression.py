@@ -105,12 +105,6 @@ __all__ = [
 # =========================================================================== paper defaults
 
 
-def _ledger_entry(*args, **kwargs):
-    """A :class:`fastmix.accounting.LedgerEntry` of this module: every guarantee here is stated for
-    zero-out neighbours (one row set to zero; the FastMix paper's Section 2)."""
-    return acc.LedgerEntry(*args, relation=acc.ZERO_OUT, **kwargs)
-
-
 def paper_sketch_sizes(d: int, T: int = 4, rho: float = 1e-3, ratio: float = 4.0) -> tuple[int, int]:
     """Sketch sizes of the paper's experiments (Appendix H; Figure 2 legend).
 
@@ -647,10 +641,11 @@ def _rho_default(rho, delta: float) -> float:
 
 
 def _gradient_entry(T: int, sigma: float, clip: float, eps: float, delta: float, source: str) -> acc.LedgerEntry:
-    return _ledger_entry(
+    return acc.ledger_entry(
         f"Gaussian gradient noise ({T} iterations)",
         eps,
         delta,
+        relation=acc.ZERO_OUT,
         source=source,
         details=(("sigma", sigma), ("sensitivity", clip), ("T", T)),
     )
@@ -724,24 +719,27 @@ class IHMCalibration:
 
     def ledger_entries(self) -> tuple:
         return (
-            _ledger_entry(
+            acc.ledger_entry(
                 f"Gaussian sketches ({self.T} x {self.k} rows)",
                 self.epsilon_sketch,
                 self.delta_sketch,
+                relation=acc.ZERO_OUT,
                 source="Proposition 2 (eq. 5), RDP composition over T k rows, Proposition 1",
                 details=(("gamma", self.gamma), ("k", self.k), ("T", self.T)),
             ),
-            _ledger_entry(
+            acc.ledger_entry(
                 "Gaussian release of lambda_min(X^T X)",
                 self.epsilon_eig,
                 self.delta_eig,
+                relation=acc.ZERO_OUT,
                 source="analytic Gaussian mechanism (Balle & Wang 2018), sensitivity 1",
                 details=(("noise_std", self.eig_noise),),
             ),
-            _ledger_entry(
+            acc.ledger_entry(
                 "lambda_tilde shift failure event",
                 0.0,
                 self.delta_failure,
+                relation=acc.ZERO_OUT,
                 source="P(Z > tau) for Z ~ N(0,1); cf. Lemma 6",
                 details=(("tau", self.tau),),
             ),
@@ -1320,24 +1318,27 @@ class AdaSSPCalibration:
     def ledger_entries(self) -> tuple:
         e = self.epsilon / 3.0
         return (
-            _ledger_entry(
+            acc.ledger_entry(
                 "Gaussian release of lambda_min(X^T X)",
                 e,
                 self.delta_each,
+                relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1",
                 details=(("sigma", self.sigma_xx),),
             ),
-            _ledger_entry(
+            acc.ledger_entry(
                 "Gaussian release of X^T X",
                 e,
                 self.delta_each,
+                relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1 (Frobenius)",
                 details=(("sigma", self.sigma_xx),),
             ),
-            _ledger_entry(
+            acc.ledger_entry(
                 "Gaussian release of X^T y",
                 e,
                 self.delta_each,
+                relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity C",
                 details=(("sigma", self.sigma_xy), ("C", self.clip)),
             ),

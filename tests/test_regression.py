@@ -591,3 +591,23 @@ def test_fastihm_does_not_warn_in_the_papers_regime():
         warnings.simplefilter("error", R.NoiseDominatesWarning)
         est = R.FastIHMRegressor(epsilon=5.0, random_state=0, fit_intercept=False).fit(X, y)
     assert est.diagnostics_["eta_sq_over_n_per_d"] <= R.NOISE_DOMINATES_RATIO
+
+
+def test_calibration_entries_are_checked_zero_out_entries():
+    cals = [
+        R.calibrate_fast_ihm(1.0, 1e-6, k1=20),
+        R.calibrate_ihm(1.0, 1e-6, k=20),
+        R.calibrate_adassp(1.0, 1e-6),
+    ]
+    for cal in cals:
+        entries = cal.ledger_entries()
+        assert entries and all(e.relation == acc.ZERO_OUT for e in entries)
+        assert all(isinstance(e.details, tuple) and hash(e.details) is not None for e in entries)
+    entry = acc.ledger_entry("release", 0.5, 1e-7, relation=acc.ZERO_OUT, details={"sigma": 2.0})
+    assert entry == acc.LedgerEntry("release", 0.5, 1e-7, "", (("sigma", 2.0),), acc.ZERO_OUT)
+    with pytest.raises(ValueError, match="relation of 'release' must be one of"):
+        acc.ledger_entry("release", 0.5, relation="add-remove")
+    with pytest.raises(ValueError, match="infinite"):
+        acc.ledger_entry("release", math.inf, relation=acc.ZERO_OUT)
+    with pytest.raises(TypeError, match="relation"):
+        acc.ledger_entry("release", 0.5)  # the relation is required

@@ -79,6 +79,7 @@ from .ledger import (
     NeighbouringRelationError,
     PrivacyLedger,
     convert_guarantee,
+    ledger_entry,
 )
 from .noise_scale import (
     noise_gamma_for_epsilon,
@@ -164,6 +165,7 @@ __all__ = [
     "REPLACE_ONE",
     "RELATIONS",
     "convert_guarantee",
+    "ledger_entry",
     # Figure 1: noise scale for a target epsilon
     "noise_gamma_for_epsilon",
     "sketch_noise_for_epsilon",

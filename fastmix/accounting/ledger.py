@@ -41,6 +41,7 @@ __all__ = [
     "REPLACE_ONE",
     "RELATIONS",
     "convert_guarantee",
+    "ledger_entry",
 ]
 
 #: Neighbours differ by one row set to zero (the FastMix paper's relation).
@@ -177,6 +178,37 @@ def _check_spend(epsilon, delta, mechanism) -> tuple[float, float]:
     return float(epsilon), float(delta)
 
 
+def _check_mechanism(mechanism) -> str:
+    if not isinstance(mechanism, str):
+        raise TypeError(
+            f"mechanism must be a string naming the release; got {mechanism!r} of type {type(mechanism).__name__}."
+        )
+    if not mechanism:
+        raise ValueError(f"mechanism must be a non-empty string naming the release; got {mechanism!r}.")
+    return mechanism
+
+
+def ledger_entry(mechanism, epsilon, delta=0.0, *, relation, source="", details=None) -> LedgerEntry:
+    """A checked :class:`LedgerEntry` whose guarantee is stated for ``relation`` neighbours.
+
+    The constructor for code that builds entries before spending them (a calibration's
+    ``ledger_entries()``): the same checks as :meth:`PrivacyLedger.spend` (a non-empty name,
+    ``epsilon`` finite and >= 0, ``0 <= delta < 1``), with ``details`` (a dict or (key, value)
+    pairs) frozen into hashable pairs. ``relation`` is required: ``ZERO_OUT`` for the FastMix
+    paper's mechanisms, ``REPLACE_ONE`` for the kernel paper's.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For a name that is not a non-empty string, a bad ``epsilon`` or ``delta``, or an unknown
+        ``relation``.
+    """
+    mechanism = _check_mechanism(mechanism)
+    e, d = _check_spend(epsilon, delta, mechanism)
+    relation = _check_relation(relation, f"relation of {mechanism!r}")
+    return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details), relation)
+
+
 class DetachedLedgerError(RuntimeError):
     """A spend on a ledger restored from a pickle (a copy whose spending cannot reach the original)."""
 
@@ -289,12 +321,7 @@ class PrivacyLedger:
             raise self._overflow_error(entry, tot_e, tot_d)
 
     def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None, relation=None) -> LedgerEntry:
-        if not isinstance(mechanism, str):
-            raise TypeError(
-                f"mechanism must be a string naming the release; got {mechanism!r} of type {type(mechanism).__name__}."
-            )
-        if not mechanism:
-            raise ValueError(f"mechanism must be a non-empty string naming the release; got {mechanism!r}.")
+        mechanism = _check_mechanism(mechanism)
         e, d = _check_spend(epsilon, delta, mechanism)
         relation = self.relation if relation is None else _check_relation(relation, f"relation of {mechanism!r}")
         if relation != self.relation:
