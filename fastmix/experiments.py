@@ -74,7 +74,8 @@ paper_sketch_sizes = R.paper_sketch_sizes
 
 #: Modules and packages (folders, every ``.py`` in them) whose source affects a grid result.
 _SOURCES = (
-    "regression.py",
+    "regression",
+    "_compat.py",
     "mechanisms.py",
     "srht.py",
     "hadamard.py",

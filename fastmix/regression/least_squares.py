@@ -1,0 +1,32 @@
+"""Exact least squares and the error measures of the FastMix paper's experiments (Section 4, Appendix H)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_matrix, check_vector
+
+
+def ols(X, y) -> np.ndarray:
+    """Exact least squares ``theta* = argmin_theta ||y - X theta||^2`` (FastMix paper, Section 4).
+
+    Uses LAPACK's SVD-based ``gelsd`` (:func:`numpy.linalg.lstsq`), which is stable for
+    ill-conditioned and rank-deficient X (it returns the minimum-norm solution).
+    """
+    X = check_matrix(X, "X")
+    y = check_vector(y, "y", length=X.shape[0])
+    return np.linalg.lstsq(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), rcond=None)[0]
+
+
+def training_mse(X, y, theta) -> float:
+    """``(1/n) ||y - X theta||^2``."""
+    X = np.asarray(X, dtype=np.float64)
+    r = np.asarray(y, dtype=np.float64) - X @ np.asarray(theta, dtype=np.float64)
+    return float(r @ r) / X.shape[0]
+
+
+def excess_empirical_risk(X, y, theta, theta_star=None) -> float:
+    """Excess empirical risk of the paper (Appendix H): ``(1/n)||y - X theta||^2 - (1/n)||y - X theta*||^2``."""
+    if theta_star is None:
+        theta_star = ols(X, y)
+    return training_mse(X, y, theta) - training_mse(X, y, theta_star)

@@ -1,0 +1,82 @@
+"""The result type shared by every least-squares solver, and the steps the iterative solvers share.
+
+Every solver of the FastMix paper's Section 4 (and its baselines) returns a frozen
+:class:`RegressionResult`; the Newton-type update ``theta_t+1 = theta_t + H_t^{-1} G_t`` of
+Algorithm 2 is built from the helpers here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import linalg as sla
+
+from .. import accounting as acc
+from .._compat import UnpacksAsTuple
+from .data import DataRecord
+
+
+@dataclass(frozen=True)
+class RegressionResult(UnpacksAsTuple):
+    """What every solver of this module returns: the estimate and how it was obtained.
+
+    Read the estimate as ``result.theta``. For one minor version the result can still be
+    unpacked as the former pair, ``theta, result = fast_ihm(...)``; doing so emits a
+    :class:`FutureWarning` (write ``result = fast_ihm(...)`` and use ``result.theta``).
+
+    Attributes
+    ----------
+    theta : ndarray of shape (d,)
+        The estimate, in the units of the data passed in (a ``"rescale"`` policy is undone).
+    method : str
+    data : DataRecord
+    ledger : PrivacyLedger or None
+        The budget actually spent (None for the non-private solvers). ``ledger.total_epsilon
+        <= epsilon`` and ``ledger.total_delta <= delta``.
+    calibration : object or None
+        The calibration used (:class:`FastIHMCalibration`, :class:`IHMCalibration`,
+        :class:`AdaSSPCalibration`).
+    diagnostics : dict
+        Per-iteration quantities. Entries marked ``*_nonprivate`` are computed from the raw
+        data and are for research only; do not publish them with the estimate.
+    iterates : list of ndarray
+        theta_1, ..., theta_T (iterative solvers).
+    """
+
+    theta: np.ndarray
+    method: str
+    data: DataRecord
+    ledger: acc.PrivacyLedger | None = None
+    calibration: object | None = None
+    diagnostics: dict = field(default_factory=dict)
+    iterates: list = field(default_factory=list)
+
+    _new_usage = "Write `result = solver(...)` and read `result.theta`."
+
+    def _legacy_tuple(self) -> tuple:
+        return (self.theta, self)
+
+
+def _unscale_theta(theta: np.ndarray, record: DataRecord) -> np.ndarray:
+    # y_s = b y, X_s = a X, y_s ~ X_s theta_s  =>  y ~ X (a / b) theta_s
+    if record.row_norms.scale == 1.0 and record.y_scale == 1.0:
+        return theta
+    return theta * (record.row_norms.scale / record.y_scale)
+
+
+def _solve_spd(H: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """Solve H u = g for a symmetric H; Cholesky first, least squares if H is singular."""
+    try:
+        return sla.solve(H, g, assume_a="pos", check_finite=False)
+    except (np.linalg.LinAlgError, sla.LinAlgError):
+        return np.linalg.lstsq(H, g, rcond=None)[0]
+
+
+def _clipped_gradient(X: np.ndarray, y: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
+    """``X^T clip_C(y - X theta)`` (clip=None: no clipping). Two BLAS passes over X."""
+    r = X @ theta
+    np.subtract(y, r, out=r)
+    if clip is not None:
+        np.clip(r, -clip, clip, out=r)
+    return X.T @ r
