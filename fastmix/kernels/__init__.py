@@ -20,7 +20,7 @@ private linear learner on ``h_M(x_i)`` then gives a private kernel learner:
 Non-private counterparts with the *same* random features are :class:`RandomProjectionKRR` and
 :class:`RandomFeatureKRR`.  The noise calibrations are derived in the book chapter
 ``book/kernel_calibration.md``; the paper's algorithm boxes were not available to us, so each
-constant below is our own derivation and says so.
+constant in this package is our own derivation and says so.
 
 Paths are sampled in one of two ways (see :class:`ExactGaussianProcessPaths` and
 :class:`RandomFeatureGaussianProcessPaths`):
@@ -30,6 +30,20 @@ Paths are sampled in one of two ways (see :class:`ExactGaussianProcessPaths` and
   GP conditional given all earlier path values and every point gets one value for good);
 * approximately for shift-invariant kernels, ``h(x) = sum_l a_l phi_l(x)`` over D >> M random
   Fourier features, which converges in law to the GP as D grows.
+
+Modules
+-------
+Every public name is importable from ``fastmix.kernels`` itself; the modules hold one concept each.
+
+* ``kernel_functions``: the Gaussian, Laplace and linear kernels and :func:`make_kernel`.
+* ``gaussian_process_paths``: the path samplers of the random projection h_M and the
+  Laurent-Massart norm bound.
+* ``random_features``: random Fourier features.
+* ``sufficient_statistics``: the Gaussian release of ``(C, u)`` and the floored ridge solvers.
+* ``theory``: the operator spectrum, the effective dimension and the theory's ``(M, lambda)``.
+* ``objective_perturbation``: the calibration and solver of Algorithm 2.
+* ``estimators``: the kernel ridge regressors (Algorithms 1 and 3 and their non-private
+  counterparts); ``logistic``: the private kernel logistic regression (Algorithm 2).
 
 References
 ----------

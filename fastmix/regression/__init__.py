@@ -1,7 +1,7 @@
 """Private (and non-private) least squares: OLS, FastIHS, IHM, FastIHM and AdaSSP.
 
 Section 4 of the FastMix paper (Lev, Shenfeld, Srinivasan, Ligett and Wilson 2026, arXiv:2605.30600) applies
-FastMix to differentially private ordinary least squares. This module holds
+FastMix to differentially private ordinary least squares. This package holds
 
 * :func:`ols` - the exact least-squares solution ``theta* = argmin ||y - X theta||^2``
   (LAPACK ``gelsd``), the reference of every excess-risk number;
@@ -35,6 +35,15 @@ how many rows were dropped.
 
 There is no intercept (the paper's setting); add a constant column scaled to keep row norms
 at most one if you need one.
+
+Modules
+-------
+Every public name is importable from ``fastmix.regression`` itself; the modules hold one
+concept each: ``paper_sizes`` (Appendix H's sketch sizes and defaults), ``data`` (validation,
+policies and :class:`DataRecord`), ``result`` (:class:`RegressionResult`), ``least_squares``
+(OLS and the error measures), ``hessian_sketch`` (FastIHS), ``gradient_noise`` (the gradient
+releases shared by IHM and FastIHM), ``hessian_mixing`` (IHM), ``fast_hessian_mixing``
+(FastIHM), ``adaptive_ssp`` (AdaSSP), ``noise_warning`` and ``estimators``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from .data import DataRecord
 
 @dataclass(frozen=True)
 class RegressionResult(UnpacksAsTuple):
-    """What every solver of this module returns: the estimate and how it was obtained.
+    """What every least-squares solver of the package returns: the estimate and how it was obtained.
 
     Read the estimate as ``result.theta``. For one minor version the result can still be
     unpacked as the former pair, ``theta, result = fast_ihm(...)``; doing so emits a
