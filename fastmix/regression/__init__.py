@@ -33,8 +33,9 @@ padding changes neither the problem nor the guarantee. ``n_policy="subsample"`` 
 uniformly random subset of ``2^floor(log2 n)`` rows (what the authors' code does) and records
 how many rows were dropped.
 
-There is no intercept (the paper's setting); add a constant column scaled to keep row norms
-at most one if you need one.
+The functions fit no intercept (the paper's setting). The estimators fit one by default
+(``fit_intercept=True``): they append a constant coordinate and rescale each row to keep its
+norm at most one, which costs accuracy but no privacy (see :class:`FastIHMRegressor`).
 
 Modules
 -------
