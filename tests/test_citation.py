@@ -254,7 +254,7 @@ def test_readme_bibtex_is_well_formed(readme_bibtex):
     keys = [key for _, key, _ in entries]
     assert keys == ["lev2026fastmix", "lee2025optimal", "fastmix_companion"]
     assert len(set(keys)) == len(keys)
-    for kind, key, fields in entries:
+    for _, key, fields in entries:
         for name in ("title", "author", "year"):
             assert fields.get(name), f"{key} lacks {name}"
         assert re.fullmatch(r"\d{4}", fields["year"])

@@ -100,5 +100,5 @@ def test_the_check_catches_an_unlabelled_figure_cell(tmp_path):
     assert broken != source
     copy = tmp_path / "hello_fastmix.py"
     copy.write_text(broken, encoding="utf-8")
-    with pytest.raises(AssertionError, match="without mystnb.figure metadata"):
+    with pytest.raises(AssertionError, match=r"without mystnb\.figure metadata"):
         _figure_cells(copy)
