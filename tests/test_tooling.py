@@ -250,8 +250,10 @@ def test_pre_commit_runs_ruff_on_the_whole_tree():
 def test_pre_commit_runs_mypy_on_its_files():
     hook = pre_commit_hooks(PRE_COMMIT.read_text(encoding="utf-8"))["mypy"]
     assert hook.get("pass_filenames") is False  # mypy reads its file list from pyproject.toml
-    checked = [path for path in python_files() if path.split("/")[0] in pyproject()["tool"]["mypy"]["files"]]
-    assert checked and not skipped_files(hook, [*checked, "pyproject.toml"])
+    folders = tuple(entry.rstrip("/") + "/" for entry in pyproject()["tool"]["mypy"]["files"])
+    checked = [path for path in python_files() if path.startswith(folders)]
+    assert len(checked) >= len(folders) and not skipped_files(hook, [*checked, "pyproject.toml"])
+    assert skipped_files({**hook, "files": "^fastmix/"}, checked)  # a narrower pattern is noticed
 
 
 # --------------------------------------------------------------------------- CI
