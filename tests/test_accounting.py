@@ -221,22 +221,22 @@ def _mp_renyi(alpha, cov_p, cov_q):
     a = mpmath.mpf(alpha)
     if d == 1:
 
-        def integrand(x):
+        def integrand_1d(x):
             return mpmath.exp(a * (lp - Pi[0, 0] * x * x / 2) + (1 - a) * (lq - Qi[0, 0] * x * x / 2))
 
-        val = mpmath.quad(integrand, [-mpmath.inf, 0, mpmath.inf])
+        val = mpmath.quad(integrand_1d, [-mpmath.inf, 0, mpmath.inf])
     else:
         p00, p01, p11 = (mpmath.mpf(float(v)) for v in (Pi[0, 0], Pi[0, 1], Pi[1, 1]))
         q00, q01, q11 = (mpmath.mpf(float(v)) for v in (Qi[0, 0], Qi[0, 1], Qi[1, 1]))
 
-        def integrand(x, y):
+        def integrand_2d(x, y):
             qp = p00 * x * x + 2 * p01 * x * y + p11 * y * y
             qq = q00 * x * x + 2 * q01 * x * y + q11 * y * y
             return mpmath.exp(a * (lp - qp / 2) + (1 - a) * (lq - qq / 2))
 
         # for these covariances the integrand is a Gaussian kernel whose smallest precision
         # eigenvalue is ~0.33, so outside |x|, |y| <= 12 it is below 1e-10 of its peak
-        val = mpmath.quad(integrand, [-12, 12], [-12, 12])
+        val = mpmath.quad(integrand_2d, [-12, 12], [-12, 12])
     return float(mpmath.log(val) / (a - 1))
 
 

@@ -38,7 +38,9 @@ def _draws_a_figure(source: str) -> bool:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else (func.attr if isinstance(func, ast.Attribute) else "")
-        if name.startswith("draw_") or (name == "show" and getattr(func.value, "id", "") == "plt"):
+        if name.startswith("draw_") or (
+            name == "show" and isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "plt"
+        ):
             return True
     return False
 

@@ -9,6 +9,7 @@ outcome (overflow-safe row norms, clipped conversions, the default delta, ``rng`
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ FM_CAL = M.calibrate_fast_mix(1.0, 1e-6, k1=8)
 FM_CAL3 = M.calibrate_fast_mix(1.0, 1e-6, k1=8, n_draws=3)
 GM_CAL = M.calibrate_gaussian_mix(1.0, 1e-6, k=8)
 S8 = SRHT(N, 16, random_state=0)
-PRIVATE = dict(epsilon=1.0, delta=1e-6)
+PRIVATE: dict[str, Any] = dict(epsilon=1.0, delta=1e-6)
 
 
 # --------------------------------------------------------------------------- entry points taking X
