@@ -88,15 +88,18 @@ def check_random_state(random_state) -> np.random.Generator:
         return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
-    if isinstance(random_state, (Integral, np.random.SeedSequence)) and not isinstance(random_state, bool):
+    if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
+    if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(int(random_state))
     if isinstance(random_state, np.random.RandomState):
         raise TypeError(
             "random_state is a legacy numpy.random.RandomState; pass a numpy.random.Generator "
             "(np.random.default_rng(seed)) or an integer seed instead."
         )
     raise TypeError(
-        f"random_state must be None, an int, a SeedSequence or a numpy.random.Generator; got {type(random_state).__name__}."
+        "random_state must be None, an int, a SeedSequence or a numpy.random.Generator; "
+        f"got {type(random_state).__name__}."
     )
 
 

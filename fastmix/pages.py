@@ -39,7 +39,7 @@ def use_book_style() -> None:
     """Apply :data:`BOOK_STYLE` to matplotlib."""
     import matplotlib.pyplot as plt
 
-    plt.rcParams.update(BOOK_STYLE)
+    plt.style.use(BOOK_STYLE)
 
 
 def tex_num(x) -> str:

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Integral
 from numbers import Real as _RealNumber
-from typing import Any, Union
+from typing import Any
 
 __all__ = [
     "MAX_LOG2_N",
@@ -54,7 +54,7 @@ MAX_LOG2_N = 24
 """Largest ``log2 n`` the rules admit for a design: ``2^24`` rows of 32 features are 4 GiB in float64,
 beyond what the studies' designs (and their copies during the transforms) can hold on a typical machine."""
 
-Bound = Union[int, float, str, None]
+Bound = int | float | str | None
 """A bound: a number, another parameter's name, ``"2**name"``, or None (no bound)."""
 
 
@@ -261,9 +261,15 @@ def _count_text(min_items: int) -> str:
     return f"comma-separated list of at least {min_items}"
 
 
-@dataclass(frozen=True)
 class _ListRule:
-    """Shared checking of comma-separated lists: each item must pass ``item``."""
+    """Shared checking of comma-separated lists: each item must pass ``item``.
+
+    The two attributes annotated here are fields of every list rule. This base is not a
+    dataclass, so it adds no fields of its own (they would come first in each rule's field order).
+    """
+
+    min_items: int
+    special: tuple
 
     def _item_rule(self):  # pragma: no cover - overridden
         raise NotImplementedError

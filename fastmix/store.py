@@ -547,7 +547,7 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     sittings = prov.get("sittings", [])
     loads = [s.get(k) for s in sittings for k in ("load_before", "load_after") if s.get(k)]
     loads += [[v] for v in prov.get("cell_loads", []) if isinstance(v, (int, float))]
-    load_text = f"; 1-minute load {min(l[0] for l in loads):.2f}-{max(l[0] for l in loads):.2f}" if loads else ""
+    load_text = f"; 1-minute load {min(v[0] for v in loads):.2f}-{max(v[0] for v in loads):.2f}" if loads else ""
     hours = (status.wall_time_seconds or 0.0) / 3600.0
     text = (
         f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "

@@ -77,8 +77,8 @@ def coherence_text(coh, rho, constant):
         f"$n \\in \\{{{ns.replace('$', '')}\\}}$: median and range over {coh.groupby(['n', 'k']).size().min()} "
         "independent draws per $(n, k)$, Welch's lower bound (eq. 240, dashed), the heuristic "
         "$\\sqrt{2\\ln(2n)/k}$ (dotted) and the scale of eq. (241), "
-        f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). The faint "
-        "vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check."
+        f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). "
+        "The faint vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check."
     )
 
 
@@ -86,7 +86,7 @@ def draw_coherence(coh, *, rho, constant, title):
     """One panel per n: median and range of the coherence over draws, Welch's bound, heuristic, (241) scale."""
     ns = sorted(coh["n"].unique())
     fig, axes = plt.subplots(1, len(ns), figsize=(4.3 * len(ns), 4), sharey=True, squeeze=False)
-    for ax, n in zip(axes[0], ns):
+    for ax, n in zip(axes[0], ns, strict=True):
         g = coh[coh["n"] == n].groupby("k")
         agg = g["coherence"].agg(["median", "min", "max"])
         ks = agg.index.to_numpy()
@@ -131,8 +131,8 @@ if stored is not None:
         Markdown(
             f"Setting: $n \\in \\{{{', '.join(f'2^{{{int(v)}}}' for v in sorted(coh['log2_n'].unique()))}\\}}$, "
             f"{coh.groupby('n')['k'].nunique().min()} to {coh.groupby('n')['k'].nunique().max()} values of $k$ per $n$ "
-            f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in all), "
-            f"$\\varrho = {p['rho']:g}$ in the scale of (241)."
+            f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in "
+            f"all), $\\varrho = {p['rho']:g}$ in the scale of (241)."
         )
     )
 
@@ -198,7 +198,8 @@ if stored is not None:
         Markdown(
             "Over the whole grid of $k$ the fitted slope of $\\log\\widehat\\Delta$ on $\\log k$ is "
             + ", ".join(whole)
-            + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; hence the narrower range."
+            + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; "
+            "hence the narrower range."
         )
     )
 
@@ -222,11 +223,12 @@ if stored is not None and len(SUMMARY):
     lo, hi = SUMMARY.iloc[0], SUMMARY.iloc[-1]
     text.append(
         f"From $n = 2^{{{int(lo.log2_n)}}}$ to $2^{{{int(hi.log2_n)}}}$ the mean ratio to Welch's bound grows from "
-        f"{lo.welch_ratio_mean:.3g} to {hi.welch_ratio_mean:.3g}, a factor of {hi.welch_ratio_mean / lo.welch_ratio_mean:.3g}, "
+        f"{lo.welch_ratio_mean:.3g} to {hi.welch_ratio_mean:.3g}, a factor of "
+        f"{hi.welch_ratio_mean / lo.welch_ratio_mean:.3g}, "
         f"while $\\log(n/\\varrho)$ grows by {hi.log_n_rho / lo.log_n_rho:.3g} and $\\sqrt{{2\\ln(2n)}}$ by "
         f"{np.sqrt(np.log(2 * hi.n) / np.log(2 * lo.n)):.3g}. The measured coherence is "
-        f"{SUMMARY['heuristic_ratio_mean'].min():.3g} to {SUMMARY['heuristic_ratio_mean'].max():.3g} times the heuristic "
-        f"$\\sqrt{{2\\ln(2n)/k}}$ on average, and a constant of {SUMMARY['fitted_c'].max():.3g} in front of "
+        f"{SUMMARY['heuristic_ratio_mean'].min():.3g} to {SUMMARY['heuristic_ratio_mean'].max():.3g} times the "
+        f"heuristic $\\sqrt{{2\\ln(2n)/k}}$ on average, and a constant of {SUMMARY['fitted_c'].max():.3g} in front of "
         "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw."
     )
     rough = [c for c in CLAIMS if c.claim.startswith("The coherence is roughly")]

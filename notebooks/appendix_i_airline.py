@@ -39,8 +39,8 @@
 # from it; a quick run at the notebook's defaults comes last, only to show that the code works.
 
 # %% tags=["parameters"]
-dataset: str = "auto"  # "auto" (the airline set if its file is in the data cache, else the nycflights stand-in), "airline" or "nycflights"; nothing is downloaded
-log2_n: int = 16  # draw 2**log2_n complete rows (0: all of them), then reach a power of two with n_policy (paper: 2**22 airline rows)
+dataset: str = "auto"  # "airline", "nycflights" or "auto" (airline if cached, else nycflights); nothing is downloaded
+log2_n: int = 16  # draw 2**log2_n complete rows (0: all), then a power of two by n_policy (paper: 2**22 airline rows)
 n_policy: str = "subsample"  # how to reach a power of two: "subsample" (the paper) or "pad" (zero rows)
 epsilons: str = "0.316,1.259,5.012"  # privacy levels (paper: 0.316,0.631,1.259,2.512,5.012,10.0)
 k2_ratios: str = "4,600,1200"  # FastIHM SRHT rows: r times max(d, log(4T/rho)) for each r (paper: 4,600,1200, absolute)
@@ -292,7 +292,8 @@ if CLAIMS:
     ]
     lines.append(
         f"FastIHM with the largest SRHT has {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', lo))} times "
-        f"IHM's excess risk at $\\varepsilon = {lo:g}$ and {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', hi))} "
+        f"IHM's excess risk at $\\varepsilon = {lo:g}$ and "
+        f"{format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', hi))} "
         f"times at $\\varepsilon = {hi:g}$; with the smallest SRHT the factors are "
         f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', lo))} and "
         f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', hi))}."
@@ -303,11 +304,11 @@ if CLAIMS:
     sel = lambda s, e: runs.loc[(runs["series"] == s) & np.isclose(runs["epsilon"], e), "excess_risk"]  # noqa: E731
     # where the step from r2 to r3 is not significant, how far both are from IHM
     rej = holm([one_sided_less(sel("FastIHM r3", e), sel("FastIHM r2", e)) for e in eps_grid])
-    flat = [e for e, r in zip(eps_grid, rej) if not r]
+    flat = [e for e, r in zip(eps_grid, rej, strict=True) if not r]
     if flat:
         lines.append(
             "The step from $r_2$ to $r_3$ lowers the excess risk significantly at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e, r in zip(eps_grid, rej) if r)
+            + ", ".join(f"{e:g}" for e, r in zip(eps_grid, rej, strict=True) if r)
             + "\\}$ but not at $\\varepsilon \\in \\{"
             + ", ".join(f"{e:g}" for e in flat)
             + "\\}$, where FastIHM at $r_2$ and $r_3$ has "
@@ -501,8 +502,9 @@ if stored is not None:
             + f"The sizes set these ratios. Dense IHM draws $T k n = {p['T'] * k1 * n / 1e6:,.0f}$ million Gaussian "
             f"numbers per solve, a number that grows with $n$; FastIHM's mixing draws $T k_1 k_2 = "
             f"{p['T'] * k1 * k2_top / 1e6:,.1f}$ million at the largest $k_2$, a number that does not. At the paper's "
-            f"$n = 2^{{22}}$ the dense sketch costs {2**22 / n:g} times more than at $n = {n:,}$ while FastIHM's mixing "
-            "costs the same, so the speedups at large $k_2$ grow with $n$. The Gram-factor IHM forms $X^\\top X$ once "
+            f"$n = 2^{{22}}$ the dense sketch costs {2**22 / n:g} times more than at $n = {n:,}$ while FastIHM's "
+            "mixing costs the same, so the speedups at large $k_2$ grow with $n$. The Gram-factor IHM forms "
+            "$X^\\top X$ once "
             f"($n d^2$ multiply-adds, $d = {d}$) and then works with $d \\times d$ matrices; "
             + (
                 "its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1)."

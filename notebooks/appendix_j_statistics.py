@@ -162,7 +162,7 @@ def draw_spread(spread, *, title):
 def draw_theta0(spread, *, title):
     """Correlated design: OLS residual of each seed against the signal variance of its theta0."""
     g = spread[spread["design"] == "synthetic_correlated"]
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    _, ax = plt.subplots(figsize=(6.5, 4))
     ax.scatter(g["signal_var"], g["ols_mse"], s=30, color="C0", label="one seed each")
     ax.axhline(
         fd.PAPER_STATISTICS["synthetic_correlated"]["ols_mse"], color="C3", ls="--", lw=1.5, label="paper (Appendix J)"
@@ -268,10 +268,11 @@ if stored is not None:
         text.append(
             f"On the **{design.replace('synthetic_', '')}** design the paper's eigenvalues lie at percentiles "
             f"{pct['lambda_min']:.3g} ($\\lambda_{{\\min}}$) and {pct['lambda_max']:.3g} ($\\lambda_{{\\max}}$) of "
-            f"{len(g)} seeds, while its condition number $\\lambda_{{\\max}}/\\lambda_{{\\min}} = {p_cond:.4g}$ lies at "
-            f"percentile {percentile_of(p_cond, cond):.3g} (seeds: median {cond.median():.4g}, central 95% "
+            f"{len(g)} seeds, while its condition number $\\lambda_{{\\max}}/\\lambda_{{\\min}} = {p_cond:.4g}$ lies "
+            f"at percentile {percentile_of(p_cond, cond):.3g} (seeds: median {cond.median():.4g}, central 95% "
             f"{cond.quantile(0.025):.4g} to {cond.quantile(0.975):.4g}). The paper's eigenvalues are "
-            f"{paper['lambda_min'] / g['lambda_min'].median():.4g} and {paper['lambda_max'] / g['lambda_max'].median():.4g} "
+            f"{paper['lambda_min'] / g['lambda_min'].median():.4g} and "
+            f"{paper['lambda_max'] / g['lambda_max'].median():.4g} "
             "times the seeds' medians. Both eigenvalues are divided by $\\max_i\\|x_i\\|^2$ in the normalisation, so a "
             "different normalising maximum (a different sample extreme, or a different normalisation) moves them by "
             "one common factor and leaves their ratio unchanged."

@@ -97,7 +97,7 @@ def tex(label):
 
 def panels_text(curves):
     """Which n each panel shows, as maths: "$n = 10^4$ (left) and $n = 10^5$ (right)"."""
-    ns = [rf"$n = 10^{{{int(round(np.log10(n)))}}}$" for n in sorted(curves["n"].unique())]
+    ns = [rf"$n = 10^{{{round(float(np.log10(n)))}}}$" for n in sorted(curves["n"].unique())]
     return " (left) and ".join(ns) + (" (right)" if len(ns) == 2 else "")
 
 
@@ -114,10 +114,10 @@ def draw_figure(curves, *, title):
     """Figure 1: sigma against target epsilon, one panel per n, every curve of the ``curves`` table."""
     ns = sorted(curves["n"].unique())
     fig, axes = plt.subplots(1, len(ns), figsize=(11, 5), sharey=True, squeeze=False)
-    for ax, n in zip(axes[0], ns):
+    for ax, n in zip(axes[0], ns, strict=True):
         c = curves[curves["n"] == n]
 
-        def get(curve, design=None):
+        def get(curve, design=None, c=c):
             sel = c[(c["curve"] == curve) & ((c["design"] == design) if design else c["design"].isna())]
             return sel.sort_values("epsilon")
 
@@ -152,7 +152,7 @@ def draw_figure(curves, *, title):
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel(r"target $\varepsilon$")
-        ax.set_title(rf"$n = 10^{{{int(round(np.log10(n)))}}}$")
+        ax.set_title(rf"$n = 10^{{{round(float(np.log10(n)))}}}$")
         ax.grid(True, which="major", alpha=0.3)
     axes[0][0].set_ylabel(r"required noise std $\sigma$")
     handles, labels = axes[0][0].get_legend_handles_labels()
@@ -193,7 +193,7 @@ if stored is not None:
             + "."
         )
         now = [study.measured_c2(r.source, r.design, r.k2_ratio) for r in have.itertuples()]
-        if any(not np.isclose(a["c2_mean"], r.c2_mean) for a, r in zip(now, have.itertuples())):
+        if any(not np.isclose(a["c2_mean"], r.c2_mean) for a, r in zip(now, have.itertuples(), strict=True)):
             lines.append(
                 "**The Section 3 entry has changed since this figure was computed**; recompute it with the "
                 "command in the note above."
@@ -215,8 +215,8 @@ if stored is not None:
             + setting_text(store.parameters())
             + f". FastMix with $C^2 = {float(store.parameters()['c2']):g}$, "
             "with the $C^2$ measured in Section 3 at the paper's largest $k_2$ on each synthetic design, and with "
-            "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et al.'s "
-            "constants (solid line). A missing point means that $\\sigma = 0$ suffices."
+            "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et "
+            "al.'s constants (solid line). A missing point means that $\\sigma = 0$ suffices."
         ),
     )
     draw_figure(stored["curves"], title="paper setting (results store)")
@@ -298,11 +298,14 @@ if stored is not None:
             ratio = (s[both] / base[both]) ** 2
             zero_b = eps_grid[(base.reindex(eps_grid) == 0).to_numpy()]
             zero_m = eps_grid[(s.reindex(eps_grid) == 0).to_numpy()]
-            frm = lambda z: f"none from $\\varepsilon = {z.min():.3g}$ on" if z.size else "some at every target"
+
+            def frm(z):
+                return f"none from $\\varepsilon = {z.min():.3g}$ on" if z.size else "some at every target"
+
             parts.append(
                 f"with the {design.replace('synthetic_', '')} design's $C^2 = {g['c2'].iloc[0]:.3g}$ FastMix needs "
-                f"{ratio.min():.3g} to {ratio.max():.3g} times the variance of the $C^2 = 2$ curve where both need noise, "
-                f"and needs {frm(zero_m)} (the $C^2 = 2$ curve needs {frm(zero_b)})"
+                f"{ratio.min():.3g} to {ratio.max():.3g} times the variance of the $C^2 = 2$ curve where both need "
+                f"noise, and needs {frm(zero_m)} (the $C^2 = 2$ curve needs {frm(zero_b)})"
             )
         if parts:
             text.append(f"For $n = {int(n)}$, " + "; ".join(parts) + ".")
@@ -347,24 +350,24 @@ if stored is not None and len(stored["c2_used"][stored["c2_used"]["state"] != "m
     close = (fc["sigma"].to_numpy()[both] / gm["sigma"].to_numpy()[both]) ** 2
     display(
         Markdown(
-            "Why the measured curves lie where they do: the $C^2$ that an SRHT of the paper's size gives on the paper's "
-            "synthetic designs is "
+            "Why the measured curves lie where they do: the $C^2$ that an SRHT of the paper's size gives on the "
+            "paper's synthetic designs is "
             + " and ".join(
                 f"{r.c2_mean / float(store.parameters()['c2']):.3g} times the caption's "
                 f"$C^2 = {float(store.parameters()['c2']):g}$ on the {r.design.replace('synthetic_', '')} design"
                 for r in have.itertuples()
             )
-            + ". A target $\\varepsilon$ requires roughly the same $\\gamma = (\\lambda_{\\min}(S_f X) + \\sigma^2)/C^2$ "
-            "whatever $C^2$ is (the exact bound also depends on $C^2$, more weakly), so "
+            + ". A target $\\varepsilon$ requires roughly the same $\\gamma = (\\lambda_{\\min}(S_f X) + "
+            "\\sigma^2)/C^2$ whatever $C^2$ is (the exact bound also depends on $C^2$, more weakly), so "
             "$\\sigma^2 + \\lambda_{\\min}(S_f X)$ grows about in proportion to $C^2$. "
             + (
-                f"With $C^2 = 2$, FastMix needs {close.min():.3g} to {close.max():.3g} times GaussMix's variance where both "
-                "need noise. "
+                f"With $C^2 = 2$, FastMix needs {close.min():.3g} to {close.max():.3g} times GaussMix's variance "
+                "where both need noise. "
                 if close.size
                 else ""
             )
-            + "This page keeps Figure 1's $\\lambda_{\\min}(S_f X) = \\tfrac56\\lambda_{\\min}(X)$; the same Section 3 draws "
-            "keep "
+            + "This page keeps Figure 1's $\\lambda_{\\min}(S_f X) = \\tfrac56\\lambda_{\\min}(X)$; the same Section "
+            "3 draws keep "
             + " and ".join(f"{r.lambda_ratio_mean:.3f}" for r in have.itertuples())
             + " of $\\lambda_{\\min}(X)$."
         )

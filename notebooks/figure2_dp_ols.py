@@ -106,11 +106,11 @@ def draw_figure(tables, *, title):
     info = tables["datasets"].set_index("dataset")
     names = list(info.index)
     fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 4.4), squeeze=False)
-    for ax, name in zip(axes[0], names):
+    for ax, name in zip(axes[0], names, strict=True):
         sub = s[s["dataset"] == name]
         floor = max(1e-12, 0.2 * sub["mean"][sub["mean"] > 0].min())
 
-        def line(rows, color, label, marker, ls="-"):
+        def line(rows, color, label, marker, ls="-", ax=ax, floor=floor):
             rows = rows.sort_values("epsilon")
             m, b = rows["mean"].to_numpy(), rows["band"].to_numpy()
             ax.plot(rows["epsilon"], m, color=color, marker=marker, ms=4, lw=1.8, ls=ls, label=label)
@@ -170,7 +170,8 @@ if stored is not None:
     display(
         Markdown(
             f"Setting: $n = 2^{{{p['log2_n']}}}$ rows and $d = {p['d']}$ features for the synthetic designs, "
-            f"$T = {p['T']}$, {p['trials']} trials per point, $\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
+            f"$T = {p['T']}$, {p['trials']} trials per point, $\\varepsilon \\in "
+            f"\\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
             f"the paper's ratios for each dataset, IHM through its Gram factor ({len(stored['runs'])} runs in "
             f"{len(trials_done)} cells, each with {trials_done.min()}-{trials_done.max()} trials)."
         )
@@ -257,8 +258,9 @@ if stored is not None:
         for rev in study.reversals(runs, name):
             lines.append(
                 f"At $\\varepsilon = {rev['epsilon']:g}$ on {name} the larger sketch ($r = {rev['larger']:g}$) is "
-                f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). There the "
-                f"smaller sketch still adds Hessian noise ($\\eta > 0$ in {rev['smaller_eta_positive']:.0%} of trials) "
+                f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). "
+                "There the smaller sketch still adds Hessian noise "
+                f"($\\eta > 0$ in {rev['smaller_eta_positive']:.0%} of trials) "
                 f"while the larger adds none ($\\eta > 0$ in {rev['larger_eta_positive']:.0%}): the implicit "
                 "regularisation by Hessian noise that Section 4.1 describes, which also makes FastIHM's curve "
                 "non-monotone in $\\varepsilon$."
@@ -281,9 +283,9 @@ if stored is not None:
     summ = study.summary(stored["runs"])
     fast = summ[summ["method"] == "FastIHM"]
     fast = fast.assign(ratio=fast.groupby("dataset")["k2_ratio"].rank(method="dense").astype(int))
-    eta = fast.assign(text=[f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"])]).pivot_table(
-        index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first"
-    )
+    eta = fast.assign(
+        text=[f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"], strict=True)]
+    ).pivot_table(index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first")
     eta.columns = [f"mean η at r{j} (share η = 0)" for j in eta.columns]
     lam = stored["datasets"].set_index("dataset")["lambda_min"]
     noise = stored["calibration"].set_index(["dataset", "epsilon"])[["gamma_ihm", "gamma_fastihm", "omega", "tau"]]
@@ -331,7 +333,7 @@ if stored is not None:
     info = stored["datasets"].set_index("dataset")
     cal["gamma IHM (classical)"] = [
         ihm_gamma_classical_eigenvalue(e, 1.0 / float(info.loc[n, "n"]) ** 2, k=int(k), T=int(store.parameters()["T"]))
-        for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"])
+        for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"], strict=True)
     ]
     cal["saved by the analytic release"] = 1.0 - cal["gamma_ihm"] / cal["gamma IHM (classical)"]
     cal["sigma_g FastIHM^2 / sigma_g IHM^2"] = (cal["fastihm_sigma_gradient"] / cal["ihm_sigma_gradient"]) ** 2

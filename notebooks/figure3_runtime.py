@@ -73,7 +73,8 @@ use_book_style()
 
 BARS_TEXT = (
     "Mean runtime of one private least-squares solve ($T$ iterations) per method and data shape $n \\times d$, on a "
-    "log scale: IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$ "
+    "log scale: IHM with the dense Gaussian sketch, FastIHM at three SRHT sizes $k_2 = r\\max\\{d, "
+    "\\log(4T/\\varrho)\\}$ "
     "($r_1 < r_2 < r_3$), the non-private FastIHS, and IHM drawn through its Gram factor (same output distribution as "
     "dense IHM); whiskers from 5% to 95% of the runs. The paper's Figure 3 gives the ratios runtime(IHM) / "
     "runtime(method), tabulated below the figure."
@@ -94,10 +95,10 @@ def draw_bars(tables, *, title):
     """Mean runtime of one solve per method and shape (log scale), with the spread of the runs."""
     runs = tables["runs"]
     shapes_ = list(dict.fromkeys(runs["dataset"]))
-    fig, ax = plt.subplots(figsize=(9, 4.2))
+    _, ax = plt.subplots(figsize=(9, 4.2))
     width = 0.8 / len(ORDER)
     x = np.arange(len(shapes_))
-    for j, (series, color) in enumerate(zip(ORDER, COLORS)):
+    for j, (series, color) in enumerate(zip(ORDER, COLORS, strict=True)):
         mean = [runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].mean() for s in shapes_]
         lo = [
             runs.loc[(runs["dataset"] == s) & (runs["series"] == series), "runtime_s"].quantile(0.05) for s in shapes_
@@ -127,7 +128,9 @@ def draw_bars(tables, *, title):
 def ratio_pivot(tables, baseline):
     """runtime(baseline) / runtime(method) per shape, as 'estimate [low, high]' strings."""
     rt = study.ratio_table(tables, baseline=baseline)
-    rt["text"] = [format_interval(Interval(a, b, c)) for a, b, c in zip(rt["estimate"], rt["low"], rt["high"])]
+    rt["text"] = [
+        format_interval(Interval(a, b, c)) for a, b, c in zip(rt["estimate"], rt["low"], rt["high"], strict=True)
+    ]
     return rt.pivot(index="shape", columns="series", values="text").reindex(
         list(dict.fromkeys(tables["runs"]["dataset"]))
     )
@@ -267,7 +270,7 @@ if CLAIMS:
             continue
         name, _, _, paper_vals = study.PAPER_TABLE[key]
         above, below, within = [], [], []
-        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals):
+        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals, strict=True):
             r = rt[(rt["shape"] == shape) & (rt["series"] == series)]
             if r.empty:
                 continue

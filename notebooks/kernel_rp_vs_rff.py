@@ -128,7 +128,7 @@ def _panels(runs):
 
 
 def _grid(n, ncols=3, w=4.3, h=3.4):
-    nrows = int(math.ceil(n / ncols))
+    nrows = math.ceil(n / ncols)
     fig, axes = plt.subplots(nrows, ncols, figsize=(w * ncols, h * nrows), squeeze=False)
     for ax in axes.flat[n:]:
         ax.set_visible(False)
@@ -140,7 +140,7 @@ def draw_errors(runs, protocol, title):
     s = study.summarise(runs)
     names = _panels(runs)
     fig, axes = _grid(len(names))
-    for ax, panel in zip(axes, names):
+    for ax, panel in zip(axes, names, strict=False):
         sub = s[(s["panel"] == panel) & (s["protocol"] == protocol)]
         means = []
         for method in study.METHODS:
@@ -182,7 +182,7 @@ def draw_ratios(runs, title):
     for j, protocol in enumerate(PROTOCOLS):
         t = study.ratio_table(runs, protocol)
         t = t[np.isfinite(t["epsilon"])]
-        for ax, panel in zip(axes, names):
+        for ax, panel in zip(axes, names, strict=False):
             m = t[t["panel"] == panel].sort_values("epsilon")
             x = m["epsilon"] * (1.0 + 0.06 * (j - 1))
             ax.errorbar(
@@ -196,7 +196,7 @@ def draw_ratios(runs, title):
                 capsize=2,
                 label=protocol,
             )
-    for ax, panel in zip(axes, names):
+    for ax, panel in zip(axes, names, strict=False):
         ax.axhline(1.0, color="k", lw=1)
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -224,10 +224,10 @@ def draw_sweep(sweep, lam, title):
     ]
     fig, axes = _grid(len(names))
     epss = sorted(p["epsilon"].unique())
-    styles = dict(zip(epss, ["-", "--", ":", "-."]))
-    for ax, panel in zip(axes, names):
+    styles = dict(zip(epss, ["-", "--", ":", "-."], strict=False))
+    for ax, panel in zip(axes, names, strict=False):
         for method in study.METHODS:
-            color, marker, label = STYLE[method]
+            color, marker, _ = STYLE[method]
             for eps in epss:
                 m = p[(p["panel"] == panel) & (p["method"] == method) & (p["epsilon"] == eps)].sort_values("M")
                 lab = f"{method}, " + ("non-private" if not np.isfinite(eps) else f"eps = {eps:g}")
@@ -268,7 +268,10 @@ def hyper_markdown(runs):
         "$\\lambda$ at grid edge | M capped | floored share |",
         "|" + "---|" * 9,
     ]
-    pct = lambda v: "-" if not np.isfinite(v) else f"{v:.0%}"
+
+    def pct(v):
+        return "-" if not np.isfinite(v) else f"{v:.0%}"
+
     for _, r in h.iterrows():
         lines.append(
             f"| {r['protocol']} | {r['method']} | {r['epsilon']:g} | {r['M_median']:g} | "
@@ -284,8 +287,9 @@ stored = store.load("runs")
 # %% [markdown]
 # ## Paper-scale results
 #
-# The stored results below are computed by `.venv/bin/python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the
-# parameters are in `notebooks/paper_scale.json`).
+# The stored results below are computed by
+# `.venv/bin/python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the parameters are
+# in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))
@@ -297,8 +301,8 @@ if stored is not None:
     display(
         Markdown(
             f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
-            f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, noise sd "
-            f"{p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
+            f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, "
+            f"noise sd {p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
             f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
             f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "
             f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
@@ -405,8 +409,8 @@ if stored is not None and "sweep" in stored:
     small = t.iloc[0]
     display(
         Markdown(
-            f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times RFF's, "
-            f"so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
+            f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times "
+            f"RFF's, so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
             f"$M = {int(t.iloc[-1]['M'])}$ the factor is {t.iloc[-1]['sigma_C_RP'] / t.iloc[-1]['sigma_C_RFF']:.2f}."
         )
     )
@@ -432,8 +436,8 @@ if stored is not None:
         Markdown(
             f"The tuned $M$ sat at the top of its grid ($M = {grid[-1]}$) in {top.get('RP', 0):.0%} of RP's and "
             f"{top.get('RFF', 0):.0%} of RFF's private fits, and at the bottom ($M = {grid[0]}$) in "
-            f"{bottom.get('RP', 0):.0%} and {bottom.get('RFF', 0):.0%}. Where it sits at the top, a wider grid could lower "
-            f"that method's tuned error, so the tuned comparison is only as fair as these shares are similar."
+            f"{bottom.get('RP', 0):.0%} and {bottom.get('RFF', 0):.0%}. Where it sits at the top, a wider grid could "
+            f"lower that method's tuned error, so the tuned comparison is only as fair as these shares are similar."
         )
     )
 
@@ -448,16 +452,16 @@ if stored is not None:
     display(
         Markdown(
             f"The paper's $n$, $M$, $\\lambda$, $\\delta$, bandwidth and data are unknown; ours are stated above. Our "
-            f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ in the number $N$ of "
-            f"points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, exceeds the largest drawn "
-            f"dimension $M = {study.M_grid(p)[-1]}$ at "
+            f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ "
+            f"in the number $N$ of points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, "
+            f"exceeds the largest drawn dimension $M = {study.M_grid(p)[-1]}$ at "
             + (f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in capped_eps)}\\}}$" if capped_eps else "no epsilon")
             + " and is capped there. The private protocol pays twice for selection: it fits on "
             f"{1 - p['sel_fraction']:.0%} of the records and shares the budget among the releases of "
             f"{len(p['sel_m_grid'].split(','))} projection dimensions, "
             "so its errors are not directly comparable with the other two protocols; they are the price of "
-            "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped RP "
-            "features, sin/cos RFF with norm bound 1) is part of these results."
+            "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped "
+            "RP features, sin/cos RFF with norm bound 1) is part of these results."
         )
     )
 

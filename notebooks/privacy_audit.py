@@ -92,7 +92,8 @@ def audit_setting(p):
 DIVERGENCE_TEXT = (
     "Exact Rényi divergence $D_\\alpha$ of one released row for the worst neighbour pair found, against the Rényi "
     "order $\\alpha$, beside the three accounted bounds of Lemma 1: $\\phi(\\alpha;\\gamma,C^2)$ (eq. 50-52), "
-    "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its own range of orders."
+    "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its "
+    "own range of orders."
 )
 
 
@@ -124,7 +125,7 @@ def design_table(tables):
 
 def draw_divergence(tables, *, title):
     curve = tables["curve"]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    _, ax = plt.subplots(figsize=(7, 4))
     ax.plot(curve["alpha"], curve["divergence"], "k", lw=2, label="exact divergence")
     for b, lab in LABELS.items():
         ok = np.isfinite(curve[f"bound_{b}"])
@@ -143,7 +144,7 @@ def draw_tradeoff(tables, *, title):
     eps_bar, dlt = float(att["epsilon_accounted_bar"]), float(att["delta"])
     f = np.linspace(0, 1, 400)
     allowed = np.maximum.reduce([np.zeros_like(f), 1 - dlt - np.exp(eps_bar) * f, np.exp(-eps_bar) * (1 - dlt - f)])
-    fig, ax = plt.subplots(figsize=(5.5, 5))
+    _, ax = plt.subplots(figsize=(5.5, 5))
     ax.fill_between(f, 0, allowed, color="0.85", label=rf"excluded by $\varepsilon$ = {eps_bar:.2f} (accounted)")
     ax.plot(tr["fpr"], tr["fnr"], "C0", lw=2, label="attack, empirical")
     ax.plot(tr["fpr_upper"], tr["fnr_upper"], "C0", lw=1, ls=":", label="attack, Clopper-Pearson upper limits")
@@ -160,7 +161,7 @@ def draw_tradeoff(tables, *, title):
 
 def draw_profile(tables, *, title):
     prof, att = tables["profile"], tables["attack"].iloc[0]
-    fig, ax = plt.subplots(figsize=(7, 4))
+    _, ax = plt.subplots(figsize=(7, 4))
     ax.semilogy(
         prof["epsilon"],
         np.maximum(prof["delta_forward"], 1e-12),
@@ -251,7 +252,8 @@ if stored is not None:
     display(
         Markdown(
             f"Setting: $n = {p['n']}$ rows, $d = {p['d']}$ columns, an SRHT with $k_2 = {p['k2']}$ rows, "
-            f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = {tex_num(p['delta'])}$, "
+            f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = "
+            f"{tex_num(p['delta'])}$, "
             f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
             f"hypothesis in the attack."
         )
@@ -270,7 +272,8 @@ if stored is not None:
 # and a false-negative rate $\mathrm{FNR}(t) = P(L\le t)$, and $(\varepsilon,\delta)$-DP forces
 #
 # $$
-# \varepsilon \;\ge\; \max\Big\{\log\frac{1-\delta-\mathrm{FPR}}{\mathrm{FNR}},\; \log\frac{1-\delta-\mathrm{FNR}}{\mathrm{FPR}}\Big\}.
+# \varepsilon \;\ge\; \max\Big\{\log\frac{1-\delta-\mathrm{FPR}}{\mathrm{FNR}},\;
+# \log\frac{1-\delta-\mathrm{FNR}}{\mathrm{FPR}}\Big\}.
 # $$
 #
 # The thresholds are picked on one half of the releases and the error rates are counted on the other
@@ -349,13 +352,15 @@ if CLAIMS:
         f"Of the {len(CLAIMS)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."
     ]
     lines.append(
-        f"The largest ratio of an exact divergence to the tightest bound ($\\phi$) is {des['worst ratio (φ)'].max():.3g}, "
+        "The largest ratio of an exact divergence to the tightest bound ($\\phi$) is "
+        f"{des['worst ratio (φ)'].max():.3g}, "
         f"so the worst pair found uses {des['worst ratio (φ)'].max():.0%} of what Lemma 1 allows at its worst order. "
         f"The $\\varepsilon$ values at the audited $\\delta$: certified attack bound {att['epsilon_lower']:.3g}, "
         f"attack point estimate {att['epsilon_point']:.3g}, exact {att['epsilon_exact']:.3g}, accounted "
-        f"{acc['exact']:.3g} ($\\phi$), {acc['bar']:.3g} ($\\bar\\phi$, what Theorem 1 uses) and {acc['simple']:.3g} (eq. 8). "
-        f"The gap between the exact and the accounted $\\varepsilon$ ({acc['bar'] / att['epsilon_exact']:.2f} times for "
-        f"$\\bar\\phi$) is the price of the worst-case steps of the proof (the row-norm control $C^2$ and "
+        f"{acc['exact']:.3g} ($\\phi$), {acc['bar']:.3g} ($\\bar\\phi$, what Theorem 1 uses) and "
+        f"{acc['simple']:.3g} (eq. 8). "
+        f"The gap between the exact and the accounted $\\varepsilon$ ({acc['bar'] / att['epsilon_exact']:.2f} times "
+        f"for $\\bar\\phi$) is the price of the worst-case steps of the proof (the row-norm control $C^2$ and "
         f"$\\|u_1\\| \\le 1$)"
         + (", which bind only for worse pairs than any found here" if des["worst ratio (φ)"].max() <= 1 else "")
         + "; the gap between the attack and the exact value is "

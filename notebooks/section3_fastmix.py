@@ -82,9 +82,10 @@ use_book_style()
 
 SWEEP_TEXT = (
     "Three quantities of one FastMix draw against the SRHT size $k_2$, on the two synthetic designs (lines: mean over "
-    "draws; bands: smallest to largest draw; large markers: the paper's sizes $k_2 = r\\max\\{d, \\log(4T/\\varrho)\\}$). "
-    "Left: $C^2_{S_f X} = 1 + 2\\widehat m$, with Figure 1's $C^2 = 2$ dashed. Middle: the coherence $\\widehat\\Delta$ "
-    "with the heuristic $\\sqrt{2\\ln(2n)/k_2}$ and Welch's lower bound. Right: "
+    "draws; bands: smallest to largest draw; large markers: the paper's sizes $k_2 = r\\max\\{d, "
+    "\\log(4T/\\varrho)\\}$). "
+    "Left: $C^2_{S_f X} = 1 + 2\\widehat m$, with Figure 1's $C^2 = 2$ dashed. Middle: the coherence "
+    "$\\widehat\\Delta$ with the heuristic $\\sqrt{2\\ln(2n)/k_2}$ and Welch's lower bound. Right: "
     "$\\lambda_{\\min}(Z^\\top Z)/\\lambda_{\\min}(X^\\top X)$, with Figure 1's $5/6$ dashed."
 )
 
@@ -118,7 +119,7 @@ def draw_sweep(tables, *, title):
     for design, color in COLORS.items():
         sub = sweep[sweep["design"] == design]
         grid = sub[sub["k2_ratio"].isna()].groupby("k2")
-        for ax, col in zip(axes, ("c2", "delta_hat", "lambda_ratio")):
+        for ax, col in zip(axes, ("c2", "delta_hat", "lambda_ratio"), strict=True):
             agg = grid[col].agg(["mean", "min", "max"])
             ax.plot(agg.index, agg["mean"], color=color, lw=2, marker="o", ms=3, label=design.replace("synthetic_", ""))
             ax.fill_between(agg.index, agg["min"], agg["max"], color=color, alpha=0.2, lw=0)
@@ -143,7 +144,7 @@ def draw_sweep(tables, *, title):
         r"coherence $\widehat\Delta$",
         r"$\lambda_{\min}(Z^\top Z)/\lambda_{\min}(X^\top X)$",
     )
-    for ax, label in zip(axes, labels):
+    for ax, label in zip(axes, labels, strict=True):
         ax.set_xscale("log", base=2)
         ax.set_xlabel(r"SRHT rows $k_2$")
         ax.set_ylabel(label)
@@ -159,7 +160,7 @@ def draw_sweep(tables, *, title):
 
 def draw_accounting(acc, *, title):
     """Theorem 1's closed form, tight bound and the exact loss of one draw against gamma."""
-    fig, ax = plt.subplots(figsize=(7, 4.2))
+    _, ax = plt.subplots(figsize=(7, 4.2))
     ax.plot(acc["gamma"], acc["eps_closed"], "C3-", lw=2, marker="s", ms=4, label="closed form, eq. (9)")
     ax.plot(acc["gamma"], acc["eps_tight"], "C0-", lw=2, marker="o", ms=4, label="tight bound, eq. (114)")
     ax.plot(acc["gamma"], acc["eps_exact"], "C2-", lw=2, marker="*", ms=6, label="exact loss of this draw")
@@ -190,8 +191,8 @@ if stored is not None:
         Markdown(
             f"Setting: both synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$; $k_2$ from "
             f"$2^{{{p['log2_k2_min']}}}$ to $2^{{{min(p['log2_k2_max'], p['log2_n'])}}}$ and the paper's sizes for "
-            f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws per "
-            f"$k_2$ ({len(sw)} draws in all)."
+            f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws "
+            f"per $k_2$ ({len(sw)} draws in all)."
         )
     )
 
@@ -339,10 +340,12 @@ if stored is not None and "accounting" in stored:
             f"The tiny dataset has $n = {int(tiny.n)}$, $d = {int(tiny.d)}$, and its SRHT $k_2 = {int(tiny.k2)}$ rows; "
             f"the draw has $\\widehat m = {tiny.m_hat:.3g}$, $C^2 = {tiny.c2:.3g}$, "
             f"$\\lambda_{{\\min}}(Z) = {tiny.lambda_min_z:.3g}$ and $\\widehat\\Delta = {tiny.delta_hat:.3g}$. "
-            f"Over the {len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}, the tight "
-            f"bound's sketch part is {over.min():.3g} to {over.max():.3g} times the exact loss of this release (the bound "
-            f"must hold for the worst dataset with the same $\\gamma$), and the closed form is {closed.min():.3g} to "
-            f"{closed.max():.3g} times the tight bound, the largest factor at $\\gamma = {acc['gamma'][closed.idxmax()]:.3g}$ "
+            f"Over the {len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}, "
+            f"the tight bound's sketch part is {over.min():.3g} to {over.max():.3g} times the exact loss of this "
+            f"release (the bound must hold for the worst dataset with the same $\\gamma$), and the closed form is "
+            f"{closed.min():.3g} to "
+            f"{closed.max():.3g} times the tight bound, the largest factor at $\\gamma = "
+            f"{acc['gamma'][closed.idxmax()]:.3g}$ "
             f"(the simplified bound $25\\alpha/(32\\gamma^2)$ restricts the Renyi order to $\\alpha < 8\\gamma/25$, "
             f"which leaves little room near the smallest admissible $\\gamma = 25/8$)."
         )

@@ -5,6 +5,7 @@ Run ``pytest -s tests/test_accounting.py`` to see the Lemma 1 tightness ratios.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath
@@ -104,7 +105,7 @@ def test_exact_increases_to_bar():
     a = np.array([1.05, 2.0, 4.0, 7.5])
     gamma = 10.0
     vals = [acc.fastmix_rdp_exact(a, gamma, c2) for c2 in (1.0, 1.5, 3.0, 10.0, 1e3, 1e8)]
-    for lo, hi in zip(vals, vals[1:]):
+    for lo, hi in itertools.pairwise(vals):
         assert np.all(lo <= hi)
     np.testing.assert_allclose(vals[-1], acc.fastmix_rdp_bar(a, gamma), rtol=1e-7)
     np.testing.assert_allclose(acc.fastmix_rdp_exact(a, gamma, np.inf), acc.fastmix_rdp_bar(a, gamma), rtol=1e-14)
@@ -220,22 +221,22 @@ def _mp_renyi(alpha, cov_p, cov_q):
     a = mpmath.mpf(alpha)
     if d == 1:
 
-        def integrand(x):
+        def integrand_1d(x):
             return mpmath.exp(a * (lp - Pi[0, 0] * x * x / 2) + (1 - a) * (lq - Qi[0, 0] * x * x / 2))
 
-        val = mpmath.quad(integrand, [-mpmath.inf, 0, mpmath.inf])
+        val = mpmath.quad(integrand_1d, [-mpmath.inf, 0, mpmath.inf])
     else:
         p00, p01, p11 = (mpmath.mpf(float(v)) for v in (Pi[0, 0], Pi[0, 1], Pi[1, 1]))
         q00, q01, q11 = (mpmath.mpf(float(v)) for v in (Qi[0, 0], Qi[0, 1], Qi[1, 1]))
 
-        def integrand(x, y):
+        def integrand_2d(x, y):
             qp = p00 * x * x + 2 * p01 * x * y + p11 * y * y
             qq = q00 * x * x + 2 * q01 * x * y + q11 * y * y
             return mpmath.exp(a * (lp - qp / 2) + (1 - a) * (lq - qq / 2))
 
         # for these covariances the integrand is a Gaussian kernel whose smallest precision
         # eigenvalue is ~0.33, so outside |x|, |y| <= 12 it is below 1e-10 of its peak
-        val = mpmath.quad(integrand, [-12, 12], [-12, 12])
+        val = mpmath.quad(integrand_2d, [-12, 12], [-12, 12])
     return float(mpmath.log(val) / (a - 1))
 
 
@@ -384,7 +385,7 @@ def test_orthogonal_sketch_reduces_to_proposition2():
     assert np.allclose(S.T @ S, np.eye(n))
     worst = 0.0
     for X in _datasets(n, rng):
-        Z, c2, lam = _lemma1_constants(S, X)
+        _, c2, lam = _lemma1_constants(S, X)
         assert c2 == pytest.approx(1.0, abs=1e-12)
         assert lam == pytest.approx(max(np.linalg.eigvalsh(X.T @ X)[0], 0.0), abs=1e-10)
         for sigma2 in (2.0, 10.0):
@@ -451,7 +452,7 @@ def test_gaussian_mechanism_sigma_rdp_round_trip():
     for eps, t in [(0.5, 1), (1.0, 3), (4.0, 10), (80.0, 1)]:
         s = acc.gaussian_mechanism_sigma_rdp(eps, 1e-6, 2.0, compositions=t)
         c = t * 4.0 / (2 * s * s)
-        fwd, _ = acc.epsilon_from_rdp(lambda a: c * np.asarray(a), 1e-6, np.inf)
+        fwd, _ = acc.epsilon_from_rdp(lambda a, c=c: c * np.asarray(a), 1e-6, np.inf)
         assert eps * (1 - 1e-6) <= fwd <= eps
 
 
@@ -534,7 +535,7 @@ def test_ledger_totals_and_overflow():
     assert led.remaining_epsilon == pytest.approx(0.0, abs=1e-15)
     assert len(led.entries) == 10 and isinstance(led.entries, tuple)
     assert not led.can_spend(1e-6)
-    with pytest.raises(acc.BudgetExceededError, match="'one more'.*remaining budget"):
+    with pytest.raises(acc.BudgetExceededError, match=r"'one more'.*remaining budget"):
         led.spend("one more", 1e-6)
     assert len(led.entries) == 10
     assert led.can_spend(0.0, 0.0)
@@ -555,7 +556,7 @@ def test_ledger_spend_all_atomic_and_validation():
     assert len(led.entries) == 2 and led.total_epsilon == pytest.approx(0.6)
     with pytest.raises(ValueError, match=">= 0"):
         led.spend("neg", -0.1)
-    with pytest.raises(ValueError, match="NaN|>= 0"):
+    with pytest.raises(ValueError, match=r"NaN|>= 0"):
         led.spend("nan", float("nan"))
     with pytest.raises(ValueError, match=">= 0"):
         led.spend_all([("ok", 0.01), ("bad", 0.01, -1.0)])

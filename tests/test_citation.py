@@ -217,7 +217,8 @@ def test_command_line_check_passes():
 
 def _parse_bibtex(text: str) -> list[tuple[str, str, dict]]:
     """A small structural parser: ``[(type, key, {field: value})]``; fails on bad nesting."""
-    entries, pos = [], 0
+    entries: list[tuple[str, str, dict]] = []
+    pos = 0
     header = re.compile(r"\s*@(\w+)\{([^,\s{}]+),")
     while True:
         while pos < len(text) and text[pos].isspace():
@@ -245,6 +246,7 @@ def _parse_bibtex(text: str) -> list[tuple[str, str, dict]]:
                 i += 1
             fields[fm.group(1).lower()] = body[start : i - 1]
             rest = re.match(r"\s*,?", body[i:])
+            assert rest is not None  # the pattern matches the empty string at worst
             i += rest.end()
         entries.append((match.group(1).lower(), match.group(2), fields))
 
@@ -254,7 +256,7 @@ def test_readme_bibtex_is_well_formed(readme_bibtex):
     keys = [key for _, key, _ in entries]
     assert keys == ["lev2026fastmix", "lee2025optimal", "fastmix_companion"]
     assert len(set(keys)) == len(keys)
-    for kind, key, fields in entries:
+    for _, key, fields in entries:
         for name in ("title", "author", "year"):
             assert fields.get(name), f"{key} lacks {name}"
         assert re.fullmatch(r"\d{4}", fields["year"])

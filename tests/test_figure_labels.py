@@ -38,7 +38,9 @@ def _draws_a_figure(source: str) -> bool:
             continue
         func = node.func
         name = func.id if isinstance(func, ast.Name) else (func.attr if isinstance(func, ast.Attribute) else "")
-        if name.startswith("draw_") or (name == "show" and getattr(func.value, "id", "") == "plt"):
+        if name.startswith("draw_") or (
+            name == "show" and isinstance(func, ast.Attribute) and getattr(func.value, "id", "") == "plt"
+        ):
             return True
     return False
 
@@ -100,5 +102,5 @@ def test_the_check_catches_an_unlabelled_figure_cell(tmp_path):
     assert broken != source
     copy = tmp_path / "hello_fastmix.py"
     copy.write_text(broken, encoding="utf-8")
-    with pytest.raises(AssertionError, match="without mystnb.figure metadata"):
+    with pytest.raises(AssertionError, match=r"without mystnb\.figure metadata"):
         _figure_cells(copy)

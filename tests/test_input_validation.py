@@ -9,6 +9,7 @@ outcome (overflow-safe row norms, clipped conversions, the default delta, ``rng`
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -38,7 +39,7 @@ FM_CAL = M.calibrate_fast_mix(1.0, 1e-6, k1=8)
 FM_CAL3 = M.calibrate_fast_mix(1.0, 1e-6, k1=8, n_draws=3)
 GM_CAL = M.calibrate_gaussian_mix(1.0, 1e-6, k=8)
 S8 = SRHT(N, 16, random_state=0)
-PRIVATE = dict(epsilon=1.0, delta=1e-6)
+PRIVATE: dict[str, Any] = dict(epsilon=1.0, delta=1e-6)
 
 
 # --------------------------------------------------------------------------- entry points taking X
@@ -148,7 +149,7 @@ def test_bad_y(entry):
     f = Y_ENTRY_POINTS[entry]
     with pytest.raises(TypeError, match="y must be an array-like of real numbers; got None"):
         f(None)
-    with pytest.raises(TypeError, match="y is a SciPy sparse csr_matrix.*y.toarray"):
+    with pytest.raises(TypeError, match=r"y is a SciPy sparse csr_matrix.*y\.toarray"):
         f(sp.csr_matrix(Y0[:, None]))
     with pytest.raises(TypeError, match="y must hold real numbers; got complex dtype"):
         f(Y0 + 1j)
@@ -166,11 +167,11 @@ def test_bad_y(entry):
 
 
 def test_fwht_bad_input():
-    with pytest.raises(TypeError, match="fwht needs real input; got x of complex dtype complex128.*x.real"):
+    with pytest.raises(TypeError, match=r"fwht needs real input; got x of complex dtype complex128.*x\.real"):
         fwht(np.ones(4) + 1j)
     with pytest.raises(TypeError, match="x must be an array-like of real numbers; got None"):
         fwht(None)
-    with pytest.raises(TypeError, match="x is a SciPy sparse csr_matrix.*x.toarray"):
+    with pytest.raises(TypeError, match=r"x is a SciPy sparse csr_matrix.*x\.toarray"):
         fwht(sp.csr_matrix(np.ones((2, 4))))
     with pytest.raises(TypeError, match="fwht needs an array of real numbers; got x of dtype <U"):
         fwht(np.array(["a", "b"]))
@@ -178,7 +179,7 @@ def test_fwht_bad_input():
         fwht(np.ones((2, 2, 2)))
     with pytest.raises(ValueError, match=r"fwht accepts .*got shape \(\)"):
         fwht(1.0)
-    with pytest.raises(ValueError, match="power of two .*got length 0"):
+    with pytest.raises(ValueError, match=r"power of two .*got length 0"):
         fwht(np.ones(0))
     with pytest.raises(ValueError, match="power of two; got 6"):
         fwht(np.ones(6))
@@ -209,7 +210,7 @@ def test_srht_constructor_and_adjoint_bad_input():
         SRHT(8, 9)
     with pytest.raises(ValueError, match="k must be at least 1 and at most 8; got 0"):
         SRHT(8, 0)
-    with pytest.raises(TypeError, match="random_state must be None, an int, a SeedSequence .*got str"):
+    with pytest.raises(TypeError, match=r"random_state must be None, an int, a SeedSequence .*got str"):
         SRHT(8, 4, random_state="seed")
     S = SRHT(8, 4, random_state=0)
     with pytest.raises(TypeError, match="Y must hold real numbers; got complex dtype"):
@@ -281,7 +282,7 @@ def test_calibrations_check_delta(make):
 def test_calibration_sizes_and_shares():
     with pytest.raises(ValueError, match="k1 must be at least 1; got 0"):
         M.calibrate_fast_mix(1.0, 1e-6, k1=0)
-    with pytest.raises(TypeError, match="k1 must be an integer; got 2.5"):
+    with pytest.raises(TypeError, match=r"k1 must be an integer; got 2\.5"):
         M.calibrate_fast_mix(1.0, 1e-6, k1=2.5)
     with pytest.raises(ValueError, match=r"laplace_share must lie in \(0, 1\); got 1.5"):
         M.calibrate_fast_mix(1.0, 1e-6, k1=8, laplace_share=1.5)
@@ -291,7 +292,7 @@ def test_calibration_sizes_and_shares():
         M.calibrate_gaussian_mix(1.0, 1e-6, k=8, lambda_min_lower=-1)
     with pytest.raises(ValueError, match="T must be at least 1; got 0"):
         R.calibrate_fast_ihm(1.0, 1e-6, k1=8, T=0)
-    with pytest.raises(ValueError, match="clip must be > 0; got -1.0"):
+    with pytest.raises(ValueError, match=r"clip must be > 0; got -1\.0"):
         R.calibrate_adassp(1.0, 1e-6, clip=-1.0)
     with pytest.raises(ValueError, match="method must be 'tight' or 'closed_form'; got 'exact'"):
         R.calibrate_fast_ihm(1.0, 1e-6, k1=8, method="exact")
@@ -474,7 +475,7 @@ def test_clip_and_rescale_keep_huge_rows(policy):
 
 
 def test_normalize_and_fast_ihs_on_huge_values():
-    Xn, yn, x_scale, _ = D.normalize(X0 * HUGE, Y0)
+    Xn, _, x_scale, _ = D.normalize(X0 * HUGE, Y0)
     Xr, _, _, _ = D.normalize(X0, Y0)
     np.testing.assert_allclose(Xn, Xr, rtol=1e-13)
     assert x_scale > 0
@@ -516,11 +517,11 @@ def test_conversion_bad_input():
         acc.rdp_to_dp_epsilon(0.1, 0.5, 1e-6)
     with pytest.raises(ValueError, match="alpha must not contain NaN"):
         acc.rdp_to_dp_epsilon(0.1, math.nan, 1e-6)
-    with pytest.raises(ValueError, match="delta must lie strictly between 0 and 1; got 1.5"):
+    with pytest.raises(ValueError, match=r"delta must lie strictly between 0 and 1; got 1\.5"):
         acc.rdp_to_dp_epsilon_classic(0.1, 2.0, 1.5)
     with pytest.raises(TypeError, match="rdp_fn must be a callable alpha -> r\\(alpha\\); got float"):
         acc.epsilon_from_rdp(0.5, 1e-6, 10.0)
-    with pytest.raises(ValueError, match="alpha_max must be > 1 .*got 1.0"):
+    with pytest.raises(ValueError, match=r"alpha_max must be > 1 .*got 1\.0"):
         acc.epsilon_from_rdp(lambda a: a, 1e-6, 1.0)
     with pytest.raises(ValueError, match="conversion must be 'canonne' or 'classic'; got 'mironov'"):
         acc.epsilon_from_rdp(lambda a: a, 1e-6, 10.0, conversion="mironov")
@@ -537,17 +538,19 @@ def test_ledger_bad_input():
         led.spend(3, 0.1)
     with pytest.raises(ValueError, match="mechanism must be a non-empty string naming the release; got ''"):
         led.spend("", 0.1)
-    with pytest.raises(TypeError, match="epsilon of 'release' must be a real number; got '0.1'"):
+    with pytest.raises(TypeError, match=r"epsilon of 'release' must be a real number; got '0\.1'"):
         led.spend("release", "0.1")
-    with pytest.raises(ValueError, match="epsilon of 'release' must be a number >= 0; got -0.1"):
+    with pytest.raises(ValueError, match=r"epsilon of 'release' must be a number >= 0; got -0\.1"):
         led.spend("release", -0.1)
     with pytest.raises(ValueError, match="delta of 'release' must be a number >= 0; got nan"):
         led.spend("release", 0.1, math.nan)
     with pytest.raises(ValueError, match="epsilon of 'release' is infinite"):
         led.spend("release", math.inf)
-    with pytest.raises(TypeError, match="spend_all needs an iterable of entries .*got LedgerEntry"):
+    with pytest.raises(TypeError, match=r"spend_all needs an iterable of entries .*got LedgerEntry"):
         led.spend_all(acc.LedgerEntry("release", 0.1, 0.0))
-    with pytest.raises(TypeError, match="spend_all needs LedgerEntry objects, dicts or tuples .*got 0.1 of type float"):
+    with pytest.raises(
+        TypeError, match=r"spend_all needs LedgerEntry objects, dicts or tuples .*got 0\.1 of type float"
+    ):
         led.spend_all([0.1])
     assert led.entries == ()  # nothing was recorded by any failed call
 

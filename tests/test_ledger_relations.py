@@ -23,7 +23,7 @@ def test_a_ledger_states_its_relation_and_every_entry_carries_it():
     assert entry.relation == ZERO_OUT and led.records()[0]["relation"] == ZERO_OUT
     assert "under zero-out neighbours" in led.summary()
     assert PrivacyLedger(1.0, 1e-5, relation=REPLACE_ONE).spend("r", 0.1).relation == REPLACE_ONE
-    with pytest.raises(ValueError, match="relation must be one of 'zero-out', 'replace-one'.*got 'add-remove'"):
+    with pytest.raises(ValueError, match=r"relation must be one of 'zero-out', 'replace-one'.*got 'add-remove'"):
         PrivacyLedger(1.0, 1e-5, relation="add-remove")
 
 

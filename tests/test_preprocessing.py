@@ -26,7 +26,7 @@ def raw_table(n=8192, seed=0):
             "day": rng.choice(DAYS, n),
         }
     )
-    effect = dict(zip(REGIONS, np.linspace(-8, 8, len(REGIONS))))
+    effect = dict(zip(REGIONS, np.linspace(-8, 8, len(REGIONS)), strict=True))
     y = (
         50
         + 0.3 * (t["age"] - 54)

@@ -1,9 +1,11 @@
-"""The contributors' tooling: ruff and mypy settings in ``pyproject.toml`` and the pre-commit hooks.
+"""The contributors' tooling: ruff and mypy settings in ``pyproject.toml``, the pre-commit hooks
+and the checks of ``.ci/run``.
 
-The code base is being brought in line with ruff gradually. ``LINT_CLEAN`` lists what already
-passes ``ruff check`` and ``FORMAT_CLEAN`` what is already ``ruff format``-ted; the tests keep
-them so (when ruff is installed: it is in the [test] and [lint] extras) and keep the pre-commit
-hooks' ``files`` patterns equal to them. Widen the lists, and the patterns, as more is cleaned.
+Ruff lints and formats the whole tree and mypy checks the files ``[tool.mypy]`` lists; CI runs
+all three (``.ci/run``) and fails on any finding. These tests keep that scope whole: ruff's
+settings leave out no source file, each source folder still gets reported, the pre-commit hooks
+take every Python file, and ``.ci/run`` runs the checks before the book build. They also hold
+the notebooks' lines, which ruff's E501 skips (pyproject.toml says why), to the line length.
 """
 
 from __future__ import annotations
@@ -27,18 +29,11 @@ except ModuleNotFoundError:  # Python 3.10: no TOML reader in the standard libra
 REPO = Path(__file__).resolve().parents[1]
 PYPROJECT = REPO / "pyproject.toml"
 PRE_COMMIT = REPO / ".pre-commit-config.yaml"
+CI_SCRIPT = REPO / ".ci" / "run"
 #: The line length chosen for the code base (its 99th percentile of line lengths was 117).
 LINE_LENGTH = 120
-#: Paths (folders or files) that pass `ruff check` and, second list, `ruff format --check`.
-LINT_CLEAN = ["benchmarks", "tools", "tests/test_workflows.py", "tests/test_tooling.py"]
-FORMAT_CLEAN = [
-    "benchmarks",
-    "tools/check_links.py",
-    "tools/launch_notebooks.py",
-    "tools/paper_scale_all.py",
-    "tests/test_workflows.py",
-    "tests/test_tooling.py",
-]
+#: The folders of Python sources; each must stay within ruff's reach.
+SOURCE_FOLDERS = ["fastmix", "tests", "tools", "notebooks", "benchmarks", "book"]
 #: Folders that are not the project's sources.
 NOT_SOURCES = {".git", ".venv", "_build", "results", "data", "dist", "node_modules"}
 
@@ -57,10 +52,6 @@ def python_files(root: Path = REPO) -> list[str]:
         if not NOT_SOURCES & set(parts) and not any(part.endswith(".egg-info") for part in parts):
             files.append(path.relative_to(root).as_posix())
     return sorted(files)
-
-
-def under(path: str, entries: list[str]) -> bool:
-    return any(path == entry or path.startswith(entry.rstrip("/") + "/") for entry in entries)
 
 
 def ruff_command() -> list[str]:
@@ -86,7 +77,8 @@ def test_ruff_and_mypy_are_configured_in_pyproject():
     assert lowest and tool["ruff"]["target-version"] == f"py3{lowest.group(1)}"
     assert {"E", "F", "W", "I", "B", "UP", "NPY"} <= set(tool["ruff"]["lint"]["select"])
     mypy = tool["mypy"]
-    assert mypy["files"] == ["fastmix"] and mypy["ignore_missing_imports"] is True
+    assert "fastmix" in mypy["files"] and all((REPO / entry).is_dir() for entry in mypy["files"])
+    assert mypy["ignore_missing_imports"] is True
     assert not mypy.get("strict") and not mypy.get("disallow_untyped_defs")  # lenient on purpose
 
 
@@ -97,7 +89,11 @@ def test_the_lint_extra_and_the_test_extra_pin_the_same_ruff():
         return [r for r in requirements if re.match(r"ruff\b", r)]
 
     assert ruff_pin(extras["lint"]) == ruff_pin(extras["test"]) and len(ruff_pin(extras["lint"])) == 1
-    assert any(r.startswith("mypy") for r in extras["lint"]) and any(r.startswith("pre-commit") for r in extras["lint"])
+    assert any(r.startswith("pre-commit") for r in extras["lint"])
+    # CI fails on any finding, so ruff and mypy stay within one minor version (rules change between)
+    for tool in ("ruff", "mypy"):
+        (pin,) = [r for r in extras["lint"] if re.match(rf"{tool}\b", r)]
+        assert re.fullmatch(rf"{tool}>=\d+\.\d+(\.\d+)?,<\d+\.\d+", pin), pin
 
 
 def unexplained_ignores(text: str) -> list[str]:
@@ -138,7 +134,7 @@ def test_every_ignored_rule_says_why():
     assert unexplained_ignores(bare) == ['"tools/*.py" = ["B"]']
 
 
-# --------------------------------------------------------------------------- ruff on the clean files
+# --------------------------------------------------------------------------- ruff on the whole tree
 
 
 def test_ruff_uses_the_configured_line_length():
@@ -149,23 +145,64 @@ def test_ruff_uses_the_configured_line_length():
         assert (proc.returncode != 0) == flagged and ("E501" in proc.stdout) == flagged, proc.stdout + proc.stderr
 
 
-def test_ruff_reports_a_violation_in_a_clean_folder():
-    """The clean-file check below can fail: an unused import and a bare zip() are caught."""
+@pytest.mark.parametrize("folder", SOURCE_FOLDERS)
+def test_ruff_reports_a_violation_in_every_source_folder(folder):
+    """No folder is exempt: an unused import and a bare zip() are caught, and unformatted code."""
     source = "import os\n\n\ndef pairs(a, b):\n    return list(zip(a, b))\n"
-    proc = ruff("check", "--stdin-filename", "benchmarks/example.py", "-", stdin=source)
+    proc = ruff("check", "--no-cache", "--stdin-filename", f"{folder}/example.py", "-", stdin=source)
     assert proc.returncode == 1 and "F401" in proc.stdout and "B905" in proc.stdout, proc.stdout + proc.stderr
-    proc = ruff("format", "--check", "--stdin-filename", "benchmarks/example.py", "-", stdin="x = {  'a':1 }\n")
+    proc = ruff("format", "--check", "--stdin-filename", f"{folder}/example.py", "-", stdin="x = {  'a':1 }\n")
     assert proc.returncode == 1, proc.stdout + proc.stderr
 
 
-def test_ruff_check_passes_on_the_files_already_clean():
-    proc = ruff("check", "--no-cache", *LINT_CLEAN)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+def unlinted(shown: str, files: list[str]) -> list[str]:
+    """Python ``files`` missing from the output of ``ruff check --show-files`` (absolute paths)."""
+    checked = {Path(line.strip()).resolve() for line in shown.splitlines() if line.strip()}
+    return [path for path in files if (REPO / path).resolve() not in checked]
 
 
-def test_ruff_format_leaves_the_formatted_files_unchanged():
-    proc = ruff("format", "--check", "--no-cache", *FORMAT_CLEAN)
+def test_ruff_check_takes_every_python_file_of_the_tree():
+    files = python_files()
+    assert "fastmix/__init__.py" in files and "notebooks/hello_fastmix.py" in files
+    proc = ruff("check", "--no-cache", "--show-files", ".")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not unlinted(proc.stdout, files)
+    # and the comparison notices a folder that the settings leave out
+    proc = ruff("check", "--no-cache", "--show-files", "--extend-exclude", "notebooks", ".")
+    assert unlinted(proc.stdout, files) == [path for path in files if path.startswith("notebooks/")]
+
+
+def unformatted_scope(patterns: list[str], files: list[str]) -> list[str]:
+    """The ``files`` that the formatter's ``exclude`` ``patterns`` leave out."""
+    return [path for path in files if any(Path(path).match(pattern) for pattern in patterns)]
+
+
+def test_ruff_format_excludes_no_python_file():
+    files = python_files()
+    assert not unformatted_scope(pyproject()["tool"]["ruff"]["format"].get("exclude", []), files)
+    assert unformatted_scope(["*.md", "notebooks/*"], files) == [p for p in files if p.startswith("notebooks/")]
+
+
+def overlong_lines(path: Path) -> list[str]:
+    """Lines of a jupytext notebook longer than LINE_LENGTH, apart from ``# %%`` cell markers
+    (which must keep a cell's metadata on one line)."""
+    return [
+        f"{path.name}:{number}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if len(line) > LINE_LENGTH and not line.startswith("# %%")
+    ]
+
+
+def test_notebook_lines_fit_the_line_length(tmp_path):
+    notebooks = sorted((REPO / "notebooks").glob("*.py"))
+    assert len(notebooks) >= 5
+    assert not [line for path in notebooks for line in overlong_lines(path)]
+    # the check notices a long line that is not a cell marker, and only that one
+    copy = tmp_path / notebooks[0].name
+    long_marker = '# %% tags=["remove-input"] ' + "x" * LINE_LENGTH
+    long_text = "# " + "word " * (LINE_LENGTH // 5 + 1)
+    copy.write_text(notebooks[0].read_text(encoding="utf-8") + f"\n{long_marker}\n{long_text}\n", encoding="utf-8")
+    assert overlong_lines(copy) == [f"{copy.name}:{len(copy.read_text(encoding='utf-8').splitlines())}"]
 
 
 # --------------------------------------------------------------------------- pre-commit
@@ -176,20 +213,15 @@ def pre_commit_hooks(text: str) -> dict[str, dict[str, Any]]:
     return {hook["id"]: hook for repo in config["repos"] for hook in repo["hooks"]}
 
 
-def scope_problems(hook: dict[str, Any], clean: list[str], files: list[str]) -> list[str]:
-    """Python files the hook's ``files`` pattern takes but ``clean`` does not, and the reverse."""
-    pattern = re.compile(hook.get("files", ""))
-    problems = []
-    for path in files:
-        if bool(pattern.search(path)) != under(path, clean):
-            which = "checks" if pattern.search(path) else "skips"
-            problems.append(f"{hook['id']} {which} {path}")
-    return problems
+def skipped_files(hook: dict[str, Any], files: list[str]) -> list[str]:
+    """Python files that the hook's ``files`` and ``exclude`` patterns keep it from."""
+    take, leave = re.compile(hook.get("files", "")), re.compile(hook.get("exclude", "^$"))
+    return [f"{hook['id']} skips {path}" for path in files if not take.search(path) or leave.search(path)]
 
 
 def test_pre_commit_config_has_the_project_hooks():
     hooks = pre_commit_hooks(PRE_COMMIT.read_text(encoding="utf-8"))
-    assert {"ruff-check", "ruff-format", "workflow-schema", "citation", "paper-map"} <= set(hooks)
+    assert {"ruff-check", "ruff-format", "mypy", "workflow-schema", "citation", "paper-map"} <= set(hooks)
     for hook in hooks.values():
         # local hooks run the tools of the README's .venv, at the versions pyproject.toml pins
         program, *args = hook["entry"].split()
@@ -199,15 +231,67 @@ def test_pre_commit_config_has_the_project_hooks():
     assert "--check" in hooks["citation"]["entry"] and "--check" in hooks["paper-map"]["entry"]
 
 
-def test_pre_commit_runs_ruff_on_exactly_the_clean_files():
+def test_pre_commit_runs_ruff_on_the_whole_tree():
     hooks = pre_commit_hooks(PRE_COMMIT.read_text(encoding="utf-8"))
     files = python_files()
     assert "tests/test_tooling.py" in files and "fastmix/__init__.py" in files
-    assert not scope_problems(hooks["ruff-check"], LINT_CLEAN, files)
-    assert not scope_problems(hooks["ruff-format"], FORMAT_CLEAN, files)
-    # and the comparison notices a pattern that has drifted
-    drifted = {**hooks["ruff-check"], "files": hooks["ruff-check"]["files"].replace("benchmarks/|", "")}
-    assert scope_problems(drifted, LINT_CLEAN, files) == [
-        f"ruff-check skips {path}" for path in files if path.startswith("benchmarks/")
+    for name in ("ruff-check", "ruff-format"):
+        assert {"python", "pyi"} <= set(hooks[name]["types_or"]) and "--force-exclude" in hooks[name]["entry"]
+        assert not skipped_files(hooks[name], files)
+    # and the comparison notices a hook narrowed to some folders, or one leaving a folder out
+    narrowed = {**hooks["ruff-check"], "files": "^(fastmix|tests)/"}
+    assert skipped_files(narrowed, files) == [
+        f"ruff-check skips {path}" for path in files if not path.startswith(("fastmix/", "tests/"))
     ]
-    assert scope_problems({"id": "ruff-format", "files": "^"}, FORMAT_CLEAN, files)
+    leaving = {**hooks["ruff-format"], "exclude": "^notebooks/"}
+    assert skipped_files(leaving, files) == [f"ruff-format skips {p}" for p in files if p.startswith("notebooks/")]
+
+
+def test_pre_commit_runs_mypy_on_its_files():
+    hook = pre_commit_hooks(PRE_COMMIT.read_text(encoding="utf-8"))["mypy"]
+    assert hook.get("pass_filenames") is False  # mypy reads its file list from pyproject.toml
+    folders = tuple(entry.rstrip("/") + "/" for entry in pyproject()["tool"]["mypy"]["files"])
+    checked = [path for path in python_files() if path.startswith(folders)]
+    assert len(checked) >= len(folders) and not skipped_files(hook, [*checked, "pyproject.toml"])
+    assert skipped_files({**hook, "files": "^fastmix/"}, checked)  # a narrower pattern is noticed
+
+
+# --------------------------------------------------------------------------- CI
+
+
+CHECKS = [".venv/bin/ruff check .", ".venv/bin/ruff format --check .", ".venv/bin/mypy"]
+
+
+def ci_check_problems(text: str) -> list[str]:
+    """What keeps ``.ci/run`` (its ``text``) from running the three checks on the whole tree, with
+    the [lint] extra installed, before the book build."""
+    lines = [line.strip() for line in text.splitlines() if not line.lstrip().startswith("#")]
+    book = next((i for i, line in enumerate(lines) if "jupyter-book build" in line), len(lines))
+    installs = [i for i, line in enumerate(lines) if re.search(r"pip install -e \S*\[[\w,]*\blint\b", line)]
+    problems = [] if installs and installs[0] < book else ["the [lint] extra is not installed before the book build"]
+    for check in CHECKS:
+        at = [i for i, line in enumerate(lines) if line == check or line.startswith(check + " ")]
+        if not at or at[0] > book or (installs and at[0] < installs[0]):
+            problems.append(f"{check!r} does not run after the install and before the book build")
+        elif "|| " not in lines[at[0]] and "set -e" not in text:
+            problems.append(f"{check!r} cannot fail the script")
+    failing = [line for line in lines if line.startswith(tuple(CHECKS)) and "|| " in line]
+    if failing and not re.search(r"exit 1", text):
+        problems.append("a failed check does not fail the script")
+    return problems
+
+
+def test_ci_runs_ruff_and_mypy_before_the_book_build():
+    text = CI_SCRIPT.read_text(encoding="utf-8")
+    assert "set -euo pipefail" in text and not ci_check_problems(text)
+    # and the comparison notices a missing check, a check after the book, a missing install, a swallowed failure
+    assert ci_check_problems(text.replace(".venv/bin/mypy", "true")) == [
+        "'.venv/bin/mypy' does not run after the install and before the book build"
+    ]
+    book_line = next(line for line in text.splitlines() if "jupyter-book build" in line)
+    late = text.replace(".venv/bin/ruff check .", "true").replace(book_line, book_line + "\n.venv/bin/ruff check .")
+    assert ci_check_problems(late) == [
+        "'.venv/bin/ruff check .' does not run after the install and before the book build"
+    ]
+    assert ci_check_problems(text.replace(",lint]", "]")) == ["the [lint] extra is not installed before the book build"]
+    assert ci_check_problems(text.replace("exit 1", "true")) == ["a failed check does not fail the script"]

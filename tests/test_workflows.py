@@ -492,8 +492,8 @@ def read_github_output(path: Path) -> dict[str, str]:
                 value.append(item)
             outputs[key] = "\n".join(value)
         elif "=" in line:
-            key, value = line.split("=", 1)
-            outputs[key] = value
+            key, text = line.split("=", 1)
+            outputs[key] = text
     return outputs
 
 

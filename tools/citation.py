@@ -524,6 +524,14 @@ def software_entry(src: Sources) -> str:
     return bib_entry("software", software_key(src), fields)
 
 
+def _entry_key(entry: str) -> str:
+    """The key of one rendered BibTeX entry (``@type{key,``)."""
+    match = re.match(r"@\w+\{([^,]+),", entry)
+    if match is None:
+        raise CitationError([f"not a BibTeX entry: {entry[:60]!r}"])
+    return match.group(1)
+
+
 def render_bibtex(src: Sources) -> str:
     """The papers (in ``references`` order), then the companion; entries separated by a blank
     line."""
@@ -531,7 +539,7 @@ def render_bibtex(src: Sources) -> str:
     book_keys = book_bib_keys(src.root)
     entries = [reference_entry(ref, keep, book_keys) for ref in src.cff.get("references") or []]
     entries.append(software_entry(src))
-    keys = [re.match(r"@\w+\{([^,]+),", e).group(1) for e in entries]
+    keys = [_entry_key(e) for e in entries]
     duplicates = sorted({k for k in keys if keys.count(k) > 1})
     if duplicates:
         raise CitationError([f"{CFF_FILE}: references give duplicate BibTeX keys {duplicates}"])
@@ -645,6 +653,14 @@ def render_zenodo(src: Sources) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+def _marked_text(src: Sources, name: str) -> str:
+    """The text of a file with marker lines; :func:`validate` reports a missing one first."""
+    text = src.text(name)
+    if text is None:
+        raise CitationError([f"{name}: not found"])
+    return text
+
+
 def _replace_block(text: str, start: str, end: str, body: str) -> str:
     """``text`` with everything between the marker lines replaced by ``body``."""
     before, rest = text.split(start, 1)
@@ -656,14 +672,14 @@ def render_readme(src: Sources, bibtex: str | None = None) -> str:
     """README.md with the marker block replaced; everything outside the markers is kept."""
     if bibtex is None:
         bibtex = render_bibtex(src)
-    return _replace_block(src.readme, README_START, README_END, f"\n```bibtex\n{bibtex}```\n\n")
+    return _replace_block(_marked_text(src, README_FILE), README_START, README_END, f"\n```bibtex\n{bibtex}```\n\n")
 
 
 def render_book(src: Sources, bibtex: str | None = None) -> str:
     """book/intro.md with the same BibTeX fence between its marker lines."""
     if bibtex is None:
         bibtex = render_bibtex(src)
-    return _replace_block(src.book, BOOK_START, BOOK_END, f"\n```bibtex\n{bibtex}```\n\n")
+    return _replace_block(_marked_text(src, BOOK_FILE), BOOK_START, BOOK_END, f"\n```bibtex\n{bibtex}```\n\n")
 
 
 def companion_fields(src: Sources) -> dict[str, str]:
@@ -693,7 +709,7 @@ def render_provenance(src: Sources) -> str:
     for name, value in companion_fields(src).items():
         lines.append(f"    {json.dumps(name)}: {json.dumps(value, ensure_ascii=False)},")
     lines.append("}")
-    return _replace_block(src.provenance, PROVENANCE_START, PROVENANCE_END, "\n".join(lines) + "\n")
+    return _replace_block(_marked_text(src, PROVENANCE_FILE), PROVENANCE_START, PROVENANCE_END, "\n".join(lines) + "\n")
 
 
 # --------------------------------------------------------------------------------------------

@@ -195,7 +195,7 @@ def create_tag(root: Path, version: str, *, dry_run: bool = False) -> list[str]:
     problems = preflight(root, version)
     if problems:
         raise ReleaseError(problems)
-    section = changelog_sections(citation._read_text(root / "CHANGELOG.md"))[version][1]
+    section = changelog_sections((root / "CHANGELOG.md").read_text(encoding="utf-8"))[version][1]
     message = f"fastmix {version}\n\n{section}\n"
     command = ["git", "-C", str(root), "tag", "--annotate", "--cleanup=whitespace", "--file=-", tag_name(version)]
     if dry_run:

@@ -423,14 +423,14 @@ class PrivacyLedger:
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
         lines = [head]
         for j, r in enumerate(rows):
-            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+            lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
             if j == 0 or j == len(rows) - 3:
                 lines.append("  ".join("-" * w for w in widths))
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return (
-            f"PrivacyLedger(name={self.name!r}, relation={self.relation!r}, target=(epsilon={self._target_epsilon:.6g}, "
-            f"delta={self._target_delta:.3g}), spent=(epsilon={self.total_epsilon:.6g}, "
-            f"delta={self.total_delta:.3g}), entries={len(self._entries)})"
+            f"PrivacyLedger(name={self.name!r}, relation={self.relation!r}, "
+            f"target=(epsilon={self._target_epsilon:.6g}, delta={self._target_delta:.3g}), "
+            f"spent=(epsilon={self.total_epsilon:.6g}, delta={self.total_delta:.3g}), entries={len(self._entries)})"
         )

@@ -211,7 +211,8 @@ def upadhyay_noise_scale(epsilon, delta, k, lambda_min, *, C=16.0, a=2.0, b=16.0
     Notes
     -----
     Provenance and uncertainty of the form: the FastMix paper labels the curve
-    "Upadhyay '14, Theorem 16" (arXiv:1410.2470) and summarises that bound as ``O(log(1/delta) sqrt(k log(1/delta) / (lambda_min(S_f X) + sigma^2)))``.
+    "Upadhyay '14, Theorem 16" (arXiv:1410.2470) and summarises that bound as
+    ``O(log(1/delta) sqrt(k log(1/delta) / (lambda_min(S_f X) + sigma^2)))``.
     The exact statement and constants of that theorem were **not available** to this
     package. Upadhyay's mechanism speeds up the Johnson-Lindenstrauss mechanism of Blocki
     et al. (FOCS 2012), which needs every singular value of the input to exceed

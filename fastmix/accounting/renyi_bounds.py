@@ -145,6 +145,8 @@ def _alpha_max(gamma: float, bound: str, c2: float | None = None) -> float:
     if bound == "gaussian":
         return gamma
     if bound == "exact":
+        if c2 is None:
+            raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
         return gamma / _gamma_bar_q(_q_from_c2(c2))
     if bound == "bar":
         return 0.8 * gamma
