@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 try:  # the extension needs Sphinx, which comes with the book dependencies, not the test ones
     import fastmix_book
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    fastmix_book = None
+    fastmix_book = None  # type: ignore[assignment]  # the tests that need it skip
     _EXTENSION_ERROR = exc
 
 _missing = skip_or_fail

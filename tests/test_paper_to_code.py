@@ -102,7 +102,7 @@ def _kind(word: str) -> str:
 
 def citations(text: str) -> set[tuple[str, str]]:
     """Every (kind, number) cited in ``text``, by the normalisation of the module docstring."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for m in _CITE.finditer(text):
         kind = _kind(m.group(1))
         parts = re.split(r"(" + _SEP + r")", m.group(2))

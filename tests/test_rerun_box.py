@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT / "book" / "_ext"))
 try:  # the extension needs Sphinx (book extra)
     import fastmix_book
 except ImportError as exc:  # pragma: no cover - depends on the environment
-    fastmix_book = None
+    fastmix_book = None  # type: ignore[assignment]  # the tests that need it skip
     _REASON = f"the book extension cannot be imported ({exc}); install the book extra"
 
 pytestmark = pytest.mark.notebook

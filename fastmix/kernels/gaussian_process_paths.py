@@ -310,6 +310,7 @@ class RandomFeatureGaussianProcessPaths:
         d, D, M = X.shape[1], self.n_frequencies, self.n_paths
         self.n_features_in_ = d
         self.frequencies_ = self.kernel.sample_frequencies(D, d, self._rng)
+        self.offsets_: np.ndarray | None
         if self.features == "phase":
             self.offsets_ = self._rng.uniform(0.0, 2.0 * np.pi, D)
             self.coefficients_ = self._rng.standard_normal((D, M))
