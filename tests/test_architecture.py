@@ -42,7 +42,6 @@ MAX_LINES = 700
 LONG_MODULES = {
     "kernels.py",
     "regression.py",
-    "studies/kernel_rp_vs_rff.py",
     "mechanisms.py",
     "experiments.py",
     "datasets/loaders.py",

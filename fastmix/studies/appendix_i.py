@@ -37,13 +37,12 @@ Tables
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from ..parameters import Choice, Integer, RealList
-from . import CellTable
+from . import CellTable, load_average, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -120,19 +119,6 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
-def _load1():
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return float("nan")
-
-
 def choose_dataset(dataset: str) -> tuple[str, str]:
     """``(name, reason)``: the data a run uses for ``dataset`` in {"auto", "airline", "nycflights"}.
 
@@ -182,8 +168,8 @@ def run(params, store=None, log=print) -> dict:
     if params["n_policy"] not in ("subsample", "pad"):
         raise ValueError(f"n_policy must be 'subsample' or 'pad'; got {params['n_policy']!r}.")
     name, reason = choose_dataset(str(params["dataset"]))
-    epsilons = _split(params["epsilons"])
-    ratios = _split(params["k2_ratios"])
+    epsilons = split_values(params["epsilons"])
+    ratios = split_values(params["k2_ratios"])
     trials, T, seed = int(params["n_trials"]), int(params["T"]), int(params["seed"])
     ds = _load(name, params)
     if store is not None:
@@ -250,7 +236,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{name}|{method}|eps={eps}|r={ratio}|sketch={sketch}"
 
         def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
-            before = _load1()
+            before = load_average()
             df = run_grid(
                 {name: (X, y)},
                 methods=(method,),
@@ -264,7 +250,7 @@ def run(params, store=None, log=print) -> dict:
             )
             df["ihm_sketch"] = sketch if method == "IHM" else None
             df = df[[c for c in _KEEP if c in df.columns]].copy()
-            df["load1_before"], df["load1_after"] = before, _load1()
+            df["load1_before"], df["load1_after"] = before, load_average()
             return df
 
         runs.compute(key, compute)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..datasets import DATASETS as _DATASETS
 from ..parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
-from . import CellTable
+from . import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
 
@@ -115,17 +115,11 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
 def dataset_ratios(name: str, params) -> tuple[float, ...]:
     """The k2 ratios used for dataset ``name``: the paper's own, or ``k2_ratios``."""
     if params["use_paper_ratios"] and name in PAPER_RATIOS:
         return tuple(float(r) for r in PAPER_RATIOS[name])
-    return _split(params["k2_ratios"])
+    return split_values(params["k2_ratios"])
 
 
 def _load(name: str, index: int, params):
@@ -158,7 +152,7 @@ def run(params, store=None, log=print) -> dict:
 
         threadpool_limits(limits=int(params["blas_threads"]))
     names = [s.strip() for s in str(params["datasets"]).split(",") if s.strip()]
-    epsilons = _split(params["epsilons"])
+    epsilons = split_values(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     runs = CellTable(store, "runs", log)
     info = CellTable(store, "datasets", log)
@@ -425,7 +419,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         ]
         return ratios, ok
 
-    expected = None if epsilons is None else sorted(float(e) for e in _split(epsilons))
+    expected = None if epsilons is None else sorted(float(e) for e in split_values(epsilons))
     incomplete = set()
     for _, ds in info.iterrows():
         name = ds["dataset"]

@@ -31,14 +31,13 @@ Tables
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
-from . import CellTable
+from . import CellTable, load_average, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -121,12 +120,6 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
 def _shapes(text):
     out = []
     for s in str(text).split(","):
@@ -136,17 +129,10 @@ def _shapes(text):
     return out
 
 
-def _load1():
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return float("nan")
-
-
 def paper_ratios(n: int, d: int, k2_ratios="auto") -> tuple[float, ...]:
     """``(4, 400, 800)`` when ``n/d >= 5000``, else ``(4, 100, 200)`` (Figure 3), unless given explicitly."""
     if str(k2_ratios).strip().lower() != "auto":
-        return _split(k2_ratios)
+        return split_values(k2_ratios)
     return (4.0, 400.0, 800.0) if n / d >= 5000 else (4.0, 100.0, 200.0)
 
 
@@ -186,7 +172,7 @@ def run(params, store=None, log=print) -> dict:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=int(params["blas_threads"]))
-    epsilons = _split(params["epsilons"])
+    epsilons = split_values(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     info = CellTable(store, "datasets", log)
     runs = CellTable(store, "runs", log)
@@ -227,7 +213,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
 
         def compute():
-            before, started = _load1(), time.time()
+            before, started = load_average(), time.time()
             df = run_grid(
                 {label: (X, y)},
                 methods=(method,),
@@ -247,7 +233,7 @@ def run(params, store=None, log=print) -> dict:
                 df["series"] = "IHM-gram" if sketch == "gram" else "IHM"
             else:
                 df["series"] = method
-            df["load1_before"], df["load1_after"] = before, _load1()
+            df["load1_before"], df["load1_after"] = before, load_average()
             df["cell_seconds"] = round(time.time() - started, 2)
             return df
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import Choice, Integer, IntegerList, Real, RealList
-from . import CellTable
+from . import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes", "claims"]
 
@@ -88,12 +88,6 @@ THEORY_SLOPES = {
     ("n", "RFF", "non-private twin"): -1.0,
 }
 """Exponents of the bounds for gamma = 0 (log factors dropped): Theorem 3 (RP) and Theorem 6 with alpha = 1 (RFF)."""
-
-
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
 
 
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
@@ -195,8 +189,8 @@ def run(params, store=None, log=print) -> dict:
             -1.0, 1.0, (1000, d)
         ),
     )
-    points = [("n", int(n), float(params["epsilon"])) for n in _split(params["n_values"], int)]
-    points += [("epsilon", int(params["n_fixed"]), float(e)) for e in _split(params["eps_values"])]
+    points = [("n", int(n), float(params["epsilon"])) for n in split_values(params["n_values"], int)]
+    points += [("epsilon", int(params["n_fixed"]), float(e)) for e in split_values(params["eps_values"])]
     runs = CellTable(store, "runs", log)
     n_reps, block = int(params["n_reps"]), max(1, int(params["rep_block"]))
     for start in range(0, n_reps, block):
