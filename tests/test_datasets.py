@@ -486,6 +486,21 @@ def test_package_exports_every_public_name():
     assert {"DATA_ENV_VAR", "REMOTE_FILES", "Dataset", "load_dataset", "PAPER_STATISTICS"} <= set(package.__all__)
 
 
+def test_package_all_is_the_modules_all():
+    import importlib
+    import pkgutil
+
+    import fastmix.datasets as package
+
+    modules = [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
+    assert {"cache", "loaders", "registry"} <= set(modules)
+    names = [n for m in modules for n in importlib.import_module(f"fastmix.datasets.{m}").__all__]
+    assert sorted(package.__all__) == sorted(names)  # every module's names, each once
+    for m in modules:
+        module = importlib.import_module(f"fastmix.datasets.{m}")
+        assert all(getattr(package, n) is getattr(module, n) for n in module.__all__), m
+
+
 def test_dataset_record_is_frozen_and_provenance_serialisable():
     ds = make_sphere_regression(n=16, d=3, random_state=0)
     with pytest.raises(Exception):
