@@ -43,7 +43,6 @@ LONG_MODULES = {
     "kernels.py",
     "regression.py",
     "mechanisms.py",
-    "datasets/loaders.py",
 }
 
 
