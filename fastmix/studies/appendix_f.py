@@ -237,7 +237,8 @@ def claims(
         out.append(
             Claim(
                 claim="The coherence is roughly log(n/rho) times Welch's bound",
-                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly log(n/rho) "
+                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly "
+                "log(n/rho) "
                 "when n >> k",
                 measured=f"mean Delta/Welch for k <= n/{far} (rho = {rho:g}): {text}",
                 rule=f"holds if, at every n, the interval divided by log(n/rho) lies inside "
@@ -269,7 +270,8 @@ def claims(
                 Claim(
                     claim=f"The authors' coherence at n = 2^17, k = {int(k)} is a typical draw",
                     paper=f"The authors' experiments (reference code, not the paper) report about {theirs:g}",
-                    measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range {g['coherence'].min():.3g} to "
+                    measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range "
+                    f"{g['coherence'].min():.3g} to "
                     f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g}",
                     rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}]",
                     holds=bool(typical[0] <= pct <= typical[1]),

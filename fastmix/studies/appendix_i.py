@@ -310,10 +310,10 @@ def labelled_runs(tables):
     """The runs table with a ``series`` column: FastIHS, IHM (dense sketch), IHM (Gram factor), FastIHM r1..r3."""
     runs = tables["runs"].copy()
     sizes = tables["sketch_sizes"]
-    index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"])}
+    index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"], strict=True)}
     runs["series"] = [
         _label(m, s, index.get(float(r)) if r == r else None)
-        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"])
+        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"], strict=True)
     ]
     return runs
 
@@ -435,7 +435,8 @@ def claims(tables, alpha: float = 0.05):
                 claim=f"{series} is faster than IHM by the paper's factor",
                 paper=f"runtime(IHM) / runtime({series}) = {paper:g} (Figure 4, n = 2^22)",
                 measured=f"{format_interval(iv)} over {iv.n} runs",
-                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the paper's factor",
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the "
+                "paper's factor",
                 holds=bool(iv.low >= paper),
             )
         )

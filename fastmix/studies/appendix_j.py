@@ -165,7 +165,8 @@ def claims(tables, *, typical: tuple[float, float] = (2.5, 97.5), min_seeds: int
                 paper=f"Appendix J reports {r.statistic} = {r.paper:g}",
                 measured=f"{r.seeds} seeds: median {r.median:.4g}, 95% of seeds in [{r.q025:.4g}, {r.q975:.4g}]; "
                 f"the paper's value is at percentile {r.percentile:.3g}",
-                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least {min_seeds} seeds)",
+                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least "
+                f"{min_seeds} seeds)",
                 holds=None if r.seeds < min_seeds else bool(typical[0] <= r.percentile <= typical[1]),
             )
         )

@@ -192,7 +192,7 @@ def run(params, store=None, log=print) -> dict:
                     "sigma": float(s),
                 }
                 for (name, design, c2), values in out.items()
-                for e, s in zip(eps, np.asarray(values, dtype=float))
+                for e, s in zip(eps, np.asarray(values, dtype=float), strict=True)
             ]
 
         curves.compute(f"n={n}", cell)
@@ -279,8 +279,10 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
             Claim(
                 claim=f"sigma^2 more than 100 times below Upadhyay's: {label}",
                 paper="Section 3, by Figure 1: FastMix typically reduces sigma^2 by more than two orders of magnitude",
-                measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no draws): {text}",
-                rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the constant-free form",
+                measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no "
+                f"draws): {text}",
+                rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the "
+                "constant-free form",
                 holds=bool((g["median"] > factor).all()),
             )
         )

@@ -27,6 +27,7 @@ mechanism at O(k d^2) cost); at ``dense_check_epsilon`` it is also run with the 
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -332,14 +333,14 @@ def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
     ratios = sorted(fast["k2_ratio"].dropna().unique())
     cells, pvals = [], []
     for eps in sorted(fast["epsilon"].dropna().unique()):
-        for lo, hi in zip(ratios[:-1], ratios[1:]):
+        for lo, hi in pairwise(ratios):
             a, b = _risk(runs, dataset, "FastIHM", eps, lo), _risk(runs, dataset, "FastIHM", eps, hi)
             if a.size < 2 or b.size < 2:
                 continue
             cells.append((eps, lo, hi, a, b))
             pvals.append(one_sided_less(a, b))
     out = []
-    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else []):
+    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else [], strict=True):
         if not rejected:
             continue
 
@@ -444,7 +445,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         # A. larger k2, lower risk
         improve, worse = [], []
         for eps in eps_grid:
-            for lo, hi in zip(ratios[:-1], ratios[1:]):
+            for lo, hi in pairwise(ratios):
                 a, b = _risk(runs, name, "FastIHM", eps, hi), _risk(runs, name, "FastIHM", eps, lo)
                 improve.append(one_sided_less(a, b))
                 worse.append(one_sided_less(b, a))
@@ -466,7 +467,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         ]
         pair_text = "; ".join(
             f"r = {hi:g} below r = {lo:g} at {c}/{len(eps_grid)} eps"
-            for (lo, hi), c in zip(zip(ratios[:-1], ratios[1:]), per_pair)
+            for (lo, hi), c in zip(pairwise(ratios), per_pair, strict=True)
         )
         out.append(
             Claim(
@@ -498,7 +499,8 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     measured=f"Gram / dense excess risk at eps = {eps:g}: {format_interval(iv)}",
                     rule=(
                         f"holds if the 95% interval of the ratio contains 1 (agreement within the error bars) and lies "
-                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; undecided otherwise"
+                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; "
+                        "undecided otherwise"
                     ),
                     holds=_equivalent(iv, 1.0, AGREE_MARGIN),
                 )
@@ -535,8 +537,10 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
             Claim(
                 claim="synthetic_sphere: FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3",
                 paper="Section 4.1: on the lambda_min ~ n/d design, eta = 0 only for the two largest eps and r2, r3.",
-                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at {pairs(zero_some)}",
-                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other pair has any",
+                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at "
+                f"{pairs(zero_some)}",
+                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other "
+                "pair has any",
                 holds=bool(set(zero_all) == expected and not zero_some),
             )
         )
@@ -552,14 +556,16 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
             out.append(
                 Claim(
                     claim=f"synthetic_sphere: FastIHM (r = {r:g}) matches IHM at eps = {eps:g}",
-                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as eq. (10) predicts.",
+                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as "
+                    "eq. (10) predicts.",
                     measured=(
                         f"FastIHM / IHM excess risk {format_interval(iv)}; the gradient budgets alone "
                         f"(eps/3 against eps/2) predict {s:.2f}"
                     ),
                     rule=(
                         f"holds if the ratio's 95% interval lies below {MARGIN:g} times the factor the gradient-budget "
-                        f"split predicts (FastIHM loses little beyond its smaller gradient budget); does not hold if it "
+                        "split predicts (FastIHM loses little beyond its smaller gradient budget); does not "
+                        "hold if it "
                         f"lies above; undecided otherwise"
                     ),
                     holds=True if iv.high <= MARGIN * s else (False if iv.low > MARGIN * s else None),
@@ -589,7 +595,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 ],
                 alpha,
             )
-            wins = [lab for lab, x in zip(labels, rej) if x]
+            wins = [lab for lab, x in zip(labels, rej, strict=True) if x]
             best = None
             if wins:
                 best = min(wins, key=lambda lab: np.exp(np.mean(np.log(_risk(runs, sphere, "FastIHM", *lab)))))
@@ -606,8 +612,10 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     paper="Section 4.1: for some eps FastIHM even outperforms IHM (implicit Hessian regularisation).",
                     measured=text,
                     rule=(
-                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the two largest "
-                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not hold if it "
+                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the "
+                        "two largest "
+                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not "
+                        "hold if it "
                         "is significantly above IHM at all of them"
                     ),
                     holds=True if wins else (False if all(above) else None),

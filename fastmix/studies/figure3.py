@@ -345,11 +345,12 @@ def claims(tables, alpha: float = 0.05):
                     f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g} (Figure 3)"
                 ),
                 measured=(
-                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs))
+                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs, strict=True))
                     + f" ({used}, {ivs[0].n}+ runs each)"
                 ),
-                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the paper's factor",
-                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper))),
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the "
+                "paper's factor",
+                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper, strict=True))),
             )
         )
     shapes_ok = [s for s in order if {"FastIHM r1", "FastIHM r3"} <= set(runs.loc[runs["dataset"] == s, "series"])]
@@ -374,7 +375,7 @@ def claims(tables, alpha: float = 0.05):
                 claim="FastIHM's speedup falls as k2 grows",
                 paper="in every row of Figure 3, IHM / FastIHM decreases from r1 to r3",
                 measured="runtime r3 / r1: "
-                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs)),
+                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs, strict=True)),
                 rule=f"one-sided Welch test (log runtime) that r1 is faster than r3 at each shape, Holm at {alpha:g}; "
                 "holds if all reject",
                 holds=bool(all(rej)),
@@ -393,7 +394,8 @@ def claims(tables, alpha: float = 0.05):
                     paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
                     measured="runtime FastIHM r1 / IHM-gram: "
                     + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in ivs.items()),
-                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if every lower "
+                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if "
+                    "every lower "
                     "limit > 1",
                     holds=bool(all(iv.low > 1.0 for iv in ivs.values())),
                 )

@@ -95,7 +95,7 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
-    key = (0 if sweep == "n" else 1, int(n), int(round(1000 * eps)), rep)
+    key = (0 if sweep == "n" else 1, int(n), round(1000 * eps), rep)
     data_ss, rp_ss, rff_ss, noise_ss = np.random.SeedSequence(int(params["seed"]), spawn_key=key).spawn(4)
     rng = np.random.default_rng(data_ss)
     f = plane_wave_target if params["target"] == "plane_wave" else rkhs_target(d, kernel, rng)
@@ -118,7 +118,7 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
         ("RFF", M_rff, lam_rff, rff_ss, M_full > cap),
     ):
         feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
-        betas, floored, rel, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
+        betas, floored, _, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
         C, u, _ = feats.stats("all", M)
         beta0, _, _ = ridge_path_floored(C, u, np.array([lam]))
         Zt = feats.map("te", M)
@@ -282,8 +282,10 @@ def claims(slopes):
                     f"{method}: privacy cost against {sweep}",
                     f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
                     f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
-                    f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
-                    "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
+                    f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, "
+                    f"{int(r['reps'])} repetitions",
+                    "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not "
+                    "hold if it "
                     "lies entirely above it",
                     bool(r["low"] <= th),
                 )

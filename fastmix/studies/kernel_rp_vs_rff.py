@@ -376,7 +376,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
     sel_rng = np.random.default_rng(sel_ss)
     # selection split of the training rows (private protocol)
     perm = np.random.default_rng(sel_ss.spawn(1)[0]).permutation(n)
-    n_B = max(1, int(round(float(params["sel_fraction"]) * n)))
+    n_B = max(1, round(float(params["sel_fraction"]) * n))
     rows_B, rows_A = np.sort(perm[:n_B]), np.sort(perm[n_B:])
     base = {"panel": panel["panel"], "target": panel["target"], "d": panel["d"], "rep": rep, "n": n}
     runs, sweep = [], []

@@ -174,7 +174,10 @@ def gap_with_d(runs, protocol, target, level=0.95):
 
 
 def pooled_sweep(sweep):
-    """The stored equal-M sweep pooled over cells: mean error with a 95% interval per panel, method, epsilon, M, lambda."""
+    """The stored equal-M sweep pooled over cells.
+
+    Mean error with a 95% interval per panel, method, epsilon, M and lambda.
+    """
     from scipy import stats
 
     s = sweep.copy()
@@ -239,7 +242,7 @@ def noise_summary(noise, sweep, epsilon, lam):
     p = p[(p["epsilon"] == epsilon) & np.isclose(p["lam"], lam) & ~p["panel"].str.startswith("diabetes")]
     share = p.groupby(["method", "M"])["floored_share"].mean()
     nz = noise[noise["epsilon"] == epsilon].copy()
-    nz["floored_share"] = [share.get((m, M), np.nan) for m, M in zip(nz["method"], nz["M"])]
+    nz["floored_share"] = [share.get((m, M), np.nan) for m, M in zip(nz["method"], nz["M"], strict=True)]
     wide = nz.pivot_table(index="M", columns="method", values=["D2", "sigma_C", "sigma_u", "floored_share"])
     wide.columns = [f"{a}_{b}" for a, b in wide.columns]
     return wide.reset_index()
@@ -297,11 +300,15 @@ def claims(tables, alpha: float = 0.05):
                 Claim(
                     f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
                     "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
-                    f"error ratio RP/RFF pooled over epsilon {_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
-                    f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of {r['epsilons']} epsilons "
+                    "error ratio RP/RFF pooled over epsilon "
+                    f"{_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
+                    f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of "
+                    f"{r['epsilons']} epsilons "
                     f"({r['reps']} repetitions)",
-                    f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over the epsilons: "
-                    "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, else undecided",
+                    f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over "
+                    "the epsilons: "
+                    "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, "
+                    "else undecided",
                     r["holds"],
                 )
             )
@@ -316,7 +323,8 @@ def claims(tables, alpha: float = 0.05):
                     f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
                     "RP's advantage over RFF grows with the input dimension",
                     f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {_fmt_ratio(iv.estimate, iv.low, iv.high)}",
-                    "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, does not "
+                    "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, "
+                    "does not "
                     "hold if above 1, else undecided",
                     True if iv.high < 1 else (False if iv.low > 1 else None),
                 )
@@ -332,7 +340,8 @@ def claims(tables, alpha: float = 0.05):
                 "random projection is the most efficient dimension reduction (discussion after Theorem 6)",
                 f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
                 f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
-                "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does not hold "
+                "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does "
+                "not hold "
                 "if above 1 in more panels than below; else undecided",
                 True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None),
             )
@@ -351,7 +360,8 @@ def verdict_markdown(runs, alpha: float = 0.05) -> str:
         held = v[v["holds"] == True]["panel"].tolist()  # noqa: E712
         failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
         lines.append(
-            f"* **{protocol}**: RP is significantly better at {v['rp_better'].sum()} and RFF at {v['rff_better'].sum()} "
+            f"* **{protocol}**: RP is significantly better at {v['rp_better'].sum()} and RFF at "
+            f"{v['rff_better'].sum()} "
             f'of the {v["epsilons"].sum()} (panel, epsilon) points; the paper\'s "consistently better" holds in '
             f"{len(held)} of {len(v)} panels"
             + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")

@@ -284,7 +284,7 @@ def _best_set(samples: dict, alpha: float) -> tuple[str, list[str]]:
     if not others:
         return best, [best]
     rejected = holm([one_sided_less(samples[best], samples[s]) for s in others], alpha)
-    return best, [best] + [s for s, r in zip(others, rejected) if not r]
+    return best, [best] + [s for s, r in zip(others, rejected, strict=True) if not r]
 
 
 def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
