@@ -55,7 +55,7 @@ PARAMETERS = {
 """What each parameter admits (:mod:`fastmix.parameters`)."""
 
 
-AUTHORS_REFERENCE = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
+AUTHORS_REFERENCE: dict[str, Any] = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
 """Typical coherences the authors' experiments report at ``n = 2^17`` (reference-code notes)."""
 
 
@@ -112,13 +112,13 @@ def run(params, store=None, log=print) -> dict:
     lg = AUTHORS_REFERENCE["log2_n"]
     for k, theirs in AUTHORS_REFERENCE["values"]:
 
-        def cell(k=k, theirs=theirs):
+        def reference_cell(k=k, theirs=theirs):
             values = _draws(2**lg, k, n_draws, seed, 1000 + lg)
             return [
                 {"n": 2**lg, "k": k, "draw": r, "coherence": v, "authors_value": theirs} for r, v in enumerate(values)
             ]
 
-        ref.compute(f"n=2^{lg}|k={k}", cell)
+        ref.compute(f"n=2^{lg}|k={k}", reference_cell)
     return {"coherence": table.frame(), "reference": ref.frame()}
 
 

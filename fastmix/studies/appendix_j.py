@@ -102,14 +102,14 @@ def run(params, store=None, log=print) -> dict:
     for index, name in enumerate(DESIGNS):
         for s in range(int(params["n_seeds"])):
 
-            def cell(name=name, index=index, s=s):
+            def spread_cell(name=name, index=index, s=s):
                 ds = _make(name, n, d, np.random.SeedSequence(seed, spawn_key=(index, s)))
                 st = dataset_statistics(ds.X, ds.y)
                 return [
                     {"design": name, "seed": s, **{c: st[c] for c in _COLUMNS}, "signal_var": _signal_var(name, ds, d)}
                 ]
 
-            spread.compute(f"{name}|seed={s}", cell)
+            spread.compute(f"{name}|seed={s}", spread_cell)
     return {"statistics": stats.frame(), "spread": spread.frame()}
 
 

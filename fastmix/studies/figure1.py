@@ -148,9 +148,11 @@ def run(params, store=None, log=print) -> dict:
     used = CellTable(store, "c2_used", log)
     designs = [s.strip() for s in str(params["c2_designs"]).split(",") if s.strip()]
     for design in designs:
-        used.compute(
-            design, lambda design=design: [measured_c2(str(params["c2_source"]), design, float(params["c2_k2_ratio"]))]
-        )
+
+        def c2_cell(design=design):
+            return [measured_c2(str(params["c2_source"]), design, float(params["c2_k2_ratio"]))]
+
+        used.compute(design, c2_cell)
     c2_rows = used.frame()
     c2_fixed = float(params["c2"])
     measured = {row["design"]: float(row["c2_mean"]) for _, row in c2_rows.iterrows()} if len(c2_rows) else {}

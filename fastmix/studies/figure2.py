@@ -214,7 +214,7 @@ def run(params, store=None, log=print) -> dict:
 
         calib.compute(name, calibrations)
 
-        cells = [("FastIHS", None, None, None)]
+        cells: list[tuple[str, Any, Any, Any]] = [("FastIHS", None, None, None)]
         cells += [("IHM", eps, None, params["ihm_sketch"]) for eps in epsilons]
         if params["ihm_sketch"] != "dense" and params["dense_check_epsilon"]:
             cells.append(("IHM", float(params["dense_check_epsilon"]), None, "dense"))
@@ -434,7 +434,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 Claim(
                     claim=f"{name}: all checks",
                     paper="(the claims of Section 4.1 for this panel)",
-                    measured=f"the stored run covers {len(eps_grid)} of {len(expected)} eps so far",
+                    measured=f"the stored run covers {len(eps_grid)} of {len(expected or ())} eps so far",
                     rule="decided once every cell of the grid is stored",
                     holds=None,
                 )
@@ -531,7 +531,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     zero_all.append((eps, r))
                 elif (eta == 0).any():
                     zero_some.append((eps, r))
-        expected = {(e, r) for e in top for r in big}
+        expected_pairs = {(e, r) for e in top for r in big}
         pairs = lambda s: ", ".join(f"({e:g}, {r:g})" for e, r in sorted(s)) or "none"  # noqa: E731
         out.append(
             Claim(
@@ -541,7 +541,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 f"{pairs(zero_some)}",
                 rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other "
                 "pair has any",
-                holds=bool(set(zero_all) == expected and not zero_some),
+                holds=bool(set(zero_all) == expected_pairs and not zero_some),
             )
         )
         # B. matching IHM at the top of the grid, like with like

@@ -656,7 +656,7 @@ def run(params, store=None, log=print) -> dict:
             key = f"{p['panel']}|reps={start}-{stop - 1}"
             if runs.done(key):
                 continue
-            collected = {"runs": [], "sweep": []}
+            collected: dict[str, list] = {"runs": [], "sweep": []}
 
             def compute(p=p, start=start, stop=stop, collected=collected):
                 for rep in range(start, stop):
@@ -671,6 +671,6 @@ def run(params, store=None, log=print) -> dict:
             rows = compute()
             agg = _aggregate_sweep(collected["sweep"])
             agg.insert(0, "panel", p["panel"])
-            sweep.compute(key, lambda agg=agg: agg)
-            runs.compute(key, lambda rows=rows: pd.DataFrame(rows))
+            sweep.compute(key, lambda: agg)
+            runs.compute(key, lambda: pd.DataFrame(rows))
     return {"runs": runs.frame(), "sweep": sweep.frame(), "noise": noise.frame()}

@@ -155,9 +155,9 @@ def run(params, store=None, log=print) -> dict:
         ev = np.linalg.eigvalsh(ds.X.T @ ds.X)
         lam_x, lam_max = float(ev[0]), float(ev[-1])
         op_norm = float(np.sqrt(lam_max))
-        designs.compute(
-            name,
-            lambda ds=ds: [
+
+        def design_row(ds=ds):
+            return [
                 {
                     "design": name,
                     "n": n,
@@ -167,8 +167,9 @@ def run(params, store=None, log=print) -> dict:
                     "op_norm_x": op_norm,
                     "sha256": ds.provenance().get("sha256"),
                 }
-            ],
-        )
+            ]
+
+        designs.compute(name, design_row)
         for (k2, ratio, _, extra), key in zip(grid, keys, strict=True):
 
             def cell(k2=k2, ratio=ratio, extra=extra, XF=XF):

@@ -279,7 +279,7 @@ def _best_set(samples: dict, alpha: float) -> tuple[str, list[str]]:
     from ..claims import holm, one_sided_less
 
     gm = {s: float(np.mean(np.log(v))) for s, v in samples.items()}
-    best = min(gm, key=gm.get)
+    best = min(gm, key=gm.__getitem__)
     others = [s for s in samples if s != best]
     if not others:
         return best, [best]
