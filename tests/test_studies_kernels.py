@@ -93,7 +93,7 @@ def test_study_private_fit_is_the_estimators_algorithm(method, estimator):
     # Same seed -> same features and noise: the study's sub-block path must give the estimator's coefficients.
     M, eps, delta, lam = 16, 2.0, 1e-5, 0.03
     feats, rng_noise = _features(method, M, 11)
-    betas, floored, rel, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
+    betas, floored, _, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
     kwargs = dict(sampler="exact") if method == "RP" else {}
     est = estimator(epsilon=eps, delta=delta, bandwidth=1.2, n_components=M, lam=lam, random_state=11, **kwargs).fit(
         X, Y
@@ -144,7 +144,7 @@ def test_theory_rp_hyperparameters_meet_their_conditions():
     kernel = GaussianKernel(2.0)
     spectrum = operator_spectrum(kernel, np.random.default_rng(1).uniform(-1, 1, (400, 4)))
     for n, eps in ((500, 0.3), (2000, 1.0), (2000, 30.0)):
-        M, lam, info = theory_rp_hyperparameters(n, eps, 1e-5, spectrum)
+        M, lam, _ = theory_rp_hyperparameters(n, eps, 1e-5, spectrum)
         assert lam >= max(1 / n, 1 / (n * eps)) * (1 - 1e-12)
         expected_M = math.ceil((1 / spectrum.max() + effective_dimension(spectrum, lam)) * math.log(2 * n))
         assert M == expected_M
