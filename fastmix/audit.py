@@ -27,7 +27,7 @@ Two complementary checks of Lemma 1 live here.
 
 The exact audit and the accounted epsilon live in this module; the empirical audit and the
 exact privacy profile, which concern any pair of centred Gaussian laws, live in
-:mod:`fastmix.empirical_audit`, whose public names are importable from here too.
+``fastmix.empirical_audit``, whose public names are importable from here too.
 
 What is conditioned on: ``S_f`` and the noise level are fixed (in FastMix they are
 outputs of the SRHT draw and of the Laplace-noised estimates ``m_tilde``,

@@ -56,9 +56,9 @@ command, and :func:`fastmix_run_command` as a ``python -m fastmix.run`` command:
 shown in the "Re-run this figure" box of each notebook page.
 
 This module holds the command line and the execution of a notebook; finding notebooks and
-reading and checking their parameters live in :mod:`fastmix.notebook_parameters`, the shell
-commands in :mod:`fastmix.rerun_commands` and the paper-scale run in
-:mod:`fastmix.paper_scale`. Every public name of those is importable from here.
+reading and checking their parameters live in ``fastmix.notebook_parameters``, the shell
+commands in ``fastmix.rerun_commands`` and the paper-scale run in
+``fastmix.paper_scale``. Every public name of those is importable from here.
 """
 
 from __future__ import annotations
