@@ -27,9 +27,9 @@ from fastmix.kernels import (
     theory_rp_hyperparameters,
 )
 from fastmix.store import ResultsStore
+from fastmix.studies import kernel_fits, run_study
 from fastmix.studies import kernel_rates as rates
 from fastmix.studies import kernel_rp_vs_rff as study
-from fastmix.studies import run_study
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1.0, 1.0, (150, 3))
@@ -84,7 +84,7 @@ def test_release_from_statistics_equals_release_sufficient_statistics():
 def _features(method, M, seed):
     rng_feat, rng_noise = np.random.default_rng(seed).spawn(2)
     empty = np.empty((0, X.shape[1]))
-    feats = study._Features(method, GaussianKernel(1.2), X, Y, empty, empty, M, rng_feat)
+    feats = kernel_fits.Features(method, GaussianKernel(1.2), X, Y, empty, empty, M, rng_feat)
     return feats, rng_noise
 
 

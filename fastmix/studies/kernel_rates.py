@@ -92,7 +92,7 @@ THEORY_SLOPES = {
 
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
     from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
-    from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
+    from .kernel_fits import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
     key = (0 if sweep == "n" else 1, int(n), round(1000 * eps), rep)

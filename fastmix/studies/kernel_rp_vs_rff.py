@@ -76,6 +76,7 @@ import numpy as np
 
 from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
 from . import CellTable, split_values
+from .kernel_fits import Features, mse, plane_wave_target, private_path, rkhs_target
 from .kernel_rp_vs_rff_summary import (
     METHODS,
     PROTOCOLS,
@@ -189,28 +190,6 @@ def panels(params) -> list[dict]:
 # ------------------------------------------------------------------------------------------ data
 
 
-def plane_wave_target(X):
-    """The smooth target ``0.8 sin(sum_j x_j / sqrt(d/3))``: unit-variance argument for x uniform on [-1, 1]^d."""
-    return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
-
-
-def rkhs_target(d, kernel, rng, n_centres=20, sd=0.5):
-    """A random function in the kernel's RKHS: ``sum_i a_i k(c_i, x)`` over ``n_centres`` uniform centres.
-
-    The weights are standard normal, rescaled so that the function's RMS over the input law
-    (uniform on [-1, 1]^d, estimated on 2000 draws) is ``sd``. Returns the function.
-    """
-    centres = rng.uniform(-1.0, 1.0, (n_centres, d))
-    a = rng.standard_normal(n_centres)
-    probe = rng.uniform(-1.0, 1.0, (2000, d))
-    scale = sd / max(float(np.sqrt(np.mean((kernel(probe, centres) @ a) ** 2))), 1e-12)  # RMS sd on the input law
-
-    def f(X):
-        return scale * (kernel(X, centres) @ a)
-
-    return f
-
-
 def _diabetes():
     from sklearn.datasets import load_diabetes
 
@@ -252,103 +231,6 @@ def _public_spectrum(panel, kernel, seed):
     return operator_spectrum(kernel, sample)
 
 
-# ------------------------------------------------------------------------------------------ features
-
-
-class _Features:
-    """The M_max-dimensional map of one method, evaluated once at every input of a repetition.
-
-    ``stats(rows, M)`` gives the ``(C, u)`` of the map of dimension M on a subset of the training
-    rows; ``map(part, M)`` the features of dimension M at the validation or test inputs.
-    """
-
-    def __init__(self, method, kernel, X_tr, y_tr, X_val, X_te, M_max, rng):
-        from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
-
-        X_all = np.vstack([X_tr, X_val, X_te])
-        if method == "RP":
-            sampler = ExactGaussianProcessPaths(kernel, M_max, random_state=rng)
-            F = sampler.fit(X_all).evaluate(X_all)
-            self.variance_bound = sampler.variance_bound
-            self.scale = lambda M: 1.0 / math.sqrt(M)
-        else:
-            rff = RandomFourierFeatures(kernel, M_max, random_state=rng).fit(X_all)
-            F = np.cos(X_all @ rff.frequencies_ + rff.offsets_)
-            self.variance_bound = None
-            self.scale = lambda M: math.sqrt(2.0 / M)
-        n, nv = X_tr.shape[0], X_val.shape[0]
-        self.tr, self.val, self.te = F[:n], F[n : n + nv], F[n + nv :]
-        self.y = y_tr
-        self._gram = {}
-
-    def stats(self, rows, M):
-        key = rows if isinstance(rows, str) else id(rows)
-        if key not in self._gram:
-            idx = slice(None) if isinstance(rows, str) else rows
-            Ft, yt = self.tr[idx], self.y[idx]
-            self._gram[key] = (Ft.T @ Ft / Ft.shape[0], Ft.T @ yt / Ft.shape[0], Ft.shape[0])
-        G, g, n = self._gram[key]
-        s = self.scale(M)
-        return G[:M, :M] * s * s, g[:M] * s, n
-
-    def map(self, part, M):
-        return getattr(self, part)[:, :M] * self.scale(M)
-
-
-def _norm_bound(method, feats, M, t):
-    from ..kernels import RandomFourierFeatures, laurent_massart_bound
-
-    if method == "RFF":
-        return RandomFourierFeatures.norm_bound_sq
-    return laurent_massart_bound(feats.variance_bound, M, t)
-
-
-def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0, delta_gauss=None):
-    """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
-    from ..kernels import release_from_statistics, ridge_path_floored
-
-    C, u, n = feats.stats(rows, M)
-    if multiplier == 1.0:  # the paper's algorithm, with the estimators' delta split
-        if method == "RP":
-            D2 = _norm_bound(method, feats, M, delta / 8.0)
-            d_cov, d_vec = delta / 4.0, delta / 2.0
-        else:
-            D2 = _norm_bound(method, feats, M, None)
-            d_cov, d_vec = delta / 2.0, delta / 2.0
-        rel = release_from_statistics(
-            C,
-            u,
-            n,
-            epsilon=eps,
-            delta_covariance=d_cov,
-            delta_vector=d_vec,
-            feature_norm_sq=D2,
-            response_bound=T,
-            random_state=rng,
-        )
-    else:  # one of 2G releases composed in Gaussian DP at (eps, delta_gauss)
-        D2 = _norm_bound(method, feats, M, t)
-        rel = release_from_statistics(
-            C,
-            u,
-            n,
-            epsilon=eps,
-            delta_covariance=delta_gauss,
-            delta_vector=delta_gauss,
-            feature_norm_sq=D2,
-            response_bound=T,
-            random_state=rng,
-            noise_multiplier=multiplier,
-            split_epsilon=False,
-        )
-    betas, floored, _ = ridge_path_floored(rel.covariance, rel.vector, lams)
-    return betas, floored, rel, D2
-
-
-def _mse(pred, target):
-    return np.mean((pred - target[None, :]) ** 2, axis=1) if pred.ndim == 2 else float(np.mean((pred - target) ** 2))
-
-
 # ------------------------------------------------------------------------------------------ one repetition
 
 
@@ -369,8 +251,8 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
     sel_Ms = tuple(sorted(set(split_values(params["sel_m_grid"], int))))
     M_max = max(Ms + sel_Ms)
     feats = {
-        "RP": _Features("RP", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rp_ss)),
-        "RFF": _Features("RFF", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rff_ss)),
+        "RP": Features("RP", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rp_ss)),
+        "RFF": Features("RFF", kernel, X_tr, y_tr, X_val, X_te, M_max, np.random.default_rng(rff_ss)),
     }
     noise_rng = np.random.default_rng(noise_ss)
     sel_rng = np.random.default_rng(sel_ss)
@@ -401,8 +283,8 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
         for M in Ms:
             C, u, _ = fm.stats("all", M)
             betas, floored, _ = ridge_path_floored(C, u, lams)
-            ve = _mse(betas @ fm.map("val", M).T, y_val)
-            te = _mse(betas @ fm.map("te", M).T, target_te)
+            ve = mse(betas @ fm.map("val", M).T, y_val)
+            te = mse(betas @ fm.map("te", M).T, target_te)
             for k, lam in enumerate(lams):
                 sweep.append(
                     {
@@ -435,8 +317,8 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
             best = None
             for M in Ms:
                 betas, floored, rel, D2 = private_path(method, fm, M, eps, delta, lams, T, noise_rng)
-                ve = _mse(betas @ fm.map("val", M).T, y_val)
-                te = _mse(betas @ fm.map("te", M).T, target_te)
+                ve = mse(betas @ fm.map("val", M).T, y_val)
+                te = mse(betas @ fm.map("te", M).T, target_te)
                 if eps in sweep_eps:
                     for k, lam in enumerate(lams):
                         sweep.append(
@@ -491,7 +373,7 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 )  # lambda for the capped M
                 capped = M_full > M_max
             betas, floored, rel, D2 = private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
-            te = _mse(betas @ fm.map("te", M_t).T, target_te)[0]
+            te = mse(betas @ fm.map("te", M_t).T, target_te)[0]
             runs.append(
                 row(
                     "theory",
@@ -532,8 +414,8 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                     delta_gauss=d_gauss,
                 )
                 pred_B = np.clip(betas @ (fm.tr[rows_B, :M] * fm.scale(M)).T, -T, T)
-                score = _mse(pred_B, y_tr[rows_B])
-                te = _mse(np.clip(betas @ fm.map("te", M).T, -T, T), target_te)
+                score = mse(pred_B, y_tr[rows_B])
+                te = mse(np.clip(betas @ fm.map("te", M).T, -T, T), target_te)
                 for k, lam in enumerate(lams):
                     cands.append((score[k], te[k], M, lam, floored[k], rel.sigma_covariance, rel.sigma_vector, D2))
             scores = np.array([c[0] for c in cands])
@@ -578,7 +460,7 @@ def _exact_krr(base, kernel, X_tr, y_tr, X_val, y_val, X_te, target_te, lams):
     best = None
     for lam in lams:
         a = proj / (np.clip(w, 0, None) + n * lam)
-        ve, te = _mse(Kv @ a, y_val), _mse(Kt @ a, target_te)
+        ve, te = mse(Kv @ a, y_val), mse(Kt @ a, target_te)
         if best is None or ve < best[0]:
             best = (ve, te, lam)
     return {
