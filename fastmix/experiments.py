@@ -34,21 +34,31 @@ has written it (or computed here if that process dies).
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
-import os
-import tempfile
 import time
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from . import __version__
 from . import regression as R
 from ._validation import check_positive_int
+from .grid_cache import (
+    CacheMismatchWarning,
+    cache_key,
+    cache_path,
+    claim_cell,
+    code_fingerprint,
+    data_fingerprint,
+    environment_fingerprint,
+    read_cell,
+    release_cell,
+    write_cell,
+)
 from .hadamard import is_power_of_two
 
 __all__ = [
@@ -71,92 +81,6 @@ PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
 """The epsilon grid of the authors' script (reference-code notes)."""
 
 paper_sketch_sizes = R.paper_sketch_sizes
-
-#: Modules and packages (folders, every ``.py`` in them) whose source affects a grid result.
-_SOURCES = (
-    "regression",
-    "_compat.py",
-    "mechanisms.py",
-    "srht.py",
-    "hadamard.py",
-    "accounting",
-    "experiments.py",
-    "_validation.py",
-    "datasets",
-)
-_CACHE_FORMAT = "fastmix-grid-cell/2"
-
-
-class CacheMismatchWarning(UserWarning):
-    """A cache file that does not hold what its name promises; it is recomputed."""
-
-
-def environment_fingerprint() -> dict:
-    """What besides the code can change a cached row: library versions, the transform backend,
-    the thread pools and the machine (every row holds a runtime)."""
-    import platform
-
-    import scipy
-
-    from . import hadamard
-
-    try:
-        from threadpoolctl import threadpool_info
-
-        pools = sorted((p.get("user_api"), p.get("internal_api"), p.get("num_threads")) for p in threadpool_info())
-    except Exception:  # pragma: no cover - threadpoolctl is a dependency of scikit-learn
-        pools = []
-    try:
-        import pandas
-
-        pandas_version = pandas.__version__
-    except Exception:  # pragma: no cover
-        pandas_version = None
-    backend = getattr(hadamard, "get_backend", lambda: None)()
-    return {
-        "numpy": np.__version__,
-        "scipy": scipy.__version__,
-        "pandas": pandas_version,
-        "hadamard_backend": str(backend),
-        "threads": pools,
-        "env_threads": {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")},
-        "machine": [platform.machine(), platform.processor(), platform.node(), os.cpu_count()],
-    }
-
-
-def code_fingerprint() -> str:
-    """SHA-256 (first 16 hex digits) of the sources of every module that affects a grid result."""
-    h = hashlib.sha256()
-    base = Path(__file__).resolve().parent
-    for path in _source_files(base):
-        h.update(path.relative_to(base).as_posix().encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
-def _source_files(base: Path) -> list[Path]:
-    """The files :func:`code_fingerprint` hashes, in a fixed order; a listed source that is gone is an error."""
-    files = []
-    for name in _SOURCES:
-        p = base / name
-        if p.is_dir():
-            files.extend(sorted(p.rglob("*.py")))
-        elif p.is_file():
-            files.append(p)
-        else:  # a moved module would otherwise stop invalidating the cache without a word
-            raise RuntimeError(f"code_fingerprint: fastmix/{name} no longer exists; update _SOURCES in {__file__}")
-    return files
-
-
-def data_fingerprint(X, y) -> str:
-    """SHA-256 (first 16 hex digits) of the shape and bytes of (X, y) as float64."""
-    h = hashlib.sha256()
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    h.update(repr((X.shape, y.shape)).encode())
-    h.update(np.ascontiguousarray(X).tobytes())
-    h.update(np.ascontiguousarray(y).tobytes())
-    return h.hexdigest()[:16]
 
 
 @dataclass
@@ -213,110 +137,6 @@ def cell_id(*parts) -> int:
     return zlib.crc32(json.dumps(parts, sort_keys=True, default=str).encode()) & 0xFFFFFFFF
 
 
-def _hash_key(obj) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:24]
-
-
-def _cache_path(cache_dir: Path, key: str) -> Path:
-    return cache_dir / f"{key}.pkl"
-
-
-def _rows_digest(df) -> str:
-    import pandas as pd
-
-    return hashlib.sha256(
-        pd.util.hash_pandas_object(df, index=True).to_numpy().tobytes() + repr(list(df.columns)).encode()
-    ).hexdigest()
-
-
-def _read_cache(path: Path, key: str, n_rows: int):
-    """The rows cached for ``key``, or None (missing, or not what it should be: warned)."""
-    import pickle
-    import warnings
-
-    if not path.exists():
-        return None
-    problem = None
-    try:
-        with open(path, "rb") as fh:
-            env = pickle.load(fh)
-    except Exception as exc:
-        env, problem = None, f"unreadable ({type(exc).__name__})"
-    if problem is None:
-        if not isinstance(env, dict) or env.get("format") != _CACHE_FORMAT or "frame" not in env:
-            problem = "not a fastmix grid-cell file"
-        elif env.get("key") != key:
-            problem = "it holds another cell"
-        else:
-            df = env["frame"]
-            if not hasattr(df, "columns") or len(df) != n_rows or env.get("n_rows") != n_rows:
-                problem = f"expected {n_rows} rows, found {len(df) if hasattr(df, '__len__') else '?'}"
-            elif "trial" not in df.columns or df["trial"].tolist() != list(range(n_rows)):
-                problem = "its trials are not 0..n-1 in order"
-            elif _rows_digest(df) != env.get("sha256"):
-                problem = "its rows do not match their digest"
-    if problem is not None:
-        warnings.warn(f"cache file {path.name} ignored and recomputed: {problem}.", CacheMismatchWarning, stacklevel=3)
-        return None
-    return env["frame"]
-
-
-def _write_atomic(df, path: Path, key: str) -> None:
-    import pickle
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    env = {"format": _CACHE_FORMAT, "key": key, "n_rows": len(df), "sha256": _rows_digest(df), "frame": df}
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    os.close(fd)
-    try:
-        with open(tmp, "wb") as fh:
-            pickle.dump(env, fh, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # pragma: no cover - alive, owned by someone else
-        return True
-    return True
-
-
-def _claim(path: Path) -> bool:
-    """Claim the cell whose cache file is ``path``; False if another live process holds it."""
-    import socket
-
-    claim = path.with_suffix(".claim")
-    claim.parent.mkdir(parents=True, exist_ok=True)
-    me = f"{socket.gethostname()} {os.getpid()}"
-    for _ in range(2):
-        try:
-            fd = os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                host, pid = claim.read_text().split()
-            except (OSError, ValueError):
-                host, pid = "", "0"
-            if host == socket.gethostname() and not _pid_alive(int(pid)):
-                claim.unlink(missing_ok=True)  # its process died: take the cell over
-                continue
-            return False
-        with os.fdopen(fd, "w") as fh:
-            fh.write(me)
-        return True
-    return False
-
-
-def _release(path: Path) -> None:
-    path.with_suffix(".claim").unlink(missing_ok=True)
-
-
 def _run_one(
     method,
     data: _Data,
@@ -346,6 +166,7 @@ def _run_one(
     )
     rng = np.random.default_rng(seed_seq)
     row = {"k": np.nan, "k1": np.nan, "k2": np.nan}
+    cal: Any  # the calibration of the private methods (each has its own type)
     if method == "OLS":
         t0 = time.perf_counter_ns()
         theta = R.ols(X, y)
@@ -512,8 +333,8 @@ def run_grid(
     def from_cache(params):
         if cache_dir is None:
             return None
-        key = _hash_key(params)
-        cached = _read_cache(_cache_path(cache_dir, key), key, n_trials)
+        key = cache_key(params)
+        cached = read_cell(cache_path(cache_dir, key), key, n_trials)
         if cached is None:
             return None
         cached = cached.copy()
@@ -539,7 +360,7 @@ def run_grid(
             bar = None
 
     ols_cache: dict[str, tuple] = {}
-    deferred = []
+    deferred: list[tuple[_Data, dict]] = []
     queue = list(todo)
     while queue or deferred:
         if not queue:  # only cells another live process is computing: wait for its files
@@ -547,7 +368,7 @@ def run_grid(
             queue, deferred = deferred, []
             continue
         data, params = queue.pop(0)
-        path = _cache_path(cache_dir, _hash_key(params)) if cache_dir is not None else None
+        path = cache_path(cache_dir, cache_key(params)) if cache_dir is not None else None
         if path is not None:
             cached = from_cache(params)  # another run may have finished it meanwhile
             if cached is not None:
@@ -555,7 +376,7 @@ def run_grid(
                 if bar is not None:
                     bar.update(n_trials)
                 continue
-            if not _claim(path):
+            if not claim_cell(path):
                 deferred.append((data, params))
                 continue
         try:
@@ -580,7 +401,7 @@ def run_grid(
             )
         finally:
             if path is not None:
-                _release(path)
+                release_cell(path)
     if bar is not None:
         bar.close()
     if not frames:
@@ -664,7 +485,7 @@ def _compute_cell(
             bar.update(1)
     df = pd.DataFrame(rows)
     if path is not None:
-        _write_atomic(df, path, _hash_key(params))
+        write_cell(df, path, cache_key(params))
     df["from_cache"] = False
     return df
 
@@ -722,7 +543,9 @@ def runtime_ratio_table(df, baseline: str = "IHM"):
     per = per.groupby(["dataset", "method", "k2_ratio"], dropna=False)["runtime_s"].mean().reset_index()
     per = per.sort_values(["dataset", "method", "k2_ratio"], kind="stable").reset_index(drop=True)
     rank = per.groupby(["dataset", "method"]).cumcount() + 1
-    per["column"] = [m if math.isnan(r) else f"{m} r{j}" for m, r, j in zip(per["method"], per["k2_ratio"], rank)]
+    per["column"] = [
+        m if math.isnan(r) else f"{m} r{j}" for m, r, j in zip(per["method"], per["k2_ratio"], rank, strict=True)
+    ]
     seconds = per.pivot(index="dataset", columns="column", values="runtime_s")
     if baseline not in seconds.columns:
         raise ValueError(f"baseline {baseline!r} is not among the methods {sorted(seconds.columns)}.")

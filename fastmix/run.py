@@ -54,22 +54,46 @@ checkout).
 :func:`papermill_command` writes the same run as a plain ``jupytext | papermill`` shell
 command, and :func:`fastmix_run_command` as a ``python -m fastmix.run`` command: the forms
 shown in the "Re-run this figure" box of each notebook page.
+
+This module holds the command line and the execution of a notebook; finding notebooks and
+reading and checking their parameters live in ``fastmix.notebook_parameters``, the shell
+commands in ``fastmix.rerun_commands`` and the paper-scale run in
+``fastmix.paper_scale``. Every public name of those is importable from here.
 """
 
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import re
-import shlex
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .notebook_parameters import ENV_NOTEBOOKS_DIR as ENV_NOTEBOOKS_DIR
+from .notebook_parameters import (
+    PAPER_SCALE_FILE,
+    NotebookParameter,
+    check_notebook_parameters,
+    default_notebooks_dir,
+    inspect_parameters,
+    list_notebooks,
+    load_paper_scale,
+    notebook_rules,
+    notebook_title,
+    output_stem,
+    paper_scale_parameters,
+    parse_value,
+    read_notebook,
+    resolve_notebook,
+    validate_parameters,
+)
+from .paper_scale import run_paper_scale
+from .rerun_commands import fastmix_run_command, papermill_command
 
 __all__ = [
     "NotebookParameter",
@@ -93,508 +117,6 @@ __all__ = [
     "run_notebook",
     "main",
 ]
-
-ENV_NOTEBOOKS_DIR = "FASTMIX_NOTEBOOKS_DIR"
-PAPER_SCALE_FILE = "paper_scale.json"
-_NOTEBOOK_SUFFIX = ".py"
-_SAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-
-
-# --------------------------------------------------------------------------- finding notebooks
-
-
-def default_notebooks_dir() -> Path:
-    """The ``notebooks/`` folder: ``$FASTMIX_NOTEBOOKS_DIR``, else next to the package, else ``./notebooks``."""
-    env = os.environ.get(ENV_NOTEBOOKS_DIR)
-    if env:
-        return Path(env)
-    beside_package = Path(__file__).resolve().parent.parent / "notebooks"
-    if beside_package.is_dir():
-        return beside_package
-    return Path.cwd() / "notebooks"
-
-
-def _notebook_title(path: Path) -> str:
-    """First markdown heading of a percent notebook, without reading it through jupytext."""
-    in_markdown = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        stripped = line.strip()
-        if stripped.startswith("# %%"):
-            in_markdown = "[markdown]" in stripped
-            continue
-        if in_markdown:
-            text = stripped.lstrip("#").strip()
-            if text:
-                return text.lstrip("#").strip()
-    return ""
-
-
-def list_notebooks(directory: str | os.PathLike | None = None) -> list[tuple[str, str]]:
-    """``(name, title)`` for every ``*.py`` notebook in ``directory``, sorted by name."""
-    folder = Path(directory) if directory is not None else default_notebooks_dir()
-    found = []
-    for path in sorted(folder.glob(f"*{_NOTEBOOK_SUFFIX}")):
-        if path.name.startswith(("_", ".")):
-            continue
-        found.append((path.stem, _notebook_title(path)))
-    return found
-
-
-def resolve_notebook(notebook: str | os.PathLike, directory: str | os.PathLike | None = None) -> Path:
-    """Path of a notebook given by name, file name or path.
-
-    ``figure2_dp_ols``, ``figure2_dp_ols.py`` and a path all work, and so does a short name such
-    as ``figure2`` when exactly one notebook's name starts with ``figure2_``.
-
-    Raises
-    ------
-    FileNotFoundError
-        If nothing matches; the message lists the available notebook names.
-    """
-    text = os.fspath(notebook)
-    candidate = Path(text)
-    if candidate.suffix == _NOTEBOOK_SUFFIX and candidate.is_file():
-        return candidate.resolve()
-    folder = Path(directory) if directory is not None else default_notebooks_dir()
-    name = candidate.name
-    if name.endswith(_NOTEBOOK_SUFFIX):
-        name = name[: -len(_NOTEBOOK_SUFFIX)]
-    by_name = folder / f"{name}{_NOTEBOOK_SUFFIX}"
-    if by_name.is_file():
-        return by_name.resolve()
-    if folder.is_dir():
-        prefixed = sorted(p for p in folder.glob(f"{name}_*{_NOTEBOOK_SUFFIX}") if not p.name.startswith(("_", ".")))
-        if len(prefixed) == 1:
-            return prefixed[0].resolve()
-        if len(prefixed) > 1:
-            raise FileNotFoundError(
-                f"Notebook name {text!r} is ambiguous: {', '.join(p.stem for p in prefixed)}. Use the full name."
-            )
-    available = ", ".join(n for n, _ in list_notebooks(folder)) if folder.is_dir() else "(none)"
-    raise FileNotFoundError(
-        f"No notebook {text!r}: expected a path to a .py notebook or a name in {folder}. "
-        f"Available notebooks: {available or '(none)'}."
-    )
-
-
-# --------------------------------------------------------------------------- parameters
-
-
-_TRUE = {"true", "yes", "on"}
-_FALSE = {"false", "no", "off"}
-_NONE = {"none", "null", "~"}
-
-
-def parse_value(text: str) -> Any:
-    """Parse a command-line value the way papermill's ``-p`` does, plus Python literals.
-
-    ``True``/``true``/``yes``/``on`` and ``False``/``false``/``no``/``off`` give booleans,
-    ``None``/``null``/``~`` gives ``None``, then integers (``1024``, ``-3``, ``1_000``),
-    floats (``0.5``, ``1e-3``, ``inf``), then any Python literal (``[1, 2]``,
-    ``(0.1, 1.0)``, ``"007"`` in quotes); everything else is returned unchanged as a string.
-    """
-    if not isinstance(text, str):
-        return text
-    stripped = text.strip()
-    lowered = stripped.lower()
-    if lowered in _TRUE:
-        return True
-    if lowered in _FALSE:
-        return False
-    if lowered in _NONE:
-        return None
-    try:
-        return int(stripped)
-    except ValueError:
-        pass
-    try:
-        return float(stripped)
-    except ValueError:
-        pass
-    try:
-        return ast.literal_eval(stripped)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return text
-
-
-@dataclass(frozen=True)
-class NotebookParameter:
-    """One line ``name: type = default  # help`` of a notebook's ``parameters`` cell."""
-
-    name: str
-    type: str | None
-    default: str
-    help: str
-
-    @property
-    def default_value(self) -> Any:
-        """The default as a Python value when it is a literal, else its source text."""
-        try:
-            return ast.literal_eval(self.default)
-        except (ValueError, SyntaxError, TypeError):
-            return self.default
-
-    def describe(self) -> str:
-        kind = f": {self.type}" if self.type else ""
-        help_text = f"  # {self.help}" if self.help else ""
-        return f"{self.name}{kind} = {self.default}{help_text}"
-
-
-def _read_notebook(path: Path):
-    import jupytext
-
-    return jupytext.read(str(path))
-
-
-def _parameters_cell_source(nb) -> str | None:
-    for cell in nb.cells:
-        if cell.cell_type == "code" and "parameters" in cell.get("metadata", {}).get("tags", []):
-            return cell.source
-    return None
-
-
-def _parse_parameters_source(source: str) -> dict[str, NotebookParameter]:
-    """The parameters of a ``parameters`` cell as papermill's Python translator reads them.
-
-    The same reading as ``papermill --help-notebook``: one ``name: type = default  # help``
-    (or ``name = default``) per line. Papermill skips, with a log message only, any line it
-    cannot read (for instance a help comment containing ``=``); such a parameter would
-    silently disappear from validation, so it is an error here, naming the line.
-    """
-    import nbformat
-    from papermill.translators import PythonTranslator
-
-    params: dict[str, NotebookParameter] = {}
-    for p in PythonTranslator.inspect(nbformat.v4.new_code_cell(source)):
-        kind = None if p.inferred_type_name in (None, "", "None") else p.inferred_type_name
-        params[p.name] = NotebookParameter(p.name, kind, p.default.strip(), (p.help or "").strip())
-    for node in ast.parse(source).body:  # every top-level assignment must be one papermill read
-        targets = (
-            [node.target]
-            if isinstance(node, ast.AnnAssign) and node.value is not None
-            else getattr(node, "targets", [])
-            if isinstance(node, ast.Assign)
-            else []
-        )
-        for target in targets:
-            if isinstance(target, ast.Name) and target.id not in params:
-                line = source.splitlines()[node.lineno - 1]
-                raise ValueError(
-                    f"papermill cannot read line {node.lineno} of the parameters cell, {line.strip()!r}: "
-                    "write one 'name: type = default  # help' per line, with no '=' in the comment"
-                )
-    return params
-
-
-_CELL_HEADER = re.compile(r"^# %%(.*)$")
-
-
-def _percent_parameters_source(path: Path) -> str | None:
-    """The ``parameters`` cell of a percent notebook read as plain text (None: ask jupytext).
-
-    The common header ``# %% tags=["parameters"]`` is found without importing jupytext (which
-    imports the Jupyter client), so checking parameters stays fast; anything unusual (no
-    such header, or a cell jupytext might read differently) returns None.
-    """
-    lines = path.read_text(encoding="utf-8").splitlines()
-    for i, line in enumerate(lines):
-        m = _CELL_HEADER.match(line)
-        if not m or "[markdown]" in m.group(1) or "[raw]" in m.group(1):
-            continue
-        if not re.search(r"""tags\s*=\s*\[[^\]]*["']parameters["']""", m.group(1)):
-            continue
-        body = []
-        for later in lines[i + 1 :]:
-            if _CELL_HEADER.match(later):
-                break
-            body.append(later)
-        while body and not body[-1].strip():
-            body.pop()
-        while body and not body[0].strip():
-            body.pop(0)
-        source = "\n".join(body)
-        if any(b.lstrip().startswith(("%", "!", "?")) or b.startswith("# %") for b in body):
-            return None  # magics: jupytext un-comments them
-        return source
-    return None
-
-
-def inspect_parameters(notebook: str | os.PathLike) -> dict[str, NotebookParameter]:
-    """The parameters declared in the notebook's cell tagged ``parameters``, in order.
-
-    Raises
-    ------
-    ValueError
-        If the notebook has no code cell tagged ``parameters``.
-    """
-    path = resolve_notebook(notebook)
-    source = _percent_parameters_source(path) if path.suffix == _NOTEBOOK_SUFFIX else None
-    if source is None:
-        source = _parameters_cell_source(_read_notebook(path))
-    if source is None:
-        raise ValueError(
-            f"{path.name} has no code cell tagged 'parameters'; add '# %% tags=[\"parameters\"]' "
-            "above the cell that declares the defaults."
-        )
-    return _parse_parameters_source(source)
-
-
-_SIMPLE_TYPES = {"int": int, "float": float, "bool": bool, "str": str}
-
-
-def _coerce(param: NotebookParameter, value: Any) -> Any:
-    """Check ``value`` against a simple declared type (int, float, bool, str) and convert losslessly."""
-    kind = _SIMPLE_TYPES.get((param.type or "").strip())
-    if kind is None or value is None:
-        return value
-    problem = None
-    if kind is str:
-        return value if isinstance(value, str) else str(value)
-    if kind is bool:
-        if not isinstance(value, bool):
-            problem = "true or false"
-    elif kind is int:
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if isinstance(value, bool) or not isinstance(value, int):
-            problem = "an integer"
-    elif kind is float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            problem = "a number"
-        else:
-            value = float(value)
-    if problem:
-        from fastmix.parameters import ParameterError
-
-        raise ParameterError(
-            f"parameter {param.name} = {value!r}: must be {problem} (declared `{param.name}: {param.type}`)"
-        )
-    return value
-
-
-def _parameter_table(spec: Mapping[str, NotebookParameter]) -> str:
-    return "\n".join(f"  {p.describe()}" for p in spec.values()) or "  (none)"
-
-
-def validate_parameters(
-    parameters: Mapping[str, Any], spec: Mapping[str, NotebookParameter], *, notebook: str = "the notebook"
-) -> dict[str, Any]:
-    """Check that every name is declared in ``spec`` and convert values to simple declared types.
-
-    Only names and declared types are checked here; what each value admits is checked by
-    :func:`check_notebook_parameters`.
-
-    Raises
-    ------
-    fastmix.parameters.ParameterError
-        A ``ValueError``, for an unknown name (the message lists the valid names with types,
-        defaults and help; its ``summary`` is one line) or for a value that does not fit a
-        declared ``int``/``float``/``bool``.
-    """
-    from fastmix.parameters import ParameterError
-
-    unknown = [name for name in parameters if name not in spec]
-    if unknown:
-        head = f"Unknown parameter(s) {', '.join(map(repr, unknown))} for {notebook}"
-        valid = (
-            ", ".join(
-                f"{p.name}: {p.type} = {p.default}" if p.type else f"{p.name} = {p.default}" for p in spec.values()
-            )
-            or "(none)"
-        )
-        raise ParameterError(
-            f"{head}. Valid parameters:\n{_parameter_table(spec)}",
-            summary=f"{head}; valid: {valid} (--help-notebook shows what each admits)",
-        )
-    return {name: _coerce(spec[name], value) for name, value in parameters.items()}
-
-
-def notebook_rules(notebook: str | os.PathLike):
-    """What each parameter of ``notebook`` admits (:func:`fastmix.parameters.rules_for`), or None.
-
-    Rules are looked up by the notebook's name, and only for a notebook of the notebooks
-    folder (a notebook of your own elsewhere has none, even under the same name).
-    """
-    from fastmix.parameters import rules_for
-
-    path = resolve_notebook(notebook)
-    if path.parent != default_notebooks_dir().resolve():
-        return None
-    return rules_for(path.stem)
-
-
-def check_notebook_parameters(
-    notebook: str | os.PathLike,
-    parameters: Mapping[str, Any] | None = None,
-    spec: Mapping[str, NotebookParameter] | None = None,
-) -> dict[str, Any]:
-    """Validate ``parameters`` for ``notebook`` completely and return the effective values.
-
-    Names and declared types are checked as in :func:`validate_parameters`; then every value
-    of the run (defaults updated by ``parameters``) is checked against the notebook's rules
-    (:func:`notebook_rules`). Imports neither papermill nor a kernel: this is what makes a
-    bad value fail at once.
-
-    Raises
-    ------
-    fastmix.parameters.ParameterError
-        One line naming each value that is not admissible and what is allowed.
-    """
-    from fastmix.parameters import check_parameters
-
-    path = resolve_notebook(notebook)
-    spec = inspect_parameters(path) if spec is None else spec
-    overrides = validate_parameters(dict(parameters or {}), spec, notebook=path.name)
-    effective = {p.name: p.default_value for p in spec.values()}
-    effective.update(overrides)
-    check_parameters(effective, notebook_rules(path), notebook=path.stem)
-    return effective
-
-
-def output_stem(name: str, parameters: Mapping[str, Any]) -> str:
-    """File stem ``<name>__<param>=<value>...`` (``<name>__defaults`` without overrides)."""
-    if not parameters:
-        return f"{name}__defaults"
-    parts = []
-    for key, value in parameters.items():
-        text = json.dumps(value) if not isinstance(value, str) else value
-        parts.append(f"{key}={_SAFE.sub('_', text).strip('_') or 'empty'}")
-    stem = f"{name}__" + "__".join(parts)
-    return stem[:200]
-
-
-# --------------------------------------------------------------------------- paper scale
-
-
-def load_paper_scale(directory: str | os.PathLike | None = None) -> dict[str, dict[str, Any]]:
-    """The paper-scale registry ``notebooks/paper_scale.json``: name -> {"parameters", "note"}.
-
-    The notebooks' defaults are quick (the book executes them on every build); the registry
-    records, for each notebook that has one, the larger setting of the paper's figure. Keys
-    starting with ``_`` are comments.
-    """
-    folder = Path(directory) if directory is not None else default_notebooks_dir()
-    path = folder / PAPER_SCALE_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"No paper-scale registry at {path}.")
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {name: entry for name, entry in data.items() if not name.startswith("_")}
-
-
-def paper_scale_parameters(notebook: str | os.PathLike, directory: str | os.PathLike | None = None) -> dict[str, Any]:
-    """Parameters of ``notebook``'s paper-scale setting (see :func:`load_paper_scale`).
-
-    Raises
-    ------
-    KeyError
-        If the registry has no entry for the notebook; the message lists those it has.
-    """
-    name = resolve_notebook(notebook, directory).stem
-    registry = load_paper_scale(directory)
-    if name not in registry:
-        raise KeyError(
-            f"{name} has no paper-scale setting in {PAPER_SCALE_FILE}; notebooks with one: {', '.join(sorted(registry))}."
-        )
-    return dict(registry[name].get("parameters", {}))
-
-
-# --------------------------------------------------------------------------- shell commands
-
-
-def _command_value(param: NotebookParameter, value: Any) -> tuple[str, str]:
-    """``(kind, text)`` of a parameter value on a command line.
-
-    ``kind`` is ``"text"`` for a parameter declared ``str`` (or an undeclared string), which
-    must reach the notebook as typed; ``"scalar"`` for None, booleans and numbers, whose
-    ``repr`` papermill's ``-p`` and :func:`parse_value` both read back; ``"structure"`` for
-    anything else, written as JSON (valid YAML and, for numbers and strings, a Python literal).
-    """
-    declared = (param.type or "").strip()
-    if declared == "str" or (not declared and isinstance(value, str)):
-        return "text", str(value)
-    if value is None or isinstance(value, (bool, int, float)):
-        return "scalar", repr(value)
-    return "structure", json.dumps(list(value) if isinstance(value, tuple) else value)
-
-
-def _papermill_option(param: NotebookParameter, value: Any) -> str:
-    """One papermill CLI option that reproduces ``value`` exactly in the notebook.
-
-    papermill's ``-p`` guesses the type of its text (``"1.259"`` would become a float), so
-    text goes through ``-r`` (raw), numbers and booleans through ``-p``, and anything else
-    (lists, tuples, dicts) as YAML through ``-y``.
-    """
-    kind, text = _command_value(param, value)
-    if kind == "text":
-        return f"-r {param.name} {shlex.quote(text)}"
-    if kind == "scalar":
-        return f"-p {param.name} {text}"
-    return f"-y {shlex.quote(param.name + ': ' + text)}"
-
-
-def papermill_command(
-    notebook: str | os.PathLike,
-    parameters: Mapping[str, Any] | None = None,
-    *,
-    output: str | None = None,
-    root: str | os.PathLike | None = None,
-) -> str:
-    """The ``jupytext | papermill`` shell command that re-runs ``notebook`` with every parameter explicit.
-
-    Every parameter of the notebook's ``parameters`` cell appears with its default value,
-    replaced by ``parameters`` where given, so the reader can edit any of them in place.
-    papermill cannot read percent ``.py`` notebooks; jupytext converts on the fly.
-
-    Parameters
-    ----------
-    notebook : str or path
-        Notebook name or path.
-    parameters : mapping, optional
-        Values that replace the defaults (validated like :func:`run_notebook`).
-    output : str, optional
-        Executed-notebook path; default ``results/<name>.ipynb``.
-    root : str or path, optional
-        Folder the command is run from (paths are written relative to it); default the
-        folder above ``notebooks/``, the repository root.
-    """
-    path = resolve_notebook(notebook)
-    spec = inspect_parameters(path)
-    values = {p.name: p.default_value for p in spec.values()}
-    values.update(validate_parameters(dict(parameters or {}), spec, notebook=path.name))
-    base = Path(root) if root is not None else path.parent.parent
-    rel = Path(os.path.relpath(path, base)).as_posix()
-    folder = Path(os.path.relpath(path.parent, base)).as_posix()
-    out = output or f"results/{path.stem}.ipynb"
-    out_dir = Path(out).parent.as_posix()
-    lines = []
-    if out_dir not in ("", "."):
-        lines.append(f"mkdir -p {shlex.quote(out_dir)} && \\")
-    lines.append(f"jupytext --to ipynb -o - {shlex.quote(rel)} \\")
-    head = f"  | papermill - {shlex.quote(out)} --cwd {shlex.quote(folder)} -k python3 --language python"
-    options = [_papermill_option(spec[name], value) for name, value in values.items()]
-    if options:
-        lines.append(head + " \\")
-        lines.extend(f"      {opt} \\" for opt in options[:-1])
-        lines.append(f"      {options[-1]}")
-    else:
-        lines.append(head)
-    return "\n".join(lines)
-
-
-def fastmix_run_command(
-    notebook: str | os.PathLike, parameters: Mapping[str, Any] | None = None, *, paper_scale: bool = False
-) -> str:
-    """The equivalent ``python -m fastmix.run`` command (overrides only; outputs under ``results/``)."""
-    path = resolve_notebook(notebook)
-    parts = ["python -m fastmix.run"]
-    if paper_scale:
-        parts.append("--paper-scale")
-    parts.append(path.stem)
-    spec = inspect_parameters(path)
-    for name, value in validate_parameters(dict(parameters or {}), spec, notebook=path.name).items():
-        parts.append(f"-p {name} {shlex.quote(_command_value(spec[name], value)[1])}")
-    return " ".join(parts)
-
 
 # --------------------------------------------------------------------------- figures
 
@@ -725,11 +247,10 @@ def run_notebook(
     from fastmix.parameters import check_parameters
 
     path = resolve_notebook(notebook)
-    nb = _read_notebook(path)
-    source = _parameters_cell_source(nb)
-    spec = _parse_parameters_source(source) if source is not None else {}
+    nb, declared = read_notebook(path)
+    spec = declared if declared is not None else {}
     params = {str(k): v for k, v in (parameters or {}).items()}
-    if params and source is None:
+    if params and declared is None:
         raise ValueError(f"{path.name} has no cell tagged 'parameters', so it takes no parameters.")
     params = validate_parameters(params, spec, notebook=path.name)
     effective = {p.name: p.default_value for p in spec.values()}
@@ -858,7 +379,7 @@ def _build_parser() -> argparse.ArgumentParser:
 def _notebook_help(path: Path) -> str:
     spec = inspect_parameters(path)
     rules = notebook_rules(path) or {}
-    lines = [f"{path.stem}: {_notebook_title(path)}", "Parameters (name: type = default  # help; what it admits):"]
+    lines = [f"{path.stem}: {notebook_title(path)}", "Parameters (name: type = default  # help; what it admits):"]
     for p in spec.values():
         lines.append(f"  {p.describe()}")
         rule = rules.get(p.name)
@@ -947,7 +468,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides: dict[str, Any] = paper_scale_parameters(path) if args.paper_scale else {}
         for name, value in args.parameter:
             # a parameter declared `str` takes the text as typed ("12,16" stays "12,16")
-            declared = spec[name].type.strip() if name in spec and spec[name].type else ""
+            declared = (spec[name].type or "").strip() if name in spec else ""
             overrides[name] = value if declared == "str" else parse_value(value)
         overrides = validate_parameters(overrides, spec, notebook=path.name)
         check_notebook_parameters(path, overrides, spec)
@@ -965,7 +486,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             from fastmix.studies import has_study
 
             if has_study(path.stem):
-                return _run_paper_scale(path, spec, overrides, args)
+                return run_paper_scale(
+                    path,
+                    spec,
+                    overrides,
+                    output_dir=args.output_dir,
+                    restart=args.restart,
+                    progress=not args.no_progress,
+                )
         return _run_notebook_cli(path, overrides, args)
     except ParameterError as exc:  # a rule a study checks itself
         print(f"error: {exc.summary}", file=sys.stderr)
@@ -1056,157 +584,6 @@ def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
         )
     else:
         print("  (no figures)")
-    return 0
-
-
-class _PlanningStore:
-    """A stand-in results store that reports every cell as stored and records which were asked for.
-
-    Running a study against it walks the study's grid without computing a cell, which gives
-    the cells a run will compute (those the study asks about through :class:`CellTable`).
-    """
-
-    class _Everything:
-        def __init__(self, seen: set, table: str):
-            self.seen, self.table = seen, table
-
-        def __contains__(self, key) -> bool:
-            self.seen.add((self.table, str(key)))
-            return True
-
-    def __init__(self):
-        self.cells: set[tuple[str, str]] = set()
-
-    def cells_done(self, table: str):
-        return self._Everything(self.cells, table)
-
-    def tables(self) -> list[str]:
-        return []
-
-    def add_cell(self, *args, **kwargs) -> None:
-        pass
-
-    def put_table(self, *args, **kwargs) -> None:
-        pass
-
-    def add_data_sources(self, *args, **kwargs) -> None:
-        pass
-
-
-class _PlanningTimeout(Exception):
-    pass
-
-
-def _plan_cells(name: str, params: Mapping[str, Any], limit: float = 10.0) -> set[tuple[str, str]] | None:
-    """The ``(table, cell)`` pairs a study's run consists of, or None if they cannot be listed.
-
-    The study's ``run`` walks its grid against :class:`_PlanningStore`. A study whose walk
-    needs the values of earlier cells (or takes more than ``limit`` seconds of CPU time, where
-    the platform has ``SIGPROF``; CPU time, so that a busy machine does not cut the walk short)
-    gets no plan: its progress is then reported without a total.
-    """
-    import signal
-    import threading
-
-    from fastmix.studies import study_module
-
-    planner = _PlanningStore()
-    timed = hasattr(signal, "SIGPROF") and threading.current_thread() is threading.main_thread()
-
-    def give_up(signum, frame):
-        raise _PlanningTimeout()
-
-    previous = signal.signal(signal.SIGPROF, give_up) if timed else None
-    try:
-        if timed:
-            signal.setitimer(signal.ITIMER_PROF, limit)
-        study_module(name).run(dict(params), store=planner, log=None)
-    except Exception:  # _PlanningTimeout, or a walk that needs real tables: no plan, no estimate
-        return None
-    finally:
-        if timed:
-            signal.setitimer(signal.ITIMER_PROF, 0)
-            signal.signal(signal.SIGPROF, previous)
-    return planner.cells or None
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
-
-
-class _CellProgress:
-    """Logs each stored cell with the count of cells done and a rough estimate of the time left."""
-
-    def __init__(self, plan: set[tuple[str, str]] | None, done_before: int):
-        self.plan, self.done = plan, done_before
-        self.computed, self.started = 0, time.time()
-        self._pending: str | None = None
-
-    def log(self, message: str) -> None:
-        self.flush()
-        self._pending = f"{time.strftime('%H:%M:%S')} {message}"
-
-    def __call__(self, table: str, key: str, rows: int, seconds: float) -> None:
-        line, self._pending = self._pending or f"{time.strftime('%H:%M:%S')} {table}: {key}", None
-        if self.plan is not None and (table, key) in self.plan:
-            self.done += 1
-            self.computed += 1
-            total = len(self.plan)
-            elapsed = time.time() - self.started
-            left = (total - self.done) * elapsed / self.computed
-            line += f"  [{self.done}/{total} cells, {100 * self.done / total:.0f}%; {_duration(elapsed)} so far"
-            line += f", about {_duration(left)} left at this rate]" if self.done < total else "]"
-        elif self.plan is None:
-            self.computed += 1
-            line += f"  [{self.computed} cells this sitting, {_duration(time.time() - self.started)}]"
-        print(line, flush=True)
-
-    def flush(self) -> None:
-        if self._pending is not None:
-            print(self._pending, flush=True)
-            self._pending = None
-
-
-def _run_paper_scale(path: Path, spec, overrides: Mapping[str, Any], args) -> int:
-    """``--paper-scale`` for a notebook with a study: compute its results store entry, cell by cell.
-
-    The entry's parameters are the notebook's defaults updated by the registry's and the
-    ``-p`` overrides, so the stored run is the one the registry describes. Cells already in
-    the store are skipped: the same command resumes a stopped run.
-    """
-    from fastmix.store import ResultsStore
-    from fastmix.studies import observe_cells, run_study, study_module, study_parameters
-
-    overrides = validate_parameters(dict(overrides), spec, notebook=path.name)
-    defaults = {name: p.default_value for name, p in spec.items() if name in study_module(path.stem).DEFAULTS}
-    params = study_parameters(path.stem, {**defaults, **overrides})  # checks the study's rules
-    store = ResultsStore(path.stem, args.output_dir)
-    print(f"results store entry: {store.path}", flush=True)
-    plan = None if args.no_progress else _plan_cells(path.stem, params)
-    done_before = 0
-    if plan is not None and not args.restart and store.exists():
-        stored = {table: store.cells_done(table) for table in {t for t, _ in plan}}
-        done_before = sum(1 for table, key in plan if key in stored[table])
-    if plan is not None:
-        print(f"{len(plan)} cells in this run, {done_before} already stored", flush=True)
-    elif not args.no_progress:
-        print("(this study's cells cannot be listed in advance: progress counts the cells computed)", flush=True)
-    progress = _CellProgress(plan, done_before)
-    started = time.time()
-    with observe_cells(progress):
-        run_study(path.stem, params, store=store, log=progress.log, restart=args.restart)
-    progress.flush()
-    print(
-        f"complete: {store.path} ({_duration(time.time() - started)} this sitting, "
-        f"{progress.computed} cells computed); the entry holds:"
-    )
-    for file in sorted(store.path.iterdir()):
-        if file.is_file():
-            print(f"  {file}  ({file.stat().st_size / 1024:.0f} KiB)")
     return 0
 
 

@@ -162,7 +162,7 @@ def test_llr_weights_match_direct_llr():
     Zp[0] = 0
     att = au.likelihood_ratio_attack(Z, Zp, 1.0, 4, 30_000, random_state=5, method="gram")
     w = au.privacy_loss_weights(att.cov_p, att.cov_q)
-    kl = 4 * (w["weights_p"].sum() + w["shift_per_row"])
+    kl = 4 * (w.weights_p.sum() + w.shift_per_row)
     assert np.mean(att.scores_p) == pytest.approx(kl, abs=5 * np.std(att.scores_p) / math.sqrt(30_000))
     fpr, fnr = au.tradeoff_curve(att.cov_p, att.cov_q, [0.0], rows=4)
     assert fpr[0] == pytest.approx(np.mean(att.scores_q > 0), abs=0.02)
@@ -216,8 +216,10 @@ def test_sketch_constants_match_srht_module(small_problem):
     X = designs["sphere"]
     c = au.sketch_constants(X, S)
     q = sketch_quantities_dense(X, S)
-    assert c["m_hat"] == pytest.approx(q.m_hat, rel=1e-10)
-    assert c["lambda_min"] == pytest.approx(q.lambda_min, rel=1e-8, abs=1e-10)
+    assert c.m_hat == pytest.approx(q.m_hat, rel=1e-10)
+    assert c.lambda_min == pytest.approx(q.lambda_min, rel=1e-8, abs=1e-10)
+    assert c.c2 == pytest.approx(1.0 + 2.0 * q.m_hat, rel=1e-12)
+    np.testing.assert_allclose(c.Z, S @ X, rtol=1e-12, atol=1e-12)
 
 
 def test_noise_for_gamma_hits_gamma(small_problem):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -109,6 +110,7 @@ def test_normalize_helper():
     assert Xn.flags["F_CONTIGUOUS"]
     Xz, yz, xs0, ys0 = normalize(np.zeros((3, 2)), np.zeros(3))
     assert xs0 == 1.0 and ys0 == 1.0
+    assert not Xz.any() and not yz.any()
     with pytest.raises(ValueError):
         normalize(np.array([[np.nan, 1.0]]), np.array([1.0]))
 
@@ -135,6 +137,7 @@ def test_reduce_to_power_of_two_subsample():
     assert np.all(np.diff(ys) > 0)
     Xs2, ys2, _ = reduce_to_power_of_two(X, y, method="subsample", random_state=0)
     np.testing.assert_array_equal(ys, ys2)
+    np.testing.assert_array_equal(Xs, Xs2)
     assert "dropped 2 rows" in rec.describe()
 
 
@@ -142,6 +145,7 @@ def test_reduce_to_power_of_two_noop_and_bad_method():
     X = np.ones((8, 3))
     Xo, yo, rec = reduce_to_power_of_two(X, np.ones(8), method="subsample")
     assert rec.method == "none" and rec.n_added == 0 and rec.n_dropped == 0 and Xo.shape == (8, 3)
+    np.testing.assert_array_equal(yo, np.ones(8))
     with pytest.raises(ValueError, match="pad"):
         reduce_to_power_of_two(np.ones((5, 2)), np.ones(5), method="truncate")
 
@@ -486,10 +490,25 @@ def test_package_exports_every_public_name():
     assert {"DATA_ENV_VAR", "REMOTE_FILES", "Dataset", "load_dataset", "PAPER_STATISTICS"} <= set(package.__all__)
 
 
+def test_package_all_is_the_modules_all():
+    import importlib
+    import pkgutil
+
+    import fastmix.datasets as package
+
+    modules = [m.name for m in pkgutil.iter_modules(package.__path__) if not m.name.startswith("_")]
+    assert {"cache", "loaders", "registry"} <= set(modules)
+    names = [n for m in modules for n in importlib.import_module(f"fastmix.datasets.{m}").__all__]
+    assert sorted(package.__all__) == sorted(names)  # every module's names, each once
+    for m in modules:
+        module = importlib.import_module(f"fastmix.datasets.{m}")
+        assert all(getattr(package, n) is getattr(module, n) for n in module.__all__), m
+
+
 def test_dataset_record_is_frozen_and_provenance_serialisable():
     ds = make_sphere_regression(n=16, d=3, random_state=0)
-    with pytest.raises(Exception):
-        ds.name = "other"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ds.name = "other"  # type: ignore[misc]
     prov = ds.provenance()
     json.dumps(prov)
     assert prov["sha256"] is None and prov["n"] == 16 and len(prov["params"]["theta0"]) == 3

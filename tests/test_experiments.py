@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from fastmix import experiments as E
+from fastmix import grid_cache as G
 from fastmix import regression as R
 
 
@@ -303,9 +304,10 @@ def test_the_key_covers_the_environment(tmp_path, monkeypatch):
 
 
 def test_the_code_fingerprint_covers_the_runner_and_validation():
-    base = Path(E.__file__).resolve().parent
-    files = {p.relative_to(base).as_posix() for p in E._source_files(base)}
-    assert {"experiments.py", "_validation.py", "_compat.py", "regression/fast_hessian_mixing.py"} <= files
+    base = Path(G.__file__).resolve().parent
+    files = {p.relative_to(base).as_posix() for p in G._source_files(base)}
+    expected = {"experiments.py", "grid_cache.py", "_validation.py", "_compat.py", "regression/fast_hessian_mixing.py"}
+    assert expected <= files
     # the packages are hashed file by file, so a change to any of their modules changes the key
     assert {"accounting/ledger.py", "accounting/renyi_bounds.py"} <= files
     assert any(f.startswith("datasets/") for f in files)
@@ -315,8 +317,8 @@ def test_the_code_fingerprint_follows_every_file_of_a_package(tmp_path, monkeypa
     import shutil
 
     base = tmp_path / "fastmix"
-    shutil.copytree(Path(E.__file__).resolve().parent, base, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(E, "__file__", str(base / "experiments.py"))
+    shutil.copytree(Path(G.__file__).resolve().parent, base, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(G, "__file__", str(base / "grid_cache.py"))
     before = E.code_fingerprint()
     (base / "accounting" / "ledger.py").write_text("# changed\n", encoding="utf-8")
     assert E.code_fingerprint() != before
@@ -329,7 +331,7 @@ def test_a_cell_claimed_by_a_live_run_is_awaited_not_recomputed(tmp_path, monkey
     import socket
     import threading
 
-    data, first, files = _cells(tmp_path / "other")
+    data, _, files = _cells(tmp_path / "other")
     target = tmp_path / "shared"
     target.mkdir()
     # another live process (our parent) claims both cells and writes them a moment later

@@ -500,7 +500,7 @@ def test_bad_data_raise(cls):
         cls().fit(X, Y_TRAIN)
     y = Y_TRAIN.copy()
     y[0] = np.inf
-    with pytest.raises(ValueError, match="non-finite|infinity"):
+    with pytest.raises(ValueError, match=r"non-finite|infinity"):
         cls().fit(X_TRAIN, y)
     with pytest.raises(ValueError, match="Reshape"):
         cls().fit(X_TRAIN[:, 0], Y_TRAIN)

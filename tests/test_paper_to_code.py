@@ -109,7 +109,7 @@ def citations(text: str) -> set[tuple[str, str]]:
         nums = [p.strip("()") for p in parts[0::2]]
         seps = [s.strip() for s in parts[1::2]]
         out.update((kind, n) for n in nums)
-        for a, sep, b in zip(nums, seps, nums[1:]):
+        for a, sep, b in zip(nums, seps, nums[1:], strict=False):
             if sep in ("-", "\u2013", "\u2014") and a.isdigit() and b.isdigit() and int(a) < int(b) <= int(a) + 20:
                 out.update((kind, str(i)) for i in range(int(a), int(b) + 1))
     return out
@@ -139,7 +139,7 @@ def _rows():
             continue
         if set(line.replace("|", "").strip()) <= set("-: "):
             continue
-        row = dict(zip(header, cells))
+        row = dict(zip(header, cells, strict=False))
         rows.append((paper, row["paper object"], row["code"], row["notes"], row["book page"]))
     return rows
 

@@ -3,6 +3,8 @@
 import datetime as dt
 import hashlib
 import json
+import shutil
+import subprocess
 import time
 
 import numpy as np
@@ -89,7 +91,7 @@ def test_wall_time(started_at):
 
 
 def test_started_at_of_wrong_type_is_rejected():
-    with pytest.raises(TypeError, match="time.time"):
+    with pytest.raises(TypeError, match=r"time\.time"):
         collect_provenance(started_at="yesterday")
 
 
@@ -125,6 +127,48 @@ def test_git_info_in_this_checkout_or_unknown():
     if info["commit"] != "unknown":
         assert len(info["commit"]) == 40
         assert info["dirty"] in (True, False)
+
+
+@pytest.fixture
+def small_repo(tmp_path):
+    """A git repository with one committed file, a committed results store and a subfolder."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "config", "user.email", "a@b.c")
+    _git(tmp_path, "config", "user.name", "A")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "results" / "fig").mkdir(parents=True)
+    (tmp_path / "results" / "fig" / "table.csv").write_text("a\n1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "mod.py").write_text("y = 2\n")
+    _git(tmp_path, "add", ".")
+    _git(tmp_path, "commit", "-q", "-m", "start")
+    return tmp_path
+
+
+def test_git_info_ignores_changes_to_the_results_store(small_repo):
+    # asked from a subfolder, as git_info() is from the package folder
+    assert git_info(small_repo / "pkg")["dirty"] is False
+    (small_repo / "results" / "fig" / "table.csv").write_text("a\n2\n")  # an entry rewritten
+    (small_repo / "results" / "new").mkdir()
+    (small_repo / "results" / "new" / "table.csv").write_text("b\n")  # and a new one
+    assert git_info(small_repo / "pkg")["dirty"] is False
+    assert git_info(small_repo)["dirty"] is False
+
+
+@pytest.mark.parametrize("change", ["modify", "untracked", "nested_results"])
+def test_git_info_sees_changes_outside_the_results_store(small_repo, change):
+    (small_repo / "results" / "fig" / "table.csv").write_text("a\n2\n")
+    if change == "modify":
+        (small_repo / "code.py").write_text("x = 3\n")
+    elif change == "untracked":
+        (small_repo / "notes.txt").write_text("n\n")
+    else:  # a folder called results that is not the store at the root
+        (small_repo / "pkg" / "results").mkdir()
+        (small_repo / "pkg" / "results" / "r.txt").write_text("r\n")
+    assert git_info(small_repo / "pkg")["dirty"] is True
+    assert git_info(small_repo)["dirty"] is True
 
 
 def test_git_info_never_fails_outside_a_repository(tmp_path, monkeypatch):
@@ -251,7 +295,6 @@ def test_entry_parses_as_bibtex():
 
 
 def _git(repo, *args):
-    import subprocess
 
     subprocess.run(
         [

@@ -155,7 +155,7 @@ def test_solvers_return_one_result_and_old_unpacking_warns(problem, call):
 @pytest.mark.parametrize("solver", ["fast_ihm", "ihm"])
 def test_private_solvers_approach_ols_as_epsilon_grows(problem, solver):
     X, y = problem
-    n, d = X.shape
+    n = X.shape[0]
     ts = R.ols(X, y)
     base = R.training_mse(X, y, ts)
     rel = []
@@ -386,7 +386,7 @@ def test_estimator_api(problem, make):
 
 def test_estimator_bad_inputs(problem):
     X, y = problem
-    with pytest.raises(ValueError, match="NaN|inf|finite"):
+    with pytest.raises(ValueError, match=r"NaN|inf|finite"):
         Xn = X.copy()
         Xn[1, 1] = np.inf
         R.FastIHMRegressor().fit(Xn, y)
@@ -492,7 +492,7 @@ def _offset_problem(n=4096, d=4, offset=0.5, seed=0):
 
 @pytest.mark.parametrize("make", ESTIMATORS)
 def test_intercept_recovers_an_offset_that_no_intercept_fit_cannot(make):
-    X, y, theta = _offset_problem()
+    X, y, _ = _offset_problem()
     with_b = make(random_state=0).fit(X, y)
     without = make(random_state=0, fit_intercept=False).fit(X, y)
     assert abs(with_b.intercept_ - 0.5) < 0.1
@@ -592,11 +592,7 @@ def test_fastihm_does_not_warn_in_the_papers_regime():
 
 
 def test_calibration_entries_are_checked_zero_out_entries():
-    cals = [
-        R.calibrate_fast_ihm(1.0, 1e-6, k1=20),
-        R.calibrate_ihm(1.0, 1e-6, k=20),
-        R.calibrate_adassp(1.0, 1e-6),
-    ]
+    cals = [R.calibrate_fast_ihm(1.0, 1e-6, k1=20), R.calibrate_ihm(1.0, 1e-6, k=20), R.calibrate_adassp(1.0, 1e-6)]
     for cal in cals:
         entries = cal.ledger_entries()
         assert entries and all(e.relation == acc.ZERO_OUT for e in entries)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from fastmix import run
+from fastmix import notebook_parameters, paper_scale, run
 from fastmix.run import (
     NotebookParameter,
     inspect_parameters,
@@ -440,7 +440,7 @@ def test_cli_refusal_does_not_start_papermill(monkeypatch, capsys, tmp_path):
 def test_run_notebook_refuses_before_the_kernel(tmp_path):
     from fastmix.parameters import ParameterError
 
-    with pytest.raises(ParameterError, match="eps_max = 0.001: must be a number > eps_min"):
+    with pytest.raises(ParameterError, match=re.escape("eps_max = 0.001: must be a number > eps_min")):
         run.run_notebook("figure1", {"eps_max": 0.001}, output_dir=tmp_path)
     assert not any(tmp_path.iterdir())
 
@@ -514,7 +514,7 @@ def test_plan_of_a_study_lists_its_cells():
     from fastmix.studies import study_parameters
 
     params = study_parameters("appendix_f_coherence", {"log2_ns": "6"})
-    plan = run._plan_cells("appendix_f_coherence", params)
+    plan = paper_scale.plan_cells("appendix_f_coherence", params)
     assert ("coherence", "n=2^6|k=16") in plan and ("coherence", "n=2^6|k=32") in plan
     assert {t for t, _ in plan} == {"coherence", "reference"}
 
@@ -602,10 +602,10 @@ def test_study_notebook_streams_its_cells_and_writes_only_under_output_dir(tmp_p
 
 def test_parameters_cell_read_as_text_matches_jupytext(toy_dir):
     for path in [*sorted(NOTEBOOKS.glob("*.py")), toy_dir / "toy.py"]:
-        fast = run._percent_parameters_source(path)
+        fast = notebook_parameters._percent_parameters_source(path)
         assert fast is not None, path.name
-        assert fast == run._parameters_cell_source(run._read_notebook(path)), path.name
-    assert run._percent_parameters_source(toy_dir / "other.py") is None
+        assert fast == notebook_parameters._parameters_cell_source(notebook_parameters._read_notebook(path)), path.name
+    assert notebook_parameters._percent_parameters_source(toy_dir / "other.py") is None
 
 
 def test_refusal_starts_no_kernel():
@@ -630,7 +630,7 @@ def test_parameters_are_read_as_papermill_reads_them(toy_dir):
     from papermill.translators import PythonTranslator
 
     for path in sorted(NOTEBOOKS.glob("*.py")):
-        source = run._percent_parameters_source(path)
+        source = notebook_parameters._percent_parameters_source(path)
         theirs = PythonTranslator.inspect(nbformat.v4.new_code_cell(source))
         ours = run.inspect_parameters(path)
         assert list(ours) == [p.name for p in theirs], path.name

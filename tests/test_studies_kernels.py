@@ -27,9 +27,9 @@ from fastmix.kernels import (
     theory_rp_hyperparameters,
 )
 from fastmix.store import ResultsStore
+from fastmix.studies import kernel_fits, run_study
 from fastmix.studies import kernel_rates as rates
 from fastmix.studies import kernel_rp_vs_rff as study
-from fastmix.studies import run_study
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1.0, 1.0, (150, 3))
@@ -86,7 +86,7 @@ def test_release_from_statistics_equals_release_sufficient_statistics():
 def _features(method, M, seed):
     rng_feat, rng_noise = np.random.default_rng(seed).spawn(2)
     empty = np.empty((0, X.shape[1]))
-    feats = study._Features(method, GaussianKernel(1.2), X, Y, empty, empty, M, rng_feat)
+    feats = kernel_fits.Features(method, GaussianKernel(1.2), X, Y, empty, empty, M, rng_feat)
     return feats, rng_noise
 
 
@@ -95,7 +95,7 @@ def test_study_private_fit_is_the_estimators_algorithm(method, estimator):
     # Same seed -> same features and noise: the study's sub-block path must give the estimator's coefficients.
     M, eps, delta, lam = 16, 2.0, 1e-5, 0.03
     feats, rng_noise = _features(method, M, 11)
-    betas, floored, rel, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
+    betas, floored, _, D2 = study.private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, rng_noise)
     kwargs = dict(sampler="exact") if method == "RP" else {}
     est = estimator(epsilon=eps, delta=delta, bandwidth=1.2, n_components=M, lam=lam, random_state=11, **kwargs).fit(
         X, Y

@@ -53,122 +53,35 @@ References
 
 from __future__ import annotations
 
-# The private names below are reached through ``fastmix.accounting`` from outside the package
-# only by the tests that compare the unchecked cores with brute force. The package's own modules import
-# from each other directly.
+# Every public name of the modules is importable from the package itself (``import *`` takes
+# each module's ``__all__``). Imported by name besides, and not in ``__all__``: the cap on
+# Renyi orders and the unchecked cores, which only the tests that compare them with brute
+# force reach from outside the package (its own modules import from each other directly).
+from . import conversions, divergences, gaussian_mechanism, ledger, noise_scale, renyi_bounds, search, sketch_epsilon
+from .conversions import *  # noqa: F403
 from .conversions import ALPHA_CAP as ALPHA_CAP
 from .conversions import _canonne_term as _canonne_term
 from .conversions import _epsilon_from_rdp as _epsilon_from_rdp
-from .conversions import epsilon_from_rdp, rdp_to_dp_epsilon, rdp_to_dp_epsilon_classic
+from .divergences import *  # noqa: F403
 from .divergences import _renyi_from_generalised_eigs as _renyi_from_generalised_eigs
-from .divergences import gaussian_mix_divergence, gaussian_renyi_divergence
-from .gaussian_mechanism import (
-    analytic_gaussian_delta,
-    analytic_gaussian_sigma,
-    classical_gaussian_sigma,
-    gaussian_mechanism_rdp,
-    gaussian_mechanism_sigma_rdp,
-)
-from .ledger import (
-    RELATIONS,
-    REPLACE_ONE,
-    ZERO_OUT,
-    BudgetExceededError,
-    DetachedLedgerError,
-    LedgerEntry,
-    NeighbouringRelationError,
-    PrivacyLedger,
-    convert_guarantee,
-    ledger_entry,
-)
-from .noise_scale import (
-    noise_gamma_for_epsilon,
-    sketch_epsilon_for_noise,
-    sketch_noise_for_epsilon,
-    upadhyay_noise_scale,
-)
+from .gaussian_mechanism import *  # noqa: F403
+from .ledger import *  # noqa: F403
+from .noise_scale import *  # noqa: F403
+from .renyi_bounds import *  # noqa: F403
 from .renyi_bounds import _fastmix_rdp_simple as _fastmix_rdp_simple
 from .renyi_bounds import _fastmix_rdp_unbounded_simple as _fastmix_rdp_unbounded_simple
 from .renyi_bounds import _gaussian_mix_rdp as _gaussian_mix_rdp
-from .renyi_bounds import (
-    fastmix_alpha_max,
-    fastmix_gamma_bar,
-    fastmix_gamma_min,
-    fastmix_rdp_bar,
-    fastmix_rdp_exact,
-    fastmix_rdp_simple,
-    fastmix_rdp_unbounded,
-    fastmix_rdp_unbounded_simple,
-    gaussian_mix_rdp,
-    mixing_rdp,
-    q_from_c2,
-    renyi_bound,
-)
-from .search import smallest_feasible
-from .sketch_epsilon import (
-    fastmix_epsilon_closed_form,
-    fastmix_epsilon_tight,
-    fastmix_gamma_closed_form,
-    fastmix_gamma_for_epsilon,
-    fastmix_sketch_epsilon,
-    gaussian_sketch_epsilon,
-    gaussian_sketch_gamma_for_epsilon,
-    sketch_epsilon_closed_form,
-    sketch_epsilon_closed_form_unbounded,
-)
+from .search import *  # noqa: F403
+from .sketch_epsilon import *  # noqa: F403
 
+#: The public names of the modules, module by module.
 __all__ = [
-    # conversions
-    "rdp_to_dp_epsilon",
-    "rdp_to_dp_epsilon_classic",
-    "epsilon_from_rdp",
-    # Renyi bounds (per Gaussian row)
-    "gaussian_mix_rdp",
-    "fastmix_rdp_exact",
-    "fastmix_rdp_bar",
-    "fastmix_rdp_simple",
-    "fastmix_rdp_unbounded",
-    "fastmix_rdp_unbounded_simple",
-    "mixing_rdp",
-    "renyi_bound",
-    "q_from_c2",
-    "gaussian_mechanism_rdp",
-    "fastmix_alpha_max",
-    "fastmix_gamma_min",
-    "fastmix_gamma_bar",
-    # epsilons
-    "gaussian_sketch_epsilon",
-    "fastmix_sketch_epsilon",
-    "fastmix_epsilon_tight",
-    "fastmix_epsilon_closed_form",
-    "sketch_epsilon_closed_form",
-    "sketch_epsilon_closed_form_unbounded",
-    # inverse solvers
-    "gaussian_sketch_gamma_for_epsilon",
-    "fastmix_gamma_for_epsilon",
-    "fastmix_gamma_closed_form",
-    "analytic_gaussian_delta",
-    "analytic_gaussian_sigma",
-    "classical_gaussian_sigma",
-    "gaussian_mechanism_sigma_rdp",
-    "smallest_feasible",
-    # exact divergences
-    "gaussian_renyi_divergence",
-    "gaussian_mix_divergence",
-    # ledger
-    "LedgerEntry",
-    "BudgetExceededError",
-    "DetachedLedgerError",
-    "NeighbouringRelationError",
-    "PrivacyLedger",
-    "ZERO_OUT",
-    "REPLACE_ONE",
-    "RELATIONS",
-    "convert_guarantee",
-    "ledger_entry",
-    # Figure 1: noise scale for a target epsilon
-    "noise_gamma_for_epsilon",
-    "sketch_noise_for_epsilon",
-    "sketch_epsilon_for_noise",
-    "upadhyay_noise_scale",
+    *conversions.__all__,
+    *renyi_bounds.__all__,
+    *sketch_epsilon.__all__,
+    *gaussian_mechanism.__all__,
+    *divergences.__all__,
+    *ledger.__all__,
+    *noise_scale.__all__,
+    *search.__all__,
 ]

@@ -42,65 +42,27 @@ path and how to place the file by hand. Arguments of the wrong type or out of ra
 
 from __future__ import annotations
 
-from .cache import (
-    DATA_ENV_VAR,
-    EXPECTED_SHAPES,
-    OPENML_IDS,
-    REMOTE_FILES,
-    ChecksumMismatchError,
-    DatasetUnavailableError,
-    RemoteFile,
-    get_data_home,
-    sha256_file,
-)
+# Every public name of the modules is importable from the package itself (``import *`` takes
+# each module's ``__all__``). The two private Beijing column lists are imported besides, for
+# tests that write a small file in the expected format.
+from . import cache, loaders, normalization, record, registry, statistics, synthetic
+from .cache import *  # noqa: F403
+from .loaders import *  # noqa: F403
+from .loaders import _BEIJING_CATEGORICAL as _BEIJING_CATEGORICAL
+from .loaders import _BEIJING_NUMERIC as _BEIJING_NUMERIC
+from .normalization import *  # noqa: F403
+from .record import *  # noqa: F403
+from .registry import *  # noqa: F403
+from .statistics import *  # noqa: F403
+from .synthetic import *  # noqa: F403
 
-# The two private Beijing column lists are re-exported for tests that write a small file in
-# the expected format.
-from .loaders import (
-    _BEIJING_CATEGORICAL,  # noqa: F401
-    _BEIJING_NUMERIC,  # noqa: F401
-    load_airline,
-    load_beijing_housing,
-    load_black_friday,
-    load_diabetes_regression,
-    load_nycflights,
-    load_rossmann,
-    load_year_msd,
-)
-from .normalization import PowerOfTwoRecord, normalize, reduce_to_power_of_two
-from .record import Dataset
-from .registry import DATASETS, DatasetSpec, available_offline, load_dataset
-from .statistics import PAPER_STATISTICS, dataset_statistics
-from .synthetic import correlated_covariance, make_correlated_regression, make_sphere_regression
-
+#: The public names of the modules, module by module.
 __all__ = [
-    "Dataset",
-    "DatasetSpec",
-    "DatasetUnavailableError",
-    "ChecksumMismatchError",
-    "PowerOfTwoRecord",
-    "RemoteFile",
-    "DATASETS",
-    "PAPER_STATISTICS",
-    "DATA_ENV_VAR",
-    "get_data_home",
-    "normalize",
-    "reduce_to_power_of_two",
-    "dataset_statistics",
-    "make_sphere_regression",
-    "make_correlated_regression",
-    "load_black_friday",
-    "load_year_msd",
-    "load_airline",
-    "load_beijing_housing",
-    "load_rossmann",
-    "load_nycflights",
-    "load_diabetes_regression",
-    "load_dataset",
-    "available_offline",
-    "sha256_file",
-    "correlated_covariance",
-    "REMOTE_FILES",
-    "EXPECTED_SHAPES",
-    "OPENML_IDS",
+    *record.__all__,
+    *registry.__all__,
+    *cache.__all__,
+    *normalization.__all__,
+    *statistics.__all__,
+    *synthetic.__all__,
+    *loaders.__all__,
 ]

@@ -166,13 +166,28 @@ EXPECTED_SHAPES: dict[str, tuple[int | None, int | None]] = {
 OPENML_IDS = {"black_friday": 41540, "airline": 42728}
 
 
+def _hash_stream(read, write=None) -> str:
+    """SHA-256 hex digest of what ``read(size)`` returns until it returns ``b""``, in 1 MiB chunks.
+
+    Each chunk is also passed to ``write`` when given (a download hashes what it saves).
+    """
+    h = hashlib.sha256()
+    for chunk in iter(lambda: read(_CHUNK), b""):
+        if write is not None:
+            write(chunk)
+        h.update(chunk)
+    return h.hexdigest()
+
+
+def _differs_from_record(remote: RemoteFile, digest: str) -> bool:
+    """True when a SHA-256 is recorded for ``remote`` and ``digest`` is not it."""
+    return remote.sha256 is not None and digest.lower() != remote.sha256.lower()
+
+
 def sha256_file(path) -> str:
     """SHA-256 hex digest of a file, read in 1 MiB chunks."""
-    h = hashlib.sha256()
     with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(_CHUNK), b""):
-            h.update(chunk)
-    return h.hexdigest()
+        return _hash_stream(fh.read)
 
 
 def _manual_help(remote: RemoteFile, path: Path) -> str:
@@ -188,7 +203,7 @@ def _manual_help(remote: RemoteFile, path: Path) -> str:
 
 
 def _verify_checksum(remote: RemoteFile, path: Path, digest: str) -> None:
-    if remote.sha256 is not None and digest.lower() != remote.sha256.lower():
+    if _differs_from_record(remote, digest):
         raise ChecksumMismatchError(
             f"Checksum mismatch for {remote.key}: {path} has SHA-256 {digest} but {remote.sha256} was "
             "recorded. The file is corrupt, truncated or a different version. Delete it and load again "
@@ -214,7 +229,6 @@ def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
         ) from None
     logger.warning("Downloading %s from %s to %s", remote.key, remote.url, path)
     tmp_name = None
-    h = hashlib.sha256()
     try:
         request = urllib.request.Request(remote.url, headers={"User-Agent": "fastmix-datasets"})
         with urllib.request.urlopen(request, timeout=timeout) as response:
@@ -222,11 +236,8 @@ def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
                 dir=path.parent, prefix=path.name + ".", suffix=".part", delete=False
             ) as tmp:
                 tmp_name = tmp.name
-                for chunk in iter(lambda: response.read(_CHUNK), b""):
-                    tmp.write(chunk)
-                    h.update(chunk)
-        digest = h.hexdigest()
-        if remote.sha256 is not None and digest.lower() != remote.sha256.lower():
+                digest = _hash_stream(response.read, tmp.write)
+        if _differs_from_record(remote, digest):
             raise ChecksumMismatchError(
                 f"The download of {remote.key} from {remote.url} has SHA-256 {digest}, not the recorded "
                 f"{remote.sha256}; it was discarded. The server may serve a different version or the "

@@ -321,6 +321,7 @@ class RandomFeatureGaussianProcessPaths:
 
     def _phi(self, X: np.ndarray) -> np.ndarray:
         if self.features == "phase":
+            assert self.offsets_ is not None  # drawn by fit for phase features
             return _cos_features(X, self.frequencies_, self.offsets_)
         P = X @ self.frequencies_
         return np.hstack([np.cos(P), np.sin(P)]) * math.sqrt(self.kernel.kappa2 / self.n_frequencies)

@@ -14,6 +14,10 @@ Progress: every cell a :class:`CellTable` computes is reported to its ``log`` ca
 the callbacks registered with :func:`observe_cells`. When ``log`` is None (the notebooks'
 smoke runs) and the environment variable ``FASTMIX_CELL_PROGRESS`` is set (as
 ``python -m fastmix.run`` sets it for the kernel), the same line goes to standard error.
+
+Two helpers serve every study module: :func:`split_values` reads a list parameter given as
+comma-separated text or as a sequence, and :func:`load_average` records the machine's load
+next to a timing.
 """
 
 from __future__ import annotations
@@ -34,10 +38,32 @@ __all__ = [
     "run_study",
     "observe_cells",
     "ENV_CELL_PROGRESS",
+    "split_values",
+    "load_average",
 ]
 
 ENV_CELL_PROGRESS = "FASTMIX_CELL_PROGRESS"
 """Set (to anything but ``""`` or ``0``) to print each computed cell to stderr when a study runs with ``log=None``."""
+
+
+def split_values(text: Any, kind: Callable[[Any], Any] = float) -> tuple:
+    """The values of a list parameter, each converted by ``kind``.
+
+    ``text`` is either comma-separated text (``"0.5, 1,2"``; empty items are skipped) or a
+    list or tuple of values. Returns a tuple, in the given order (duplicates kept).
+    """
+    if isinstance(text, (list, tuple)):
+        return tuple(kind(v) for v in text)
+    return tuple(kind(v) for v in str(text).split(",") if v.strip())
+
+
+def load_average() -> float:
+    """The one-minute load average of the machine, rounded to 0.01 (``nan`` where unavailable)."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return float("nan")
+
 
 _observers: list[Callable[[str, str, int, float], None]] = []
 

@@ -55,7 +55,7 @@ PARAMETERS = {
 """What each parameter admits (:mod:`fastmix.parameters`)."""
 
 
-AUTHORS_REFERENCE = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
+AUTHORS_REFERENCE: dict[str, Any] = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
 """Typical coherences the authors' experiments report at ``n = 2^17`` (reference-code notes)."""
 
 
@@ -112,13 +112,13 @@ def run(params, store=None, log=print) -> dict:
     lg = AUTHORS_REFERENCE["log2_n"]
     for k, theirs in AUTHORS_REFERENCE["values"]:
 
-        def cell(k=k, theirs=theirs):
+        def reference_cell(k=k, theirs=theirs):
             values = _draws(2**lg, k, n_draws, seed, 1000 + lg)
             return [
                 {"n": 2**lg, "k": k, "draw": r, "coherence": v, "authors_value": theirs} for r, v in enumerate(values)
             ]
 
-        ref.compute(f"n=2^{lg}|k={k}", cell)
+        ref.compute(f"n=2^{lg}|k={k}", reference_cell)
     return {"coherence": table.frame(), "reference": ref.frame()}
 
 
@@ -237,7 +237,8 @@ def claims(
         out.append(
             Claim(
                 claim="The coherence is roughly log(n/rho) times Welch's bound",
-                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly log(n/rho) "
+                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly "
+                "log(n/rho) "
                 "when n >> k",
                 measured=f"mean Delta/Welch for k <= n/{far} (rho = {rho:g}): {text}",
                 rule=f"holds if, at every n, the interval divided by log(n/rho) lies inside "
@@ -269,7 +270,8 @@ def claims(
                 Claim(
                     claim=f"The authors' coherence at n = 2^17, k = {int(k)} is a typical draw",
                     paper=f"The authors' experiments (reference code, not the paper) report about {theirs:g}",
-                    measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range {g['coherence'].min():.3g} to "
+                    measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range "
+                    f"{g['coherence'].min():.3g} to "
                     f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g}",
                     rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}]",
                     holds=bool(typical[0] <= pct <= typical[1]),

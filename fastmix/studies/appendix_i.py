@@ -37,13 +37,12 @@ Tables
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
 from ..parameters import Choice, Integer, RealList
-from . import CellTable
+from . import CellTable, load_average, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -120,19 +119,6 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
-def _load1():
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return float("nan")
-
-
 def choose_dataset(dataset: str) -> tuple[str, str]:
     """``(name, reason)``: the data a run uses for ``dataset`` in {"auto", "airline", "nycflights"}.
 
@@ -182,8 +168,8 @@ def run(params, store=None, log=print) -> dict:
     if params["n_policy"] not in ("subsample", "pad"):
         raise ValueError(f"n_policy must be 'subsample' or 'pad'; got {params['n_policy']!r}.")
     name, reason = choose_dataset(str(params["dataset"]))
-    epsilons = _split(params["epsilons"])
-    ratios = _split(params["k2_ratios"])
+    epsilons = split_values(params["epsilons"])
+    ratios = split_values(params["k2_ratios"])
     trials, T, seed = int(params["n_trials"]), int(params["T"]), int(params["seed"])
     ds = _load(name, params)
     if store is not None:
@@ -250,7 +236,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{name}|{method}|eps={eps}|r={ratio}|sketch={sketch}"
 
         def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
-            before = _load1()
+            before = load_average()
             df = run_grid(
                 {name: (X, y)},
                 methods=(method,),
@@ -264,7 +250,7 @@ def run(params, store=None, log=print) -> dict:
             )
             df["ihm_sketch"] = sketch if method == "IHM" else None
             df = df[[c for c in _KEEP if c in df.columns]].copy()
-            df["load1_before"], df["load1_after"] = before, _load1()
+            df["load1_before"], df["load1_after"] = before, load_average()
             return df
 
         runs.compute(key, compute)
@@ -324,10 +310,10 @@ def labelled_runs(tables):
     """The runs table with a ``series`` column: FastIHS, IHM (dense sketch), IHM (Gram factor), FastIHM r1..r3."""
     runs = tables["runs"].copy()
     sizes = tables["sketch_sizes"]
-    index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"])}
+    index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"], strict=True)}
     runs["series"] = [
         _label(m, s, index.get(float(r)) if r == r else None)
-        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"])
+        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"], strict=True)
     ]
     return runs
 
@@ -423,19 +409,19 @@ def claims(tables, alpha: float = 0.05):
             )
         )
 
-    ivs = {e: log_ratio_interval(er("FastIHM r3", e), er("IHM (dense sketch)", e)) for e in eps_grid}
-    worst = max(ivs, key=lambda e: ivs[e].high)
-    best = min(ivs, key=lambda e: ivs[e].estimate)
+    close_ivs = {e: log_ratio_interval(er("FastIHM r3", e), er("IHM (dense sketch)", e)) for e in eps_grid}
+    worst = max(close_ivs, key=lambda e: close_ivs[e].high)
+    best = min(close_ivs, key=lambda e: close_ivs[e].estimate)
     out.append(
         Claim(
             claim="FastIHM at the largest k2 is close to IHM",
             paper="FastIHM attains close-to-optimal performance (Appendix I)",
             measured=(
-                f"excess risk FastIHM r3 / IHM: {format_interval(ivs[worst])} at eps = {worst:g} (worst), "
-                f"{format_interval(ivs[best])} at eps = {best:g} (best)"
+                f"excess risk FastIHM r3 / IHM: {format_interval(close_ivs[worst])} at eps = {worst:g} (worst), "
+                f"{format_interval(close_ivs[best])} at eps = {best:g} (best)"
             ),
             rule="'close' read as within a factor 2: upper 95% limit of the ratio below 2 at every epsilon",
-            holds=bool(all(iv.high < 2.0 for iv in ivs.values())),
+            holds=bool(all(iv.high < 2.0 for iv in close_ivs.values())),
         )
     )
 
@@ -449,7 +435,8 @@ def claims(tables, alpha: float = 0.05):
                 claim=f"{series} is faster than IHM by the paper's factor",
                 paper=f"runtime(IHM) / runtime({series}) = {paper:g} (Figure 4, n = 2^22)",
                 measured=f"{format_interval(iv)} over {iv.n} runs",
-                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the paper's factor",
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if its lower limit >= the "
+                "paper's factor",
                 holds=bool(iv.low >= paper),
             )
         )

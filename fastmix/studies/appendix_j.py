@@ -102,14 +102,14 @@ def run(params, store=None, log=print) -> dict:
     for index, name in enumerate(DESIGNS):
         for s in range(int(params["n_seeds"])):
 
-            def cell(name=name, index=index, s=s):
+            def spread_cell(name=name, index=index, s=s):
                 ds = _make(name, n, d, np.random.SeedSequence(seed, spawn_key=(index, s)))
                 st = dataset_statistics(ds.X, ds.y)
                 return [
                     {"design": name, "seed": s, **{c: st[c] for c in _COLUMNS}, "signal_var": _signal_var(name, ds, d)}
                 ]
 
-            spread.compute(f"{name}|seed={s}", cell)
+            spread.compute(f"{name}|seed={s}", spread_cell)
     return {"statistics": stats.frame(), "spread": spread.frame()}
 
 
@@ -165,7 +165,8 @@ def claims(tables, *, typical: tuple[float, float] = (2.5, 97.5), min_seeds: int
                 paper=f"Appendix J reports {r.statistic} = {r.paper:g}",
                 measured=f"{r.seeds} seeds: median {r.median:.4g}, 95% of seeds in [{r.q025:.4g}, {r.q975:.4g}]; "
                 f"the paper's value is at percentile {r.percentile:.3g}",
-                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least {min_seeds} seeds)",
+                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}] (needs at least "
+                f"{min_seeds} seeds)",
                 holds=None if r.seeds < min_seeds else bool(typical[0] <= r.percentile <= typical[1]),
             )
         )

@@ -148,9 +148,11 @@ def run(params, store=None, log=print) -> dict:
     used = CellTable(store, "c2_used", log)
     designs = [s.strip() for s in str(params["c2_designs"]).split(",") if s.strip()]
     for design in designs:
-        used.compute(
-            design, lambda design=design: [measured_c2(str(params["c2_source"]), design, float(params["c2_k2_ratio"]))]
-        )
+
+        def c2_cell(design=design):
+            return [measured_c2(str(params["c2_source"]), design, float(params["c2_k2_ratio"]))]
+
+        used.compute(design, c2_cell)
     c2_rows = used.frame()
     c2_fixed = float(params["c2"])
     measured = {row["design"]: float(row["c2_mean"]) for _, row in c2_rows.iterrows()} if len(c2_rows) else {}
@@ -192,7 +194,7 @@ def run(params, store=None, log=print) -> dict:
                     "sigma": float(s),
                 }
                 for (name, design, c2), values in out.items()
-                for e, s in zip(eps, np.asarray(values, dtype=float))
+                for e, s in zip(eps, np.asarray(values, dtype=float), strict=True)
             ]
 
         curves.compute(f"n={n}", cell)
@@ -279,8 +281,10 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
             Claim(
                 claim=f"sigma^2 more than 100 times below Upadhyay's: {label}",
                 paper="Section 3, by Figure 1: FastMix typically reduces sigma^2 by more than two orders of magnitude",
-                measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no draws): {text}",
-                rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the constant-free form",
+                measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no "
+                f"draws): {text}",
+                rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the "
+                "constant-free form",
                 holds=bool((g["median"] > factor).all()),
             )
         )

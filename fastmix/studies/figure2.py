@@ -27,13 +27,14 @@ mechanism at O(k d^2) cost); at ``dense_check_epsilon`` it is also run with the 
 
 from __future__ import annotations
 
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
 
 from ..datasets import DATASETS as _DATASETS
 from ..parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
-from . import CellTable
+from . import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
 
@@ -115,17 +116,11 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
 def dataset_ratios(name: str, params) -> tuple[float, ...]:
     """The k2 ratios used for dataset ``name``: the paper's own, or ``k2_ratios``."""
     if params["use_paper_ratios"] and name in PAPER_RATIOS:
         return tuple(float(r) for r in PAPER_RATIOS[name])
-    return _split(params["k2_ratios"])
+    return split_values(params["k2_ratios"])
 
 
 def _load(name: str, index: int, params):
@@ -158,7 +153,7 @@ def run(params, store=None, log=print) -> dict:
 
         threadpool_limits(limits=int(params["blas_threads"]))
     names = [s.strip() for s in str(params["datasets"]).split(",") if s.strip()]
-    epsilons = _split(params["epsilons"])
+    epsilons = split_values(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     runs = CellTable(store, "runs", log)
     info = CellTable(store, "datasets", log)
@@ -219,7 +214,7 @@ def run(params, store=None, log=print) -> dict:
 
         calib.compute(name, calibrations)
 
-        cells = [("FastIHS", None, None, None)]
+        cells: list[tuple[str, Any, Any, Any]] = [("FastIHS", None, None, None)]
         cells += [("IHM", eps, None, params["ihm_sketch"]) for eps in epsilons]
         if params["ihm_sketch"] != "dense" and params["dense_check_epsilon"]:
             cells.append(("IHM", float(params["dense_check_epsilon"]), None, "dense"))
@@ -338,14 +333,14 @@ def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
     ratios = sorted(fast["k2_ratio"].dropna().unique())
     cells, pvals = [], []
     for eps in sorted(fast["epsilon"].dropna().unique()):
-        for lo, hi in zip(ratios[:-1], ratios[1:]):
+        for lo, hi in pairwise(ratios):
             a, b = _risk(runs, dataset, "FastIHM", eps, lo), _risk(runs, dataset, "FastIHM", eps, hi)
             if a.size < 2 or b.size < 2:
                 continue
             cells.append((eps, lo, hi, a, b))
             pvals.append(one_sided_less(a, b))
     out = []
-    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else []):
+    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else [], strict=True):
         if not rejected:
             continue
 
@@ -425,7 +420,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         ]
         return ratios, ok
 
-    expected = None if epsilons is None else sorted(float(e) for e in _split(epsilons))
+    expected = None if epsilons is None else sorted(float(e) for e in split_values(epsilons))
     incomplete = set()
     for _, ds in info.iterrows():
         name = ds["dataset"]
@@ -439,7 +434,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 Claim(
                     claim=f"{name}: all checks",
                     paper="(the claims of Section 4.1 for this panel)",
-                    measured=f"the stored run covers {len(eps_grid)} of {len(expected)} eps so far",
+                    measured=f"the stored run covers {len(eps_grid)} of {len(expected or ())} eps so far",
                     rule="decided once every cell of the grid is stored",
                     holds=None,
                 )
@@ -450,7 +445,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         # A. larger k2, lower risk
         improve, worse = [], []
         for eps in eps_grid:
-            for lo, hi in zip(ratios[:-1], ratios[1:]):
+            for lo, hi in pairwise(ratios):
                 a, b = _risk(runs, name, "FastIHM", eps, hi), _risk(runs, name, "FastIHM", eps, lo)
                 improve.append(one_sided_less(a, b))
                 worse.append(one_sided_less(b, a))
@@ -472,7 +467,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
         ]
         pair_text = "; ".join(
             f"r = {hi:g} below r = {lo:g} at {c}/{len(eps_grid)} eps"
-            for (lo, hi), c in zip(zip(ratios[:-1], ratios[1:]), per_pair)
+            for (lo, hi), c in zip(pairwise(ratios), per_pair, strict=True)
         )
         out.append(
             Claim(
@@ -504,7 +499,8 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     measured=f"Gram / dense excess risk at eps = {eps:g}: {format_interval(iv)}",
                     rule=(
                         f"holds if the 95% interval of the ratio contains 1 (agreement within the error bars) and lies "
-                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; undecided otherwise"
+                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; "
+                        "undecided otherwise"
                     ),
                     holds=_equivalent(iv, 1.0, AGREE_MARGIN),
                 )
@@ -535,15 +531,17 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     zero_all.append((eps, r))
                 elif (eta == 0).any():
                     zero_some.append((eps, r))
-        expected = {(e, r) for e in top for r in big}
+        expected_pairs = {(e, r) for e in top for r in big}
         pairs = lambda s: ", ".join(f"({e:g}, {r:g})" for e, r in sorted(s)) or "none"  # noqa: E731
         out.append(
             Claim(
                 claim="synthetic_sphere: FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3",
                 paper="Section 4.1: on the lambda_min ~ n/d design, eta = 0 only for the two largest eps and r2, r3.",
-                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at {pairs(zero_some)}",
-                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other pair has any",
-                holds=bool(set(zero_all) == expected and not zero_some),
+                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at "
+                f"{pairs(zero_some)}",
+                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other "
+                "pair has any",
+                holds=bool(set(zero_all) == expected_pairs and not zero_some),
             )
         )
         # B. matching IHM at the top of the grid, like with like
@@ -558,14 +556,16 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
             out.append(
                 Claim(
                     claim=f"synthetic_sphere: FastIHM (r = {r:g}) matches IHM at eps = {eps:g}",
-                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as eq. (10) predicts.",
+                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as "
+                    "eq. (10) predicts.",
                     measured=(
                         f"FastIHM / IHM excess risk {format_interval(iv)}; the gradient budgets alone "
                         f"(eps/3 against eps/2) predict {s:.2f}"
                     ),
                     rule=(
                         f"holds if the ratio's 95% interval lies below {MARGIN:g} times the factor the gradient-budget "
-                        f"split predicts (FastIHM loses little beyond its smaller gradient budget); does not hold if it "
+                        "split predicts (FastIHM loses little beyond its smaller gradient budget); does not "
+                        "hold if it "
                         f"lies above; undecided otherwise"
                     ),
                     holds=True if iv.high <= MARGIN * s else (False if iv.low > MARGIN * s else None),
@@ -595,7 +595,7 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                 ],
                 alpha,
             )
-            wins = [lab for lab, x in zip(labels, rej) if x]
+            wins = [lab for lab, x in zip(labels, rej, strict=True) if x]
             best = None
             if wins:
                 best = min(wins, key=lambda lab: np.exp(np.mean(np.log(_risk(runs, sphere, "FastIHM", *lab)))))
@@ -612,8 +612,10 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
                     paper="Section 4.1: for some eps FastIHM even outperforms IHM (implicit Hessian regularisation).",
                     measured=text,
                     rule=(
-                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the two largest "
-                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not hold if it "
+                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the "
+                        "two largest "
+                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not "
+                        "hold if it "
                         "is significantly above IHM at all of them"
                     ),
                     holds=True if wins else (False if all(above) else None),

@@ -31,14 +31,13 @@ Tables
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
-from . import CellTable
+from . import CellTable, load_average, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -121,12 +120,6 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
 def _shapes(text):
     out = []
     for s in str(text).split(","):
@@ -136,17 +129,10 @@ def _shapes(text):
     return out
 
 
-def _load1():
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return float("nan")
-
-
 def paper_ratios(n: int, d: int, k2_ratios="auto") -> tuple[float, ...]:
     """``(4, 400, 800)`` when ``n/d >= 5000``, else ``(4, 100, 200)`` (Figure 3), unless given explicitly."""
     if str(k2_ratios).strip().lower() != "auto":
-        return _split(k2_ratios)
+        return split_values(k2_ratios)
     return (4.0, 400.0, 800.0) if n / d >= 5000 else (4.0, 100.0, 200.0)
 
 
@@ -186,7 +172,7 @@ def run(params, store=None, log=print) -> dict:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=int(params["blas_threads"]))
-    epsilons = _split(params["epsilons"])
+    epsilons = split_values(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     info = CellTable(store, "datasets", log)
     runs = CellTable(store, "runs", log)
@@ -227,7 +213,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
 
         def compute():
-            before, started = _load1(), time.time()
+            before, started = load_average(), time.time()
             df = run_grid(
                 {label: (X, y)},
                 methods=(method,),
@@ -247,7 +233,7 @@ def run(params, store=None, log=print) -> dict:
                 df["series"] = "IHM-gram" if sketch == "gram" else "IHM"
             else:
                 df["series"] = method
-            df["load1_before"], df["load1_after"] = before, _load1()
+            df["load1_before"], df["load1_after"] = before, load_average()
             df["cell_seconds"] = round(time.time() - started, 2)
             return df
 
@@ -359,11 +345,12 @@ def claims(tables, alpha: float = 0.05):
                     f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g} (Figure 3)"
                 ),
                 measured=(
-                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs))
+                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs, strict=True))
                     + f" ({used}, {ivs[0].n}+ runs each)"
                 ),
-                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the paper's factor",
-                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper))),
+                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the "
+                "paper's factor",
+                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper, strict=True))),
             )
         )
     shapes_ok = [s for s in order if {"FastIHM r1", "FastIHM r3"} <= set(runs.loc[runs["dataset"] == s, "series"])]
@@ -388,28 +375,29 @@ def claims(tables, alpha: float = 0.05):
                 claim="FastIHM's speedup falls as k2 grows",
                 paper="in every row of Figure 3, IHM / FastIHM decreases from r1 to r3",
                 measured="runtime r3 / r1: "
-                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs)),
+                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs, strict=True)),
                 rule=f"one-sided Welch test (log runtime) that r1 is faster than r3 at each shape, Holm at {alpha:g}; "
                 "holds if all reject",
                 holds=bool(all(rej)),
             )
         )
-        ivs = {}
+        gram_ivs = {}
         for s in shapes_ok:
             sub = runs[runs["dataset"] == s]
             gram = sub.loc[sub["series"] == "IHM-gram", "runtime_s"]
             if len(gram) > 1:
-                ivs[s] = log_ratio_interval(sub.loc[sub["series"] == "FastIHM r1", "runtime_s"], gram)
-        if ivs:
+                gram_ivs[s] = log_ratio_interval(sub.loc[sub["series"] == "FastIHM r1", "runtime_s"], gram)
+        if gram_ivs:
             out.append(
                 Claim(
                     claim="Gram-factor IHM is faster than FastIHM",
                     paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
                     measured="runtime FastIHM r1 / IHM-gram: "
-                    + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in ivs.items()),
-                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if every lower "
+                    + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in gram_ivs.items()),
+                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if "
+                    "every lower "
                     "limit > 1",
-                    holds=bool(all(iv.low > 1.0 for iv in ivs.values())),
+                    holds=bool(all(iv.low > 1.0 for iv in gram_ivs.values())),
                 )
             )
     return out

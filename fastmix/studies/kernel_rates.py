@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import Choice, Integer, IntegerList, Real, RealList
-from . import CellTable
+from . import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes", "claims"]
 
@@ -90,18 +90,12 @@ THEORY_SLOPES = {
 """Exponents of the bounds for gamma = 0 (log factors dropped): Theorem 3 (RP) and Theorem 6 with alpha = 1 (RFF)."""
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
     from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
-    from .kernel_rp_vs_rff import plane_wave_target, private_path, rkhs_target
+    from .kernel_fits import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
-    key = (0 if sweep == "n" else 1, int(n), int(round(1000 * eps)), rep)
+    key = (0 if sweep == "n" else 1, int(n), round(1000 * eps), rep)
     data_ss, rp_ss, rff_ss, noise_ss = np.random.SeedSequence(int(params["seed"]), spawn_key=key).spawn(4)
     rng = np.random.default_rng(data_ss)
     f = plane_wave_target if params["target"] == "plane_wave" else rkhs_target(d, kernel, rng)
@@ -124,7 +118,7 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
         ("RFF", M_rff, lam_rff, rff_ss, M_full > cap),
     ):
         feats = _FeaturesAt(method, kernel, X, n, M, np.random.default_rng(ss), y)
-        betas, floored, rel, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
+        betas, floored, _, D2 = private_path(method, feats, M, eps, delta, np.array([lam]), 1.0, noise_rng)
         C, u, _ = feats.stats("all", M)
         beta0 = ridge_path_floored(C, u, np.array([lam])).coef
         Zt = feats.map("te", M)
@@ -195,8 +189,8 @@ def run(params, store=None, log=print) -> dict:
             -1.0, 1.0, (1000, d)
         ),
     )
-    points = [("n", int(n), float(params["epsilon"])) for n in _split(params["n_values"], int)]
-    points += [("epsilon", int(params["n_fixed"]), float(e)) for e in _split(params["eps_values"])]
+    points = [("n", int(n), float(params["epsilon"])) for n in split_values(params["n_values"], int)]
+    points += [("epsilon", int(params["n_fixed"]), float(e)) for e in split_values(params["eps_values"])]
     runs = CellTable(store, "runs", log)
     n_reps, block = int(params["n_reps"]), max(1, int(params["rep_block"]))
     for start in range(0, n_reps, block):
@@ -288,8 +282,10 @@ def claims(slopes):
                     f"{method}: privacy cost against {sweep}",
                     f"falls at least as fast as {'n' if sweep == 'n' else 'eps'}^({th:.2f}) up to log factors "
                     f"({'Theorem 3' if method == 'RP' else 'Theorem 6, alpha = 1'})",
-                    f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, {int(r['reps'])} repetitions",
-                    "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not hold if it "
+                    f"slope {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] over {int(r['points'])} points, "
+                    f"{int(r['reps'])} repetitions",
+                    "a bound on a rate: holds if the interval reaches the exponent or lies below it, does not "
+                    "hold if it "
                     "lies entirely above it",
                     bool(r["low"] <= th),
                 )

@@ -155,9 +155,9 @@ def run(params, store=None, log=print) -> dict:
         ev = np.linalg.eigvalsh(ds.X.T @ ds.X)
         lam_x, lam_max = float(ev[0]), float(ev[-1])
         op_norm = float(np.sqrt(lam_max))
-        designs.compute(
-            name,
-            lambda: [
+
+        def design_row(ds=ds):
+            return [
                 {
                     "design": name,
                     "n": n,
@@ -167,11 +167,12 @@ def run(params, store=None, log=print) -> dict:
                     "op_norm_x": op_norm,
                     "sha256": ds.provenance().get("sha256"),
                 }
-            ],
-        )
-        for (k2, ratio, _, extra), key in zip(grid, keys):
+            ]
 
-            def cell(k2=k2, ratio=ratio, extra=extra):
+        designs.compute(name, design_row)
+        for (k2, ratio, _, extra), key in zip(grid, keys, strict=True):
+
+            def cell(k2=k2, ratio=ratio, extra=extra, XF=XF):
                 rows = []
                 for r in range(n_draws):
                     rs = np.random.SeedSequence(seed, spawn_key=(index, int(k2), r, *extra))
@@ -371,7 +372,8 @@ def claims(
                 Claim(
                     claim=f"C^2 = 2 C_X^2 at the paper's largest k2 ({design})",
                     paper="Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2",
-                    measured=f"mean C^2 = 1 + 2 m_hat at k2 = {int(r.k2)} (r = {r.k2_ratio:g}), {int(r.n_draws)} draws: "
+                    measured=f"mean C^2 = 1 + 2 m_hat at k2 = {int(r.k2)} (r = {r.k2_ratio:g}), "
+                    f"{int(r.n_draws)} draws: "
                     f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] (draws {r.c2_min:.3g} to {r.c2_max:.3g})",
                     rule=f"holds if the upper 95% bound is at most {c2_target:g}",
                     holds=bool(r.c2_high <= c2_target),
@@ -384,9 +386,11 @@ def claims(
             out.append(
                 Claim(
                     claim=f"m_hat falls like k2^(-1/2) ({design})",
-                    paper="Section 3 / Lemma 10: m_hat <= (chi/2) ||X||_op once k2 chi^2 exceeds rank(X) up to log factors, "
+                    paper="Section 3 / Lemma 10: m_hat <= (chi/2) ||X||_op once k2 chi^2 exceeds rank(X) up to "
+                    "log factors, "
                     "i.e. m_hat of order k2^(-1/2)",
-                    measured=f"slope of log m_hat on log k2 for k2 = {int(grid['k2'].min())} to {int(grid['k2'].max())} "
+                    measured=f"slope of log m_hat on log k2 for k2 = {int(grid['k2'].min())} to "
+                    f"{int(grid['k2'].max())} "
                     f"({iv.n} draws): {format_interval(iv)}",
                     rule=f"holds if the 95% interval lies inside [{slope_band[0]:g}, {slope_band[1]:g}]",
                     holds=bool(slope_band[0] <= iv.low and iv.high <= slope_band[1]),
@@ -399,9 +403,11 @@ def claims(
             Claim(
                 claim="Theorem 1's bound covers the exact loss of a draw",
                 paper="Theorem 1 (eq. 114) bounds the privacy loss of FastMix for every dataset with the same gamma",
-                measured=f"{len(acc)} values of gamma on the tiny dataset: eq. (114) over the exact loss (sketch parts) "
+                measured=f"{len(acc)} values of gamma on the tiny dataset: eq. (114) over the exact loss "
+                "(sketch parts) "
                 f"{te.min():.3g} to {te.max():.3g}",
-                rule="holds if the exact epsilon is at most eq. (114)'s at every gamma (one draw: a check, not a sample)",
+                rule="holds if the exact epsilon is at most eq. (114)'s at every gamma (one draw: a check, not "
+                "a sample)",
                 holds=bool((acc["eps_exact"] <= acc["eps_tight"] * (1 + 1e-9)).all()),
             )
         )

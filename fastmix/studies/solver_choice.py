@@ -37,14 +37,13 @@ and :func:`claims`.
 
 from __future__ import annotations
 
-import os
 import time
 from typing import Any
 
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
-from . import CellTable
+from . import CellTable, load_average, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "SERIES", "PRIVATE_SERIES", "run", "summary", "choice_map", "claims"]
 
@@ -123,19 +122,6 @@ _KEEP = [
 ]
 
 
-def _split(text, kind=float):
-    if isinstance(text, (list, tuple)):
-        return tuple(kind(v) for v in text)
-    return tuple(kind(v) for v in str(text).split(",") if v.strip())
-
-
-def _load1():
-    try:
-        return round(os.getloadavg()[0], 2)
-    except (AttributeError, OSError):
-        return float("nan")
-
-
 def _shape_label(log2_n: int, d: int) -> str:
     return f"2^{log2_n} x {d}"
 
@@ -160,11 +146,11 @@ def run(params, store=None, log=print) -> dict:
         from threadpoolctl import threadpool_limits
 
         threadpool_limits(limits=int(params["blas_threads"]))
-    epsilons = _split(params["epsilons"])
+    epsilons = split_values(params["epsilons"])
     trials, T, seed = int(params["trials"]), int(params["T"]), int(params["seed"])
     ratio = float(params["k2_ratio"])
     shapes = sorted(
-        ((a, d) for a in _split(params["log2_ns"], int) for d in _split(params["ds"], int)),
+        ((a, d) for a in split_values(params["log2_ns"], int) for d in split_values(params["ds"], int)),
         key=lambda s: (2 ** s[0] * s[1], s[0]),
     )
     info = CellTable(store, "datasets", log)
@@ -213,7 +199,7 @@ def run(params, store=None, log=print) -> dict:
             key = f"{label}|{series}|eps={'-' if eps is None else f'{eps:g}'}"
 
             def compute():
-                before, started = _load1(), time.time()
+                before, started = load_average(), time.time()
                 df = run_grid(
                     {label: (X, y)},
                     methods=(method,),
@@ -228,7 +214,7 @@ def run(params, store=None, log=print) -> dict:
                 df["ihm_sketch"] = sketch if method == "IHM" else None
                 df = df[[c for c in _KEEP if c in df.columns]].copy()
                 df["series"] = series
-                df["load1_before"], df["load1_after"] = before, _load1()
+                df["load1_before"], df["load1_after"] = before, load_average()
                 df["cell_seconds"] = round(time.time() - started, 2)
                 return df
 
@@ -293,12 +279,12 @@ def _best_set(samples: dict, alpha: float) -> tuple[str, list[str]]:
     from ..claims import holm, one_sided_less
 
     gm = {s: float(np.mean(np.log(v))) for s, v in samples.items()}
-    best = min(gm, key=gm.get)
+    best = min(gm, key=gm.__getitem__)
     others = [s for s in samples if s != best]
     if not others:
         return best, [best]
     rejected = holm([one_sided_less(samples[best], samples[s]) for s in others], alpha)
-    return best, [best] + [s for s, r in zip(others, rejected) if not r]
+    return best, [best] + [s for s, r in zip(others, rejected, strict=True) if not r]
 
 
 def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
