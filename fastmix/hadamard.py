@@ -53,6 +53,7 @@ from functools import cache, lru_cache
 
 import numpy as np
 
+from ._threads import transform_threads
 from ._validation import check_array_kind, check_random_state
 
 __all__ = [
@@ -602,13 +603,18 @@ def fwht_rows_unchecked(batch: np.ndarray, *, normalized: bool, backend: str | N
 
 
 def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -> None:
-    """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``."""
+    """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``.
+
+    ``fht_cpu`` runs each chunk with :func:`fastmix._threads.transform_threads` threads (one by
+    default: a chunk is a cache-sized block, see :mod:`fastmix._threads`).
+    """
     b, n = batch.shape
     rows = max(2, CHUNK_BYTES // max(1, n * batch.itemsize))
+    threads = transform_threads() if name == "fht-cpu" else 1
     for start in range(0, b, rows):
         chunk = batch[start : start + rows]
         if name == "fht-cpu":
-            out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True)
+            out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True, num_threads=threads)
             if out is not None and out is not chunk and out.base is not chunk:  # pragma: no cover - defensive
                 chunk[...] = out  # fht-cpu copies non-contiguous input; our chunks are contiguous
         elif name == "ffht":
