@@ -66,7 +66,7 @@ from ._validation import (
     row_norms,
 )
 from .hadamard import PowerOfTwoRecord, fwht_rows_unchecked, is_power_of_two, power_of_two_size, rows_to_power_of_two
-from .mechanisms import FastMixCalibration, PreparedData, calibrate_fast_mix, multiple_fast_mixing
+from .mechanisms import GAUSSIAN_STEPS, FastMixCalibration, PreparedData, calibrate_fast_mix, multiple_fast_mixing
 from .srht import SRHT
 
 __all__ = [
@@ -1173,6 +1173,7 @@ def fast_ihm(
     n_policy: str = "pad",
     backend: str | None = None,
     ledger=None,
+    gaussian_step: str = "explicit",
 ):
     """FastIHM, Algorithm 2 of the FastMix paper, with MultipleFastMixing (Algorithm 3) inside.
 
@@ -1218,6 +1219,15 @@ def fast_ihm(
         See :func:`prepare_regression`.
     backend : str, optional
         Walsh-Hadamard backend.
+    gaussian_step : {"explicit", "gram"}, default="explicit"
+        How ``S_G,t X_tilde_t + eta xi_t`` (lines 5-6) is sampled. ``"explicit"`` draws the
+        k1 x k2 matrix S_G,t as the paper does. ``"gram"`` draws ``G L^T`` with G a k1 x d standard
+        Gaussian and ``L L^T = X_tilde_t^T X_tilde_t + eta^2 I``: given X_tilde_t, the rows of
+        ``S_G,t X_tilde_t`` are i.i.d. ``N(0, X_tilde_t^T X_tilde_t)`` (each is a standard Gaussian
+        vector times X_tilde_t) and those of ``eta xi_t`` are ``N(0, eta^2 I)``, so both give the same
+        law of the release, hence the same privacy (Lemma 1 only looks at that law) and the same
+        utility, at O(k2 d^2 + k1 d^2) instead of O(k1 k2 d) with k1 d draws instead of k1 (k2 + d)
+        (see :func:`fastmix.mechanisms.mix_sketch`). They use the random stream differently.
 
     Returns
     -------
@@ -1225,6 +1235,7 @@ def fast_ihm(
     result : RegressionResult (``ledger`` total <= (epsilon, delta))
     """
     rng = check_random_state(random_state)
+    check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
     if calibration is None:
         if epsilon is None or delta is None:
             raise ValueError("fast_ihm needs epsilon and delta, or a precomputed calibration=calibrate_fast_ihm(...).")
@@ -1253,7 +1264,7 @@ def fast_ihm(
     iterates, etas = [], []
     for t in range(T):
         eta_t = mfm.eta if shared_eta else float(mfm.eta_tilde[t])
-        Xhat = mfm.release(t, k1, rng, noise_scale=eta_t)
+        Xhat = mfm.release(t, k1, rng, noise_scale=eta_t, method=gaussian_step)
         H = (Xhat.T @ Xhat) / k1
         g = _clipped_gradient(Xp, yp, theta, clip)
         if not omit_eta_term:
@@ -1617,6 +1628,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
         ``k`` fits on the same data cost ``k`` times that: plain ``GridSearchCV`` over ``G``
         candidates with ``F`` folds spends the budget about ``G F + 1`` times.
     random_state : None, int, SeedSequence or Generator
+    gaussian_step : {"explicit", "gram"}, default="explicit"
+        How the Gaussian step is sampled; the same law either way (see :func:`fast_ihm`).
 
     Attributes
     ----------
@@ -1650,6 +1663,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         intercept_scaling=1.0,
         ledger=None,
         random_state=None,
+        gaussian_step="explicit",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -1657,6 +1671,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         self.k1 = k1
         self.k2 = k2
         self.k2_ratio = k2_ratio
+        self.gaussian_step = gaussian_step
         self.rho = rho
         self.clip = clip
         self.calibration = calibration
@@ -1698,6 +1713,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
             y_policy=self.y_policy,
             n_policy=self.n_policy,
             ledger=self.ledger,
+            gaussian_step=self.gaussian_step,
         )
         res.diagnostics["k2_capped_at_n"] = self.k2 is None and dk2 > n_used
         # Post-processing of public (n, d) and the released eta only: with rows of norm <= 1,
