@@ -41,6 +41,12 @@ Backends
 Choose with the ``backend`` argument, with :func:`set_backend`, or with the
 environment variable ``FASTMIX_HADAMARD_BACKEND``; :func:`get_backend` reports
 the active default and :func:`available_backends` what can be used here.
+
+Threads
+-------
+``fht-cpu`` transforms each cache-sized chunk with one thread unless whole-batch threading is
+asked for (``fastmix._threads.use_threads(0)`` for every core, or ``FASTMIX_THREADS``); see
+:mod:`fastmix._threads` for why one thread is the default.
 """
 
 from __future__ import annotations
