@@ -170,8 +170,9 @@ def _explicit_step(Z: np.ndarray, noise_scale: float, k1: int, rng: np.random.Ge
 
     ``rng.standard_normal((k1, m))`` fills S_G row by row, so drawing consecutive blocks of rows
     into one reused buffer consumes the stream exactly as one (k1, m) draw would: the same S_G,
-    then the same xi. Block b of the product is ``S_G[b] @ Z``; the k1 x m matrix is never held
-    whole (at k1 = 192, m = 25600 it would be 39 MB, page-faulted afresh on every draw).
+    then the same xi. Block b of the product is ``S_G[b] @ Z`` (the same numbers as the rows of
+    one product, up to the order in which BLAS sums); the k1 x m matrix is never held whole (at
+    k1 = 192, m = 25600 it would be 39 MB, page-faulted afresh on every draw).
     """
     m, d = Z.shape
     rows = min(k1, max(16, _GAUSSIAN_BLOCK_BYTES // (8 * max(m, 1))))
@@ -717,6 +718,8 @@ def multiple_fast_mixing(
     2T Laplace releases, T sketches composed in RDP, and the failure event (Appendix E.2.1).
 
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
+    The T draws share one :class:`fastmix.srht.SketchWorkspace` (the blocked pass's buffers are
+    allocated once per call) and run with the thread policy of :mod:`fastmix._threads`.
     """
     _check_calibration(
         calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"
