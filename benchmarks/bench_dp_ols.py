@@ -9,7 +9,17 @@ For each shape (n = 2^19, d = 32 with k2 ratios 4/400/800, and n = 2^17, d = 90 
 calibration outside the timer, as in the paper), prints the runtime ratio IHM / method next to
 the paper's Figure 3 values, the excess empirical risk at one epsilon, the peak extra memory of
 each solver (tracemalloc; NumPy reports its buffers to it) relative to the size of X, a
-breakdown of FastIHM's time and the floor set by T raw Walsh-Hadamard transforms of X.
+breakdown of FastIHM's time and the floor of each workload.
+
+Floors (measured in the same run, single-thread CPU time, ``time.process_time``): one FastMix draw
+needs at least one read of X, two raw ``fht_cpu`` passes over the (d, n) batch (the forward
+transform and the adjoint of eq. 118) and the length-n coherence transform (eq. 123); one FastIHM
+solve needs T such draws plus T gradient passes ``X^T clip(y - X theta)`` (two reads of X each).
+Each FastMix / FastIHM variant is printed with its time over its floor, for the paper's explicit
+Gaussian step and for the Gram-factor step of the same law. The thread section compares the wall
+time of the package defaults (one thread in the hot path) with whole-batch threading.
+The last line reads ``floor ratios: fastmix_draw=R fastihm_k2_128=R fastihm_k2_12800=R
+fastihm_k2_25600=R`` (explicit Gaussian step, the default; n = 2^19, d = 32, or n / 16 with --quick).
 
 IHM is timed twice: ``IHM`` draws the dense k x n Gaussian sketch in row blocks (the algorithm
 as stated, what the paper compares against), ``IHM-gram`` draws ``G (X^T X)^{1/2}``, which has the
@@ -35,9 +45,12 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from fastmix import regression as R
+from fastmix._threads import use_threads
 from fastmix.hadamard import fwht, get_backend
-from fastmix.mechanisms import mix_sketch
+from fastmix.mechanisms import calibrate_fast_mix, fast_mix, mix_sketch
 from fastmix.srht import SRHT, sketch_quantities
+
+FLOOR_K2 = (128, 12800, 25600)  # ratios 4, 400, 800 at d = 32
 
 PAPER = {  # Figure 3: runtime of IHM / method
     (2**19, 32): {
@@ -147,6 +160,136 @@ def raw_transform_time(X, T, repeats):
     return timed(run, repeats)[0]
 
 
+def cpu_median(fn, repeats, reset=None):
+    """Median single-thread CPU time (``time.process_time``) of ``fn`` over ``repeats`` runs."""
+    times = []
+    for _ in range(repeats):
+        if reset is not None:
+            reset()
+        t0 = time.process_time()
+        fn()
+        times.append(time.process_time() - t0)
+    return float(np.median(times))
+
+
+def _floor_parts(X):
+    """The raw operations of the floors, each a (run, reset) pair (see :func:`workload_floors`)."""
+    import fht_cpu
+
+    XT = X.T
+    d, n = XT.shape
+    buf = np.empty((d, n))
+    vec = np.empty(n)
+    return {
+        "read": (lambda: np.add.reduce(XT, axis=None), None),
+        "fht": (lambda: fht_cpu.fht(buf, axis=-1, inplace=True, num_threads=1), lambda: np.copyto(buf, XT)),
+        "fht_n": (lambda: fht_cpu.fht(vec, inplace=True), lambda: vec.fill(1.0)),
+    }
+
+
+def _combine(parts, T):
+    """Draw floor: one read of X, two raw passes over the (d, n) batch, one length-n transform.
+    Solve floor: T draws and T gradient passes of two reads of X each."""
+    draw = parts["read"] + 2 * parts["fht"] + parts["fht_n"]
+    return {**parts, "draw": draw, "solve": T * draw + T * 2 * parts["read"]}
+
+
+def workload_floors(X, T, repeats):
+    """Floors of one FastMix draw and one FastIHM solve from raw operations timed here (CPU time)."""
+    parts = {key: cpu_median(run, repeats, reset) for key, (run, reset) in _floor_parts(X).items()}
+    return _combine(parts, T)
+
+
+def time_against_floor(fn, X, T, repeats, floor_key):
+    """Median CPU time of ``fn`` and of its floor, measured in alternation (one of each per repeat), so
+    that a change in the load of the machine during the run affects both alike."""
+    parts = _floor_parts(X)
+    times, floors = [], []
+    fn()  # warm-up
+    for _ in range(repeats):
+        measured = {}
+        for key, (run, reset) in parts.items():
+            measured[key] = cpu_median(run, 1, reset)
+        floors.append(_combine(measured, T)[floor_key])
+        times.append(cpu_median(fn, 1))
+    return float(np.median(times)), float(np.median(floors))
+
+
+def floor_section(X, y, T, k1, eps, repeats):
+    """Time one FastMix draw and FastIHM solves against their floors; returns the ratios (explicit step)."""
+    n, d = X.shape
+    delta = 1.0 / n**2
+    rho = delta / 10.0
+    floors = workload_floors(X, T, repeats)
+    print(
+        f"\nFloors at n = {n}, d = {d}, T = {T} (single-thread CPU time, medians of {repeats}): read of X "
+        f"{1e3 * floors['read']:.1f} ms, raw fht_cpu pass over (d, n) {1e3 * floors['fht']:.1f} ms, length-n "
+        f"transform {1e3 * floors['fht_n']:.2f} ms -> draw {1e3 * floors['draw']:.1f} ms, solve "
+        f"{1e3 * floors['solve']:.1f} ms"
+    )
+    print("Each time below is measured in alternation with its own floor (medians of the same repeats).")
+    cal_d = calibrate_fast_mix(eps, delta, k1=k1)
+    cal_s = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho)
+    ratios = {}
+    cols = ("explicit [ms]", "floor [ms]", "ratio", "gram [ms]", "floor [ms]", "ratio")
+    print(f"{'workload':<30}" + "".join(f"{c:>{w}}" for c, w in zip(cols, (14, 11, 7, 11, 11, 7), strict=True)))
+    rows = [("fastmix_draw", f"FastMix draw, k2 = {FLOOR_K2[0]}", "draw", None)]
+    rows += [(f"fastihm_k2_{k2}", f"FastIHM solve, k2 = {k2}", "solve", k2) for k2 in FLOOR_K2]
+    for key, label, floor_key, k2 in rows:
+        line = f"{label:<30}"
+        for step in ("explicit", "gram"):
+            if k2 is None:
+                fn = lambda step=step: fast_mix(X, cal_d, k2=FLOOR_K2[0], random_state=2, gaussian_step=step)  # noqa: E731
+            else:
+                fn = lambda step=step, k2=k2: R.fast_ihm(  # noqa: E731
+                    X, y, calibration=cal_s, k2=min(k2, n), random_state=3, gaussian_step=step
+                )
+            t, floor = time_against_floor(fn, X, T, repeats, floor_key)
+            if step == "explicit":
+                ratios[key] = t / floor
+            line += (
+                f"{1e3 * t:>14.1f}{1e3 * floor:>11.1f}{t / floor:>7.2f}"
+                if step == "explicit"
+                else (f"{1e3 * t:>11.1f}{1e3 * floor:>11.1f}{t / floor:>7.2f}")
+            )
+        print(line)
+    for step in ("explicit", "gram"):
+        peak = peak_memory(
+            lambda step=step: R.fast_ihm(
+                X, y, calibration=cal_s, k2=min(FLOOR_K2[-1], n), random_state=3, gaussian_step=step
+            )
+        )
+        print(f"peak extra memory of a FastIHM solve (k2 = {FLOOR_K2[-1]}, {step} step): {peak / X.nbytes:.2f} |X|")
+    return ratios
+
+
+def thread_section(X, y, T, k1, eps, repeats):
+    """Wall time with the package defaults (one thread in the hot path) and with every core."""
+    from threadpoolctl import threadpool_limits
+
+    n = X.shape[0]
+    delta = 1.0 / n**2
+    cal_d = calibrate_fast_mix(eps, delta, k1=k1)
+    cal_s = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=delta / 10.0)
+    work = [
+        (f"FastMix draw, k2 = {FLOOR_K2[0]}", lambda: fast_mix(X, cal_d, k2=FLOOR_K2[0], random_state=2)),
+        (
+            f"FastIHM solve, k2 = {FLOOR_K2[0]}",
+            lambda: R.fast_ihm(X, y, calibration=cal_s, k2=FLOOR_K2[0], random_state=3),
+        ),
+    ]
+    cores = os.cpu_count() or 1
+    print(f"\nThreads (wall time, median of {repeats}; this machine has {cores} CPUs):")
+    print(f"{'workload':<32}{'defaults (1 thread) [ms]':>26}{f'every core ({cores}) [ms]':>24}")
+    for label, fn in work:
+        fn()
+        t_one = timed(fn, repeats)[0]
+        with threadpool_limits(cores), use_threads(0):
+            fn()
+            t_all = timed(fn, repeats)[0]
+        print(f"{label:<32}{1e3 * t_one:>26.1f}{1e3 * t_all:>24.1f}")
+
+
 def bench_shape(n, d, ratios, eps, repeats, paper):
     X, y = sphere_data(n, d)
     T = 4
@@ -213,6 +356,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true", help="n / 16")
+    ap.add_argument("--floors-only", action="store_true", help="only the thread and floor sections")
     ap.add_argument("--epsilon", type=float, default=1.0)
     ap.add_argument(
         "--blas-threads",
@@ -237,13 +381,13 @@ def main(argv=None):
     )
     shapes = [((2**19, 32), (4, 400, 800)), ((2**17, 90), (4, 100, 200))]
     all_res = {}
-    for (n, d), ratios in shapes:
+    for (n, d), ratios in shapes if not args.floors_only else ():
         paper = PAPER[(n, d)]
         if args.quick:
             n //= 16
             paper = None
         all_res[(n, d)] = bench_shape(n, d, ratios, args.epsilon, args.repeats, paper)
-    if not args.quick:
+    if not args.quick and not args.floors_only:
         res = all_res[(2**19, 32)]
         t_ihm = res["IHM"][0]
         fihm = next(v for k, v in res.items() if k.startswith("FastIHM"))[0]
@@ -260,9 +404,18 @@ def main(argv=None):
             f"    (IHM-gram, same mechanism in distribution: {t_ihm / res['IHM-gram'][0]:.2f}x faster than dense IHM, "
             f"{fihm / res['IHM-gram'][0]:.2f}x faster than FastIHM r=4)"
         )
+    n, d = shapes[0][0]
+    if args.quick:
+        n //= 16
+    X, y = sphere_data(n, d)
+    T = 4
+    k1 = R.paper_sketch_sizes(d, T, 1.0 / n**2 / 10.0, 4)[0]
+    thread_section(X, y, T, k1, args.epsilon, args.repeats)
+    ratios = floor_section(X, y, T, k1, args.epsilon, args.repeats)
     print(f"load average at end: {os.getloadavg() if hasattr(os, 'getloadavg') else 'n/a'}")
     if ctx is not None:
         ctx.restore_original_limits()
+    print("floor ratios: " + " ".join(f"{key}={value:.2f}" for key, value in ratios.items()))
 
 
 if __name__ == "__main__":

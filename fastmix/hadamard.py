@@ -41,6 +41,12 @@ Backends
 Choose with the ``backend`` argument, with :func:`set_backend`, or with the
 environment variable ``FASTMIX_HADAMARD_BACKEND``; :func:`get_backend` reports
 the active default and :func:`available_backends` what can be used here.
+
+Threads
+-------
+``fht-cpu`` transforms each cache-sized chunk with one thread unless whole-batch threading is
+asked for (``fastmix._threads.use_threads(0)`` for every core, or ``FASTMIX_THREADS``); see
+:mod:`fastmix._threads` for why one thread is the default.
 """
 
 from __future__ import annotations
@@ -50,9 +56,11 @@ import threading
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import Literal
 
 import numpy as np
 
+from ._threads import transform_threads
 from ._validation import check_array_kind, check_random_state
 
 __all__ = [
@@ -306,7 +314,14 @@ def power_of_two_size(n: int, method: str = "pad") -> int:
 
 
 def rows_to_power_of_two(
-    X, y=None, *, method: str = "pad", random_state=None, order: str = "F", dtype=np.float64, copy: bool = False
+    X,
+    y=None,
+    *,
+    method: str = "pad",
+    random_state=None,
+    order: Literal["C", "F"] = "F",
+    dtype=np.float64,
+    copy: bool = False,
 ):
     """Bring the number of rows of ``X`` (and of ``y``) to a power of two, as the transform needs.
 
@@ -386,7 +401,7 @@ def rows_to_power_of_two(
     return Xs, ys, PowerOfTwoRecord("subsample", n, m, indices=keep)
 
 
-def pad_rows_to_power_of_two(X, y=None, *, order: str = "F"):
+def pad_rows_to_power_of_two(X, y=None, *, order: Literal["C", "F"] = "F"):
     """Append zero rows to ``X`` (and zeros to ``y``) up to the next power of two.
 
     Shorthand for ``rows_to_power_of_two(X, y, method="pad", order=order, dtype=None,
@@ -602,13 +617,18 @@ def fwht_rows_unchecked(batch: np.ndarray, *, normalized: bool, backend: str | N
 
 
 def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -> None:
-    """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``."""
+    """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``.
+
+    ``fht_cpu`` runs each chunk with :func:`fastmix._threads.transform_threads` threads (one by
+    default: a chunk is a cache-sized block, see :mod:`fastmix._threads`).
+    """
     b, n = batch.shape
     rows = max(2, CHUNK_BYTES // max(1, n * batch.itemsize))
+    threads = transform_threads() if name == "fht-cpu" else 1
     for start in range(0, b, rows):
         chunk = batch[start : start + rows]
         if name == "fht-cpu":
-            out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True)
+            out = _fht_cpu_module().fht(chunk, axis=-1, inplace=True, num_threads=threads)
             if out is not None and out is not chunk and out.base is not chunk:  # pragma: no cover - defensive
                 chunk[...] = out  # fht-cpu copies non-contiguous input; our chunks are contiguous
         elif name == "ffht":

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import accounting as acc
+from ._threads import blas_limit
 from ._validation import (
     NormEnforcement,
     check_delta,
@@ -38,7 +39,7 @@ from ._validation import (
     check_row_norms,
 )
 from .hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
-from .srht import SRHT, SketchQuantities, sketch_quantities
+from .srht import SRHT, SketchQuantities, SketchWorkspace, sketch_quantities
 
 __all__ = [
     "GaussianMixCalibration",
@@ -152,20 +153,53 @@ def mix_sketch(Z, noise_scale: float, k1: int, random_state=None, *, method: str
     k1 = check_positive_int(k1, "k1")
     check_policy(method, "method", GAUSSIAN_STEPS)
     rng = check_random_state(random_state)
-    if method == "explicit":
-        S_G = rng.standard_normal((k1, Z.shape[0]))
-        xi = rng.standard_normal((k1, Z.shape[1]))
-        out = S_G @ Z
-        out += noise_scale * xi
-        return out
-    if method == "gram":
-        d = Z.shape[1]
-        cov = Z.T @ Z
-        cov[np.diag_indices(d)] += noise_scale**2
-        w, V = np.linalg.eigh(cov)
-        A = V * np.sqrt(np.clip(w, 0.0, None))  # A A^T = cov (round-off negatives clipped)
-        return rng.standard_normal((k1, d)) @ A.T
+    with blas_limit():
+        if method == "explicit":
+            return _explicit_step(Z, noise_scale, k1, rng)
+        if method == "gram":
+            return _gram_step(Z, noise_scale, k1, rng)
     raise AssertionError("unreachable: method was checked above")  # pragma: no cover
+
+
+#: Bytes of one block of rows of S_G drawn at a time by the explicit Gaussian step.
+_GAUSSIAN_BLOCK_BYTES = 4 << 20
+
+
+def _explicit_step(Z: np.ndarray, noise_scale: float, k1: int, rng: np.random.Generator) -> np.ndarray:
+    """``S_G Z + noise_scale xi`` as written (Algorithm 1, line 6), S_G drawn a block of rows at a time.
+
+    ``rng.standard_normal((k1, m))`` fills S_G row by row, so drawing consecutive blocks of rows
+    into one reused buffer consumes the stream exactly as one (k1, m) draw would: the same S_G,
+    then the same xi. Block b of the product is ``S_G[b] @ Z`` (the same numbers as the rows of
+    one product, up to the order in which BLAS sums); the k1 x m matrix is never held whole (at
+    k1 = 192, m = 25600 it would be 39 MB, page-faulted afresh on every draw).
+    """
+    m, d = Z.shape
+    rows = min(k1, max(16, _GAUSSIAN_BLOCK_BYTES // (8 * max(m, 1))))
+    block = np.empty((rows, m))
+    out = np.empty((k1, d))
+    for start in range(0, k1, rows):
+        stop = min(start + rows, k1)
+        S_G = block[: stop - start]
+        rng.standard_normal(out=S_G)
+        np.matmul(S_G, Z, out=out[start:stop])
+    xi = rng.standard_normal((k1, d))
+    out += noise_scale * xi
+    return out
+
+
+def _gram_step(Z: np.ndarray, noise_scale: float, k1: int, rng: np.random.Generator) -> np.ndarray:
+    """``G A^T`` with G a k1 x d standard Gaussian and ``A A^T = Z^T Z + noise_scale^2 I``.
+
+    Given Z, the rows of ``S_G Z + noise_scale xi`` are i.i.d. ``N(0, Z^T Z + noise_scale^2 I)``
+    (proof of Lemma 1, eqs. 20-21); so are the rows of ``G A^T``. Same law, d x d work.
+    """
+    d = Z.shape[1]
+    cov = Z.T @ Z
+    cov[np.diag_indices(d)] += noise_scale**2
+    w, V = np.linalg.eigh(cov)
+    A = V * np.sqrt(np.clip(w, 0.0, None))  # A A^T = cov (round-off negatives clipped)
+    return rng.standard_normal((k1, d)) @ A.T
 
 
 # =========================================================================== Gaussian mixing
@@ -582,7 +616,8 @@ def fast_mix(
     if ledger is not None:
         ledger.spend_all(entries)
     srht = SRHT(n, k2, random_state=rng, backend=backend)
-    q = sketch_quantities(data.X, srht, check_input=False)
+    with blas_limit():
+        q = sketch_quantities(data.X, srht, check_input=False)
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
@@ -683,6 +718,8 @@ def multiple_fast_mixing(
     2T Laplace releases, T sketches composed in RDP, and the failure event (Appendix E.2.1).
 
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
+    The T draws share one :class:`fastmix.srht.SketchWorkspace` (the blocked pass's buffers are
+    allocated once per call) and run with the thread policy of :mod:`fastmix._threads`.
     """
     _check_calibration(
         calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"
@@ -701,9 +738,11 @@ def multiple_fast_mixing(
         ledger.spend_all(entries)
     T = calibration.n_draws
     sketches, mt, lt, et, mh, dh, lm = [], [], [], [], [], [], []
+    work = SketchWorkspace(d, n, k2)  # one set of work buffers for the T draws
     for _ in range(T):
         srht = SRHT(n, k2, random_state=rng, backend=backend)
-        q = sketch_quantities(data.X, srht, check_input=False)
+        with blas_limit():
+            q = sketch_quantities(data.X, srht, check_input=False, workspace=work)
         m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
         sketches.append(q.Z)
         mt.append(m_tilde)

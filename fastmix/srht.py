@@ -41,6 +41,7 @@ from .hadamard import CHUNK_BYTES, check_power_of_two_length, fwht_rows_unchecke
 __all__ = [
     "SRHT",
     "SketchQuantities",
+    "SketchWorkspace",
     "sketch_quantities",
     "sketch_quantities_dense",
     "srht_coherence",
@@ -113,21 +114,6 @@ class SRHT:
         self.signs = rng.choice(np.array([-1.0, 1.0]), size=n)
         self.rows = np.sort(rng.choice(n, size=k, replace=False))
         self.row_scale = math.sqrt(n / k)
-        self._scales = None
-
-    def _diagonal_scales(self) -> tuple[np.ndarray, np.ndarray]:
-        """The two diagonal scalings of a blocked pass, built once per draw.
-
-        ``B / sqrt(n)`` (signs with the normalisation of H_n folded in) and
-        ``((n/k) P^T P - I) / sqrt(n)`` (the middle factor of eq. 118, with the next 1/sqrt(n)).
-        """
-        if self._scales is None:
-            n, k = self.n, self.k
-            forward = self.signs / math.sqrt(n)
-            back = np.full(n, -1.0 / math.sqrt(n))
-            back[self.rows] = (n / k - 1.0) / math.sqrt(n)
-            self._scales = (forward, back)
-        return self._scales
 
     # ------------------------------------------------------------------ basic maps
     def apply(self, X) -> np.ndarray:
@@ -199,13 +185,14 @@ def _check_operand(X, name: str) -> np.ndarray:
     X = np.asarray(X)
     _check_real_dtype(X, name)
     X = np.asarray(X, dtype=np.float64)
-    if not np.all(np.isfinite(X)):
+    # a finite sum proves every entry finite in one read-only pass; count only when it is not
+    if not np.isfinite(np.add.reduce(X, axis=None)) and not np.all(np.isfinite(X)):
         bad = int(X.size - np.count_nonzero(np.isfinite(X)))
         raise ValueError(f"{name} contains {bad} non-finite value(s) (NaN or inf); remove or impute them first.")
     return X
 
 
-def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
+def srht_coherence(n: int, rows, *, backend: str | None = None, out: np.ndarray | None = None) -> float:
     """Coherence of an SRHT from its sampled rows (FastMix paper, Appendix C.4.2, eq. 123).
 
     With z the 0/1 indicator of the k sampled rows and H~ the unnormalised (+-1) Hadamard
@@ -213,11 +200,14 @@ def srht_coherence(n: int, rows, *, backend: str | None = None) -> float:
 
         Delta_hat = max_{l >= 1} |(H~ z)_l| / k
 
-    The signs B do not enter. One length-n transform: O(n log n) time, O(n) memory.
+    The signs B do not enter. One length-n transform: O(n log n) time, O(n) memory; ``out``
+    (a float64 array of shape (n,)) is used as the work vector instead of a new one.
     """
     rows = np.asarray(rows)
     k = rows.size
-    z = np.zeros(n)
+    z = np.zeros(n) if out is None else out
+    if out is not None:
+        z.fill(0.0)
     z[rows] = 1.0
     fwht_rows_unchecked(z, normalized=False, backend=backend)
     if n == 1:
@@ -305,7 +295,9 @@ def _lambda_min_gram(Z: np.ndarray) -> float:
     return float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0]))
 
 
-def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True, check_input: bool = True) -> SketchQuantities:
+def sketch_quantities(
+    X, srht: SRHT, *, compute_m: bool = True, check_input: bool = True, workspace: SketchWorkspace | None = None
+) -> SketchQuantities:
     """Z = S_f X and the exact quantities of Algorithm 1, line 2, for an SRHT.
 
     Cost: one forward transform of the d columns of X, one adjoint transform (eq. 118),
@@ -333,11 +325,20 @@ def sketch_quantities(X, srht: SRHT, *, compute_m: bool = True, check_input: boo
         rows), for callers that validated it once and draw many times, such as
         :func:`fastmix.mechanisms.multiple_fast_mixing`. Unchecked input of the wrong kind gives
         wrong numbers or an error from deep inside NumPy; leave it ``True`` otherwise.
+    workspace : SketchWorkspace, optional
+        Work buffers to reuse (see :class:`SketchWorkspace`); made for this call if not given
+        or of other sizes.
+
+    Returns
+    -------
+    SketchQuantities
+        ``Z`` is a Fortran-ordered (k, d) array (the transpose of the C-ordered ``Z^T`` that
+        the pass fills; no copy is made).
     """
     if check_input:
         X = check_matrix(X, "X")
         srht._check_rows(X)
-    return _sketch_quantities(X, srht, compute_m)
+    return _sketch_quantities(X, srht, compute_m, workspace)
 
 
 def _chunk_rows(n_rows: int, n: int) -> int:
@@ -345,47 +346,111 @@ def _chunk_rows(n_rows: int, n: int) -> int:
     return min(n_rows, max(2, CHUNK_BYTES // (8 * n)))
 
 
-def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool):
+class SketchWorkspace:
+    """Work buffers of the blocked SRHT pass, allocated once and reused across draws.
+
+    One draw of :func:`sketch_quantities` needs a cache-sized block of rows of the (d, n) batch,
+    a (rows, k) buffer of its sampled entries, the n squared norms of eq. (118) and the length-n
+    indicator of eq. (123): about ``CHUNK_BYTES + 16 n`` bytes. A caller that draws many times
+    with the same (d, n, k), as :func:`fastmix.mechanisms.multiple_fast_mixing` does, passes one
+    workspace to every draw, so nothing of that size is allocated (and page-faulted) again.
+
+    Parameters
+    ----------
+    d, n, k : int
+        Columns of X, rows of X (a power of two) and SRHT rows.
+    """
+
+    def __init__(self, d: int, n: int, k: int):
+        self.d, self.n, self.k = int(d), int(n), int(k)
+        self.rows = _chunk_rows(max(self.d, 1), self.n)
+        self.block = np.empty((self.rows, self.n))
+        self.sampled = np.empty((self.rows, self.k))
+        self.col_sq = np.empty(self.n)
+        self.indicator = np.empty(self.n)
+        self._row_offsets = (np.arange(self.rows, dtype=np.intp) * self.n)[:, None]
+
+    def fits(self, d: int, n: int, k: int) -> bool:
+        """Whether this workspace serves a draw of these sizes."""
+        return (self.d, self.n, self.k) == (d, n, k)
+
+    def flat_indices(self, rows: np.ndarray) -> np.ndarray:
+        """Flat indices into :attr:`block` of the sampled columns ``rows`` of every block row."""
+        return (self._row_offsets + rows[None, :]).ravel()
+
+
+def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool, work: SketchWorkspace | None = None):
     """One pass over the (d, n) batch ``XT`` in cache-sized blocks of rows.
 
-    Each block of a few columns of X is multiplied by the signs, transformed, sampled into
-    ``Z^T``, and, with ``compute_m``, rescaled by ``(n/k) P^T P - I``, transformed again and
-    reduced to squared norms, all while it sits in the last-level cache. X is read from
-    memory once and the only work buffer is one block (about 8 MiB).
+    For each block of a few columns of X (the rows of ``XT``), while it sits in the last-level
+    cache:
 
-    Returns ``Z^T`` of shape (d, k) and the squared norms ``||X^T (S^T S - I) e_i||^2`` (or None).
+    1. ``block = B X^T / sqrt(n)`` (one read of X) and ``block <- H~ block``: the rows of
+       ``(H B X)^T`` (Definition 3);
+    2. the k sampled entries are gathered once (``np.take`` into a reused buffer) and scaled by
+       ``sqrt(n/k)`` into ``Z^T`` (the row sampling P of Definition 3);
+    3. with ``compute_m``, the middle factor ``((n/k) P^T P - I) / sqrt(n)`` of eq. (118) is
+       applied as a scalar multiply by ``-1/sqrt(n)`` and a scatter of the k sampled entries times
+       ``(n/k - 1)/sqrt(n)`` (the same products as a multiply by the full diagonal), the block is
+       transformed again and its squares are added, row by row, to the n squared norms
+       ``||X^T (S_f^T S_f - I) e_i||^2`` (Algorithm 1, line 2).
+
+    X is read from memory once; the work buffers are those of ``work`` (a
+    :class:`SketchWorkspace`, made here if not given).
+
+    Returns ``Z^T`` of shape (d, k) and the squared norms (a view into ``work``, or None).
     """
     d, n = XT.shape
     k = srht.k
-    rows = _chunk_rows(d, n)
-    buf = np.empty((rows, n))
+    if work is None or not work.fits(d, n, k):
+        work = SketchWorkspace(d, n, k)
+    rows = work.rows
     ZT = np.empty((d, k))
-    forward_scale, back_scale = srht._diagonal_scales()
-    col_sq = np.zeros(n) if compute_m else None
+    forward_scale = srht.signs / math.sqrt(n)
+    off = -1.0 / math.sqrt(n)
+    on = (n / k - 1.0) / math.sqrt(n)
+    col_sq = work.col_sq if compute_m else None
+    flat = work.flat_indices(srht.rows) if compute_m else None
+    first = True
     for start in range(0, d, rows):
         stop = min(start + rows, d)
-        block = buf[: stop - start]
+        r = stop - start
+        block = work.block[:r]
+        sampled = work.sampled[:r]
         np.multiply(XT[start:stop], forward_scale, out=block)
         fwht_rows_unchecked(block, normalized=False, backend=srht.backend)  # rows of (H B X)^T
-        np.multiply(block[:, srht.rows], srht.row_scale, out=ZT[start:stop])
+        np.take(block, srht.rows, axis=1, out=sampled)
+        np.multiply(sampled, srht.row_scale, out=ZT[start:stop])
         if compute_m:
-            block *= back_scale
+            assert col_sq is not None and flat is not None
+            block *= off
+            sampled *= on
+            np.put(block, flat[: r * k], sampled)
             fwht_rows_unchecked(block, normalized=False, backend=srht.backend)  # B H [.]: B skipped
-            for row in block:  # accumulate squares without allocating a temporary per block
-                np.multiply(row, row, out=row)
+            np.square(block, out=block)
+            rest = block
+            if first:  # 0 + x = x: start the sum with the first row instead of zeros
+                np.copyto(col_sq, block[0])
+                rest = block[1:]
+                first = False
+            for row in rest:
                 col_sq += row
     return ZT, col_sq
 
 
-def _sketch_quantities(X: np.ndarray, srht: SRHT, compute_m: bool = True) -> SketchQuantities:
+def _sketch_quantities(
+    X: np.ndarray, srht: SRHT, compute_m: bool = True, work: SketchWorkspace | None = None
+) -> SketchQuantities:
     """:func:`sketch_quantities` on validated input (see :func:`_blocked_pass`)."""
     n, d = X.shape
-    ZT, col_sq = _blocked_pass(_columns_batch(X), srht, compute_m)
-    Z = np.ascontiguousarray(ZT.T)
+    if work is None or not work.fits(d, n, srht.k):
+        work = SketchWorkspace(d, n, srht.k)
+    ZT, col_sq = _blocked_pass(_columns_batch(X), srht, compute_m, work)
+    Z = ZT.T  # (k, d) in Fortran order: no transpose copy
     return SketchQuantities(
         Z=Z,
         m_hat=float(math.sqrt(col_sq.max())) if compute_m else math.nan,
-        delta_hat=srht.coherence(),
+        delta_hat=srht_coherence(n, srht.rows, backend=srht.backend, out=work.indicator),
         Lambda_hat=srht.lambda_hat(),
         lambda_min=_lambda_min_gram(Z),
         n=n,

@@ -215,6 +215,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
         ``k`` fits on the same data cost ``k`` times that: plain ``GridSearchCV`` over ``G``
         candidates with ``F`` folds spends the budget about ``G F + 1`` times.
     random_state : None, int, SeedSequence or Generator
+    gaussian_step : {"explicit", "gram"}, default="explicit"
+        How the Gaussian step is sampled; the same law either way (see :func:`fast_ihm`).
 
     Attributes
     ----------
@@ -248,6 +250,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         intercept_scaling=1.0,
         ledger=None,
         random_state=None,
+        gaussian_step="explicit",
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -255,6 +258,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         self.k1 = k1
         self.k2 = k2
         self.k2_ratio = k2_ratio
+        self.gaussian_step = gaussian_step
         self.rho = rho
         self.clip = clip
         self.calibration = calibration
@@ -296,6 +300,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
             y_policy=self.y_policy,
             n_policy=self.n_policy,
             ledger=self.ledger,
+            gaussian_step=self.gaussian_step,
         )
         res.diagnostics["k2_capped_at_n"] = self.k2 is None and dk2 > n_used
         # Post-processing of public (n, d) and the released eta only: with rows of norm <= 1,

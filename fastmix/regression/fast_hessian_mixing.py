@@ -12,8 +12,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import accounting as acc
-from .._validation import check_delta, check_epsilon, check_positive, check_positive_int, check_random_state
-from ..mechanisms import FastMixCalibration, calibrate_fast_mix, multiple_fast_mixing
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_policy,
+    check_positive,
+    check_positive_int,
+    check_random_state,
+)
+from ..mechanisms import GAUSSIAN_STEPS, FastMixCalibration, calibrate_fast_mix, multiple_fast_mixing
 from .data import prepare_regression
 from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default
 from .hessian_sketch import _check_srht_k
@@ -183,6 +190,7 @@ def fast_ihm(
     n_policy: str = "pad",
     backend: str | None = None,
     ledger=None,
+    gaussian_step: str = "explicit",
 ):
     """FastIHM, Algorithm 2 of the FastMix paper, with MultipleFastMixing (Algorithm 3) inside.
 
@@ -228,6 +236,15 @@ def fast_ihm(
         See :func:`prepare_regression`.
     backend : str, optional
         Walsh-Hadamard backend.
+    gaussian_step : {"explicit", "gram"}, default="explicit"
+        How ``S_G,t X_tilde_t + eta xi_t`` (lines 5-6) is sampled. ``"explicit"`` draws the
+        k1 x k2 matrix S_G,t as the paper does. ``"gram"`` draws ``G L^T`` with G a k1 x d standard
+        Gaussian and ``L L^T = X_tilde_t^T X_tilde_t + eta^2 I``: given X_tilde_t, the rows of
+        ``S_G,t X_tilde_t`` are i.i.d. ``N(0, X_tilde_t^T X_tilde_t)`` (each is a standard Gaussian
+        vector times X_tilde_t) and those of ``eta xi_t`` are ``N(0, eta^2 I)``, so both give the same
+        law of the release, hence the same privacy (Lemma 1 only looks at that law) and the same
+        utility, at O(k2 d^2 + k1 d^2) instead of O(k1 k2 d) with k1 d draws instead of k1 (k2 + d)
+        (see :func:`fastmix.mechanisms.mix_sketch`). They use the random stream differently.
 
     Returns
     -------
@@ -235,6 +252,7 @@ def fast_ihm(
         ``result.theta`` (shape ``(d,)``) is the estimate (``ledger`` total <= (epsilon, delta)).
     """
     rng = check_random_state(random_state)
+    check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
     if calibration is None:
         if epsilon is None or delta is None:
             raise ValueError("fast_ihm needs epsilon and delta, or a precomputed calibration=calibrate_fast_ihm(...).")
@@ -263,7 +281,7 @@ def fast_ihm(
     iterates, etas = [], []
     for t in range(T):
         eta_t = mfm.eta if shared_eta else float(mfm.eta_tilde[t])
-        Xhat = mfm.release(t, k1, rng, noise_scale=eta_t)
+        Xhat = mfm.release(t, k1, rng, noise_scale=eta_t, method=gaussian_step)
         H = (Xhat.T @ Xhat) / k1
         g = _clipped_gradient(Xp, yp, theta, clip)
         if not omit_eta_term:
