@@ -1,0 +1,141 @@
+"""The SRHT on row chunks (fastmix.chunked): the same matrix as the in-memory SRHT, in any chunking."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from fastmix.chunked import (
+    SIGN_BLOCK_ROWS,
+    ChunkedSRHT,
+    aligned_chunks,
+    chunked_coherence,
+    chunked_sketch_quantities,
+    rademacher_signs,
+)
+from fastmix.srht import sketch_quantities, srht_coherence
+
+N, K, D = 1 << 12, 37, 5
+
+
+@pytest.fixture(scope="module")
+def data():
+    rng = np.random.default_rng(20261201)
+    X = rng.standard_normal((N, D))
+    return X / (1.5 * np.linalg.norm(X, axis=1).max())
+
+
+def _starts(chunks):
+    return np.concatenate([[0], np.cumsum(chunks)[:-1]]).astype(int)
+
+
+# ------------------------------------------------------------------------------ the sign stream
+def test_signs_depend_only_on_row_index():
+    whole = rademacher_signs(7, 0, 3 * SIGN_BLOCK_ROWS + 11)
+    cuts = [0, 5, SIGN_BLOCK_ROWS - 1, SIGN_BLOCK_ROWS + 3, 2 * SIGN_BLOCK_ROWS, whole.size]
+    pieces = np.concatenate([rademacher_signs(7, a, b) for a, b in itertools.pairwise(cuts)])
+    np.testing.assert_array_equal(pieces, whole)
+    assert set(np.unique(whole)) == {-1.0, 1.0}
+    assert abs(whole.mean()) < 4 / np.sqrt(whole.size)  # fair signs (a 4-sigma band)
+    assert not np.array_equal(rademacher_signs(8, 0, 64), whole[:64])
+
+
+def test_signs_reject_a_reversed_range():
+    with pytest.raises(ValueError, match="start <= stop"):
+        rademacher_signs(0, 10, 5)
+
+
+# ------------------------------------------------------------------------------ exactness
+@pytest.mark.parametrize("chunks", [(N,), (1024,) * 4, (64,) * 64, (2048, 1024, 512, 256, 256)])
+def test_chunks_reproduce_the_in_memory_srht(data, chunks):
+    C = ChunkedSRHT(N, K, random_state=3)
+    S = C.to_srht()
+    Z = sum(C.partial_apply(data[s : s + m], int(s)) for s, m in zip(_starts(chunks), chunks, strict=True))
+    np.testing.assert_allclose(Z, S.apply(data), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(C.adjoint(Z, chunks), S.adjoint(Z), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(S.to_dense() @ data, Z, atol=1e-12)  # and it is the SRHT of Definition 3
+
+
+def test_one_dimensional_operands(data):
+    C = ChunkedSRHT(N, K, random_state=4)
+    S = C.to_srht()
+    np.testing.assert_allclose(C.partial_apply(data[:, 0], 0), S.apply(data[:, 0]), rtol=1e-10, atol=1e-13)
+    z = np.arange(K, dtype=float)
+    np.testing.assert_allclose(C.partial_adjoint(z, 0, N), S.adjoint(z), rtol=1e-10, atol=1e-13)
+
+
+@pytest.mark.parametrize("block_rows", [None, 2, 64, N])
+def test_blockwise_coherence_equals_the_length_n_transform(block_rows):
+    C = ChunkedSRHT(N, K, random_state=5)
+    assert chunked_coherence(N, C.rows, block_rows=block_rows) == pytest.approx(srht_coherence(N, C.rows), abs=1e-15)
+
+
+def test_an_unaligned_chunk_is_refused(data):
+    C = ChunkedSRHT(N, K, random_state=0)
+    with pytest.raises(ValueError, match="not aligned"):
+        C.partial_apply(data[512 : 512 + 1024], 512)
+    with pytest.raises(ValueError, match="not aligned"):
+        C.partial_apply(data[:1000], 0)
+
+
+def test_non_finite_chunks_are_named(data):
+    bad = data[:1024].copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="starting at row 1024 contains NaN"):
+        ChunkedSRHT(N, K, random_state=0).partial_apply(bad, 1024)
+
+
+def test_rechunking_plan_is_recorded():
+    assert not aligned_chunks((1024,) * 4, N).changed
+    plan = aligned_chunks((1000, 1000, 1000, 1096), N)
+    assert plan.changed and plan.after == (1024,) * 4 and "row chunk 0" in plan.reason
+    with pytest.raises(ValueError, match="sum to"):
+        aligned_chunks((10, 10), N)
+
+
+def test_constructor_checks():
+    with pytest.raises(ValueError, match="power of two"):
+        ChunkedSRHT(1000, 10)
+    with pytest.raises(ValueError):
+        ChunkedSRHT(N, N + 1)
+
+
+# ------------------------------------------------------------------------------ on a real Dask cluster
+@pytest.fixture(scope="module")
+def client():
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c
+
+
+@pytest.mark.parametrize("chunks", [(1024,) * 4, (2048, 1024, 512, 512), (1000, 1000, 1000, 1096)])
+def test_dask_quantities_equal_the_in_memory_ones(client, data, chunks):
+    da = pytest.importorskip("dask.array")
+    C = ChunkedSRHT(N, K, random_state=11)
+    got = chunked_sketch_quantities(da.from_array(data, chunks=(chunks, D)), C)
+    want = sketch_quantities(data, C.to_srht())
+    q = got.quantities
+    np.testing.assert_allclose(q.Z, want.Z, rtol=1e-10, atol=1e-13)
+    for name in ("m_hat", "delta_hat", "lambda_min", "Lambda_hat"):
+        assert getattr(q, name) == pytest.approx(getattr(want, name), rel=1e-10), name
+    assert got.rechunking.changed == (chunks == (1000, 1000, 1000, 1096))
+
+
+def test_dask_input_checks(client):
+    da = pytest.importorskip("dask.array")
+    C = ChunkedSRHT(N, K, random_state=0)
+    with pytest.raises(ValueError, match="2-D"):
+        chunked_sketch_quantities(da.zeros(N, chunks=1024), C)
+    with pytest.raises(ValueError, match="n = 4096 rows"):
+        chunked_sketch_quantities(da.zeros((N // 2, D), chunks=(1024, D)), C)
+    X = da.zeros((N, D), chunks=(1024, D)).copy()
+    X[5, 0] = np.inf
+    with pytest.raises(ValueError, match="contains NaN or inf"):
+        chunked_sketch_quantities(X, C)
