@@ -307,7 +307,7 @@ def bench_shape(n, d, ratios, eps, repeats, paper):
     cal_ihm = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho)
     cal_f = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho)
     runs = [
-        ("OLS", lambda: (R.ols(X, y), None)),
+        ("OLS", lambda: R.ols(X, y)),
         ("FastIHS", lambda: R.fast_ihs(X, y, k=k1, T=T, random_state=1)),
         ("IHM", lambda: R.ihm(X, y, calibration=cal_ihm, k=k1, random_state=2)),
         ("IHM-gram", lambda: R.ihm(X, y, calibration=cal_ihm, k=k1, random_state=2, sketch="gram")),
@@ -323,7 +323,8 @@ def bench_shape(n, d, ratios, eps, repeats, paper):
     results = {}
     for name, fn in runs:
         fn()  # warm-up (page faults, BLAS threads)
-        t, (theta, _) = timed(fn, repeats)
+        t, out = timed(fn, repeats)
+        theta = getattr(out, "theta", out)  # a RegressionResult, or OLS's coefficient vector
         peak = peak_memory(fn)
         results[name] = (t, R.training_mse(X, y, theta) - ols_mse, peak)
     t_ihm = results["IHM"][0]

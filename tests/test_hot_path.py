@@ -101,7 +101,8 @@ def test_multiple_fast_mixing_and_fast_ihm_equal_algorithms_2_and_3_reference(mo
     cal = R.calibrate_fast_ihm(2.0, 1e-6, k1=k1, T=T)
     fm = cal.fast_mix
     for shared in (True, False):
-        theta, res = R.fast_ihm(X, y, calibration=cal, k2=k2, random_state=23, shared_eta=shared)
+        res = R.fast_ihm(X, y, calibration=cal, k2=k2, random_state=23, shared_eta=shared)
+        theta = res.theta
         rng = np.random.default_rng(23)
         sketches, etas = [], []
         for _ in range(T):  # Algorithm 3, lines 2-9
@@ -177,9 +178,9 @@ def test_fast_ihm_gaussian_step_option_is_validated_and_passed_through():
     X = _unit_rows(256, 3, 6)
     y = np.clip(X @ np.array([0.4, -0.2, 0.3]), -1, 1)
     kw = dict(epsilon=2.0, delta=1e-6, k1=20, k2=64, random_state=4)
-    a, ra = R.fast_ihm(X, y, **kw)
-    b, rb = R.fast_ihm(X, y, gaussian_step="gram", **kw)
-    c, _ = R.fast_ihm(X, y, gaussian_step="gram", **kw)
+    ra = R.fast_ihm(X, y, **kw)
+    rb = R.fast_ihm(X, y, gaussian_step="gram", **kw)
+    a, b, c = ra.theta, rb.theta, R.fast_ihm(X, y, gaussian_step="gram", **kw).theta
     np.testing.assert_array_equal(b, c)
     assert not np.array_equal(a, b)  # another use of the stream, same law
     np.testing.assert_array_equal(ra.diagnostics["eta_tilde"], rb.diagnostics["eta_tilde"])  # same SRHT draws

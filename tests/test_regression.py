@@ -575,7 +575,8 @@ def test_fastihm_defaults_give_a_useful_model_where_ratio_4_gave_an_empty_one():
 
 def test_fastihm_warns_when_its_noise_dominates_and_names_the_alternatives():
     X, y = _unit_problem(256)
-    with pytest.warns(R.NoiseDominatesWarning, match="IHMRegressor or AdaSSPRegressor") as rec:
+    expected = r"IHMRegressor \(usually more accurate at the same budget\) or AdaSSPRegressor \(faster\)"
+    with pytest.warns(R.NoiseDominatesWarning, match=expected) as rec:
         est = R.FastIHMRegressor(epsilon=1.0, k2_ratio=4.0, random_state=0, fit_intercept=False).fit(X, y)
     assert est.diagnostics_["eta_sq_over_n_per_d"] > R.NOISE_DOMINATES_RATIO
     assert "n = 256, d = 8" in str(rec[0].message)

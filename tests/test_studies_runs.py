@@ -291,7 +291,7 @@ def test_stored_entry_has_the_registry_parameters(name):
     )
 
 
-def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0):
+def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0, k2=None):
     """A runs table for solver_choice's readers: per series, lognormal trials around the given values."""
     rng = np.random.default_rng(0)
     rows = []
@@ -308,6 +308,7 @@ def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0):
                     "ols_mse": 0.1,
                     "runtime_s": runtime[series] * np.exp(0.05 * rng.standard_normal()),
                     "eta": eta if series == "FastIHM" else np.nan,
+                    "k2": (n if k2 is None else k2) if series == "FastIHM" else np.nan,
                 }
             )
     return pd.DataFrame(rows)
@@ -340,6 +341,22 @@ def test_solver_choice_map_and_claims_follow_the_runs():
     claims = {c.claim: c for c in study.claims({"runs": runs})}
     assert claims["FastIHMRegressor's noise warning is no false alarm"].holds is False
     assert claims["FastIHM is faster than IHM with the dense sketch at n >= 2^17"].holds is False
+
+
+def test_fastihm_gap_splits_cells_by_whether_the_srht_keeps_every_row():
+    study = study_module("solver_choice")
+    fast = {"FastIHM": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5, "AdaSSP": 0.1}
+    keeps = _solver_runs({"FastIHM": 0.02, "IHM (dense)": 0.01, "IHM (Gram)": 0.011, "AdaSSP": 0.5}, fast, 1.0, n=2**12)
+    subsampled = [
+        _solver_runs({"FastIHM": f, "IHM (dense)": 0.01, "IHM (Gram)": 0.02, "AdaSSP": 0.5}, fast, 1.0, k2=2**10, eps=e)
+        for f, e in ((0.3, 1.0), (0.05, 2.0))
+    ]
+    gap = study.fastihm_gap(pd.concat([keeps, *subsampled])).set_index("k2_is_n")
+    assert gap.loc[True, "cells"] == 1 and gap.loc[True, "max_n"] == 2**12
+    assert gap.loc[True, "ratio_min"] == pytest.approx(2.0, rel=0.1)  # against dense IHM's 0.01
+    assert gap.loc[False, "cells"] == 2 and gap.loc[False, "min_n"] == 2**17
+    assert gap.loc[False, "ratio_max"] == pytest.approx(30.0, rel=0.1)
+    assert gap.loc[False, "ratio_min"] == pytest.approx(5.0, rel=0.1)
 
 
 def test_solver_choice_skips_dense_ihm_beyond_its_size(tmp_path):

@@ -189,7 +189,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
         The paper's most accurate ratio (Figure 2 uses 4, 400 and 800; the larger k2, the closer
         FastIHM comes to IHM, at more transform cost), capped at the padded n. ``fit`` warns
         (:class:`NoiseDominatesWarning`) when the released eta^2 exceeds 10 n/d, where the fit
-        would be shrunk towards zero; the message names the estimators that add less noise.
+        would be shrunk towards zero; the message names IHMRegressor and AdaSSPRegressor and the
+        book page that compares them ("Which private solver when").
     rho : float or None
         Utility failure probability; None means delta/10.
     clip : float, default=1.0
@@ -311,8 +312,10 @@ class FastIHMRegressor(_SketchedRegressorBase):
             warnings.warn(
                 f"FastIHM's Hessian noise dominates: eta^2 = {float(res.diagnostics['eta']) ** 2:.3g} is {ratio:.3g} "
                 f"times n/d = {n / d:.3g}, which bounds the average eigenvalue of X^T X for rows of norm <= 1, so "
-                f"the fit is shrunk towards zero. At n = {n}, d = {d}, epsilon = {self.epsilon:g}, IHMRegressor or "
-                f"AdaSSPRegressor adds less noise; or raise k2 (k2_ratio={self.k2_ratio:g}, k2={k2}) or epsilon.",
+                f"the fit is shrunk towards zero. At n = {n}, d = {d}, epsilon = {self.epsilon:g}, consider "
+                "IHMRegressor (usually more accurate at the same budget) or AdaSSPRegressor (faster); the book's "
+                "page 'Which private solver when' compares them by n, d and epsilon. Or raise k2 "
+                f"(k2_ratio={self.k2_ratio:g}, k2={k2}) or epsilon.",
                 NoiseDominatesWarning,
                 stacklevel=3,
             )

@@ -45,7 +45,18 @@ import numpy as np
 from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
 from . import CellTable, load_average, split_values
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "SERIES", "PRIVATE_SERIES", "run", "summary", "choice_map", "claims"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "SERIES",
+    "PRIVATE_SERIES",
+    "run",
+    "summary",
+    "choice_map",
+    "fastihm_gap",
+    "claims",
+]
 
 NOTEBOOK = "solver_choice"
 
@@ -327,6 +338,45 @@ def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
             }
         )
     return pd.DataFrame(rows)
+
+
+def fastihm_gap(runs, risk_floor: float = 1e-300):
+    """FastIHM's excess risk over the best private solver's, per cell, split by whether ``k2 = n``.
+
+    With ``k2 = n`` the SRHT keeps every row (an orthogonal transform of X), so FastIHM's sketched
+    Hessian loses nothing to subsampling; with ``k2 < n`` it does. Returns one row per group
+    (``k2_is_n`` True/False) with the number of ``(n, d, epsilon)`` cells, the largest ``n`` among
+    them, and the minimum, median and maximum over cells of the ratio of geometric-mean excess risks.
+    """
+    import pandas as pd
+
+    private = runs[runs["series"].isin(PRIVATE_SERIES)]
+    rows = []
+    for (n, _d, _eps), cell in private.groupby(["n", "d", "epsilon"], sort=True):
+        gm = {
+            s: float(np.exp(np.mean(np.log(_positive(c["excess_risk"], risk_floor)))))
+            for s, c in cell.groupby("series")
+            if len(c) > 0
+        }
+        if "FastIHM" not in gm or len(gm) < 2:
+            continue
+        k2 = int(cell.loc[cell["series"] == "FastIHM", "k2"].iloc[0])
+        rows.append({"n": int(n), "k2_is_n": k2 >= int(n), "ratio": gm["FastIHM"] / min(gm.values())})
+    cells = pd.DataFrame(rows, columns=["n", "k2_is_n", "ratio"])
+    out = []
+    for flag, group in cells.groupby("k2_is_n", sort=False):
+        out.append(
+            {
+                "k2_is_n": bool(flag),
+                "cells": len(group),
+                "max_n": int(group["n"].max()),
+                "min_n": int(group["n"].min()),
+                "ratio_min": float(group["ratio"].min()),
+                "ratio_median": float(group["ratio"].median()),
+                "ratio_max": float(group["ratio"].max()),
+            }
+        )
+    return pd.DataFrame(out)
 
 
 def claims(tables, alpha: float = 0.05):
