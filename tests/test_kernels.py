@@ -545,14 +545,17 @@ def test_sklearn_compatible(estimator, check):
 def test_theory_hyperparameters_follow_the_rates():
     from fastmix.kernels import theory_hyperparameters
 
-    M1, lam1 = theory_hyperparameters(1000, 1.0, 1e-5, method="rp")
-    M2, lam2 = theory_hyperparameters(100000, 1.0, 1e-5, method="rp")
-    assert M1 == math.ceil(2 * math.log(1000)) and M2 > M1  # gamma = 0: M ~ log n
-    assert lam2 < lam1
-    Mf, lamf = theory_hyperparameters(1000, 1.0, 1e-5, method="rff")
-    assert Mf == 100  # (n eps)^(2/3)
-    assert lamf >= 1000 ** (-2 / 3)
-    assert theory_hyperparameters(1000, 1.0, 1e-5, method="rff", max_components=50)[0] == 50
+    a = theory_hyperparameters(1000, 1.0, 1e-5, method="rp")
+    b = theory_hyperparameters(100000, 1.0, 1e-5, method="rp")
+    assert a.n_components == math.ceil(2 * math.log(1000)) and b.n_components > a.n_components  # gamma = 0: M ~ log n
+    assert b.lam < a.lam
+    f = theory_hyperparameters(1000, 1.0, 1e-5, method="rff")
+    assert f.n_components == 100  # (n eps)^(2/3)
+    assert f.lam >= 1000 ** (-2 / 3)
+    assert theory_hyperparameters(1000, 1.0, 1e-5, method="rff", max_components=50).n_components == 50
+    with pytest.warns(FutureWarning, match="n_components"):
+        M, lam = f  # the former pair, for one minor version
+    assert (M, lam) == (f.n_components, f.lam)
     with pytest.raises(ValueError, match="method"):
         theory_hyperparameters(1000, 1.0, 1e-5, method="nystroem")
 

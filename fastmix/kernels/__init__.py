@@ -88,6 +88,7 @@ from .sufficient_statistics import (
     solve_ridge_floored,
 )
 from .theory import (
+    Hyperparameters,
     RPHyperparameters,
     effective_dimension,
     operator_spectrum,
@@ -113,6 +114,7 @@ __all__ = [
     "ridge_path_floored",
     "operator_spectrum",
     "effective_dimension",
+    "Hyperparameters",
     "RPHyperparameters",
     "theory_rp_hyperparameters",
     "ObjectivePerturbationCalibration",

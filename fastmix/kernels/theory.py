@@ -39,6 +39,27 @@ def effective_dimension(spectrum, lam) -> float:
 
 
 @dataclass(frozen=True)
+class Hyperparameters(UnpacksAsTuple):
+    """The data-independent choice of :func:`theory_hyperparameters`.
+
+    Attributes
+    ----------
+    n_components : int
+        M, the projection (or random-feature) dimension.
+    lam : float
+        The ridge penalty lambda.
+    """
+
+    n_components: int
+    lam: float
+
+    _new_usage = "Read `.n_components` and `.lam` of the result."
+
+    def _legacy_tuple(self) -> tuple:
+        return (self.n_components, self.lam)
+
+
+@dataclass(frozen=True)
 class RPHyperparameters(UnpacksAsTuple):
     """The choice of :func:`theory_rp_hyperparameters`.
 
@@ -149,8 +170,8 @@ def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1
 
     Returns
     -------
-    n_components : int
-    lam : float
+    Hyperparameters
+        ``n_components`` (M) and ``lam``.
     """
     n = check_positive_int(n, "n")
     eps = check_epsilon(epsilon)
@@ -171,4 +192,4 @@ def theory_hyperparameters(n, epsilon, delta, *, method="rp", gamma=0.0, c_lam=1
         M = min(M, int(max_components))
     M = max(M, 1)
     lam = max(rate, c_lam * D2 * math.sqrt(M * math.log(1.0 / delta)) / (n * eps))
-    return M, lam
+    return Hyperparameters(M, lam)

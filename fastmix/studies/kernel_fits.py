@@ -21,12 +21,15 @@ def plane_wave_target(X):
     return 0.8 * np.sin(X.sum(axis=1) / math.sqrt(X.shape[1] / 3.0))
 
 
-def rkhs_target(d, kernel, rng, n_centres=20, sd=0.5):
+def rkhs_target(d, kernel, random_state, n_centres=20, sd=0.5):
     """A random function in the kernel's RKHS: ``sum_i a_i k(c_i, x)`` over ``n_centres`` uniform centres.
 
     The weights are standard normal, rescaled so that the function's RMS over the input law
     (uniform on [-1, 1]^d, estimated on 2000 draws) is ``sd``. Returns the function.
     """
+    from .._validation import check_random_state
+
+    rng = check_random_state(random_state)
     centres = rng.uniform(-1.0, 1.0, (n_centres, d))
     a = rng.standard_normal(n_centres)
     probe = rng.uniform(-1.0, 1.0, (2000, d))
@@ -45,17 +48,17 @@ class Features:
     rows; ``map(part, M)`` the features of dimension M at the validation or test inputs.
     """
 
-    def __init__(self, method, kernel, X_tr, y_tr, X_val, X_te, M_max, rng):
+    def __init__(self, method, kernel, X_tr, y_tr, X_val, X_te, M_max, random_state):
         from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
 
         X_all = np.vstack([X_tr, X_val, X_te])
         if method == "RP":
-            sampler = ExactGaussianProcessPaths(kernel, M_max, random_state=rng)
+            sampler = ExactGaussianProcessPaths(kernel, M_max, random_state=random_state)
             F = sampler.fit(X_all).evaluate(X_all)
             self.variance_bound = sampler.variance_bound
             self.scale = lambda M: 1.0 / math.sqrt(M)
         else:
-            rff = RandomFourierFeatures(kernel, M_max, random_state=rng).fit(X_all)
+            rff = RandomFourierFeatures(kernel, M_max, random_state=random_state).fit(X_all)
             F = np.cos(X_all @ rff.frequencies_ + rff.offsets_)
             self.variance_bound = None
             self.scale = lambda M: math.sqrt(2.0 / M)
@@ -87,7 +90,21 @@ def norm_bound(method, feats, M, t):
     return laurent_massart_bound(feats.variance_bound, M, t)
 
 
-def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=None, multiplier=1.0, delta_gauss=None):
+def private_path(
+    method,
+    feats,
+    M,
+    eps,
+    delta,
+    lams,
+    response_bound,
+    random_state,
+    rows="all",
+    *,
+    t=None,
+    multiplier=1.0,
+    delta_gauss=None,
+):
     """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
     from ..kernels import release_from_statistics, ridge_path_floored
 
@@ -107,8 +124,8 @@ def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=No
             delta_covariance=d_cov,
             delta_vector=d_vec,
             feature_norm_sq=D2,
-            response_bound=T,
-            random_state=rng,
+            response_bound=response_bound,
+            random_state=random_state,
         )
     else:  # one of 2G releases composed in Gaussian DP at (eps, delta_gauss)
         D2 = norm_bound(method, feats, M, t)
@@ -120,8 +137,8 @@ def private_path(method, feats, M, eps, delta, lams, T, rng, rows="all", *, t=No
             delta_covariance=delta_gauss,
             delta_vector=delta_gauss,
             feature_norm_sq=D2,
-            response_bound=T,
-            random_state=rng,
+            response_bound=response_bound,
+            random_state=random_state,
             noise_multiplier=multiplier,
             split_epsilon=False,
         )

@@ -107,10 +107,11 @@ def _one(params, sweep, n, eps, rep, kernel, spectrum):
     rp = theory_rp_hyperparameters(
         n, eps, delta, spectrum, c_m=float(params["c_m"]), c_lam=float(params["c_lam"]), max_components=cap
     )
-    M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-    M_rff, lam_rff = theory_hyperparameters(
+    M_full = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"])).n_components
+    rff = theory_hyperparameters(
         n, eps, delta, method="rff", c_lam=float(params["c_lam"]), max_components=cap
     )  # lambda for the capped M
+    M_rff, lam_rff = rff.n_components, rff.lam
     noise_rng = np.random.default_rng(noise_ss)
     rows = []
     for method, M, lam, ss, capped in (

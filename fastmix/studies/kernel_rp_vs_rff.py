@@ -368,10 +368,11 @@ def _one_rep(panel, params, rep, kernel, spectrum, cache):
                 )
                 M_t, lam_t, capped = choice.n_components, choice.lam, choice.capped
             else:
-                M_full, _ = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"]))
-                M_t, lam_t = theory_hyperparameters(
+                M_full = theory_hyperparameters(n, eps, delta, method="rff", c_lam=float(params["c_lam"])).n_components
+                choice = theory_hyperparameters(
                     n, eps, delta, method="rff", c_lam=float(params["c_lam"]), max_components=M_max
                 )  # lambda for the capped M
+                M_t, lam_t = choice.n_components, choice.lam
                 capped = M_full > M_max
             betas, floored, rel, D2 = private_path(method, fm, M_t, eps, delta, np.array([lam_t]), T, noise_rng)
             te = mse(betas @ fm.map("te", M_t).T, target_te)[0]
