@@ -39,7 +39,7 @@ __all__ = [
 _SOURCES = (
     "regression",
     "_compat.py",
-    "mechanisms.py",
+    "mechanisms",
     "srht.py",
     "hadamard.py",
     "accounting",

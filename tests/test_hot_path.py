@@ -137,7 +137,7 @@ def test_workspace_reuse_gives_the_numbers_of_a_fresh_pass():
 
 def test_explicit_step_draws_s_g_row_blocks_from_the_stream_in_order(monkeypatch):
     """Several blocks of rows of S_G (and a remainder) consume the stream as one (k1, m) draw."""
-    import fastmix.mechanisms as M
+    import fastmix.mechanisms.gaussian_step as M
 
     Z = np.random.default_rng(0).standard_normal((50, 3))
     monkeypatch.setattr(M, "_GAUSSIAN_BLOCK_BYTES", 8 * 50 * 16)  # 16 rows per block, k1 = 37
