@@ -45,10 +45,10 @@ import numpy as np
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 from fastmix import regression as R
-from fastmix._threads import use_threads
 from fastmix.hadamard import fwht, get_backend
 from fastmix.mechanisms import calibrate_fast_mix, fast_mix, mix_sketch
 from fastmix.srht import SRHT, sketch_quantities
+from fastmix.threads import use_threads
 
 FLOOR_K2 = (128, 12800, 25600)  # ratios 4, 400, 800 at d = 32
 

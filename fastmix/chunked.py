@@ -50,6 +50,7 @@ __all__ = [
     "aligned_chunks",
     "chunked_coherence",
     "chunked_sketch_quantities",
+    "ChunkedSketch",
 ]
 
 #: Rows per block of the sign stream. Signs of rows ``[b L, (b + 1) L)`` come from block ``b``.

@@ -45,8 +45,8 @@ the active default and :func:`available_backends` what can be used here.
 Threads
 -------
 ``fht-cpu`` transforms each cache-sized chunk with one thread unless whole-batch threading is
-asked for (``fastmix._threads.use_threads(0)`` for every core, or ``FASTMIX_THREADS``); see
-:mod:`fastmix._threads` for why one thread is the default.
+asked for (``fastmix.threads.use_threads(0)`` for every core, or ``FASTMIX_THREADS``); see
+:mod:`fastmix.threads` for why one thread is the default.
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ from typing import Literal
 
 import numpy as np
 
-from ._threads import transform_threads
 from ._validation import check_array_kind, check_random_state
+from .threads import transform_threads
 
 __all__ = [
     "fwht",
@@ -619,8 +619,8 @@ def fwht_rows_unchecked(batch: np.ndarray, *, normalized: bool, backend: str | N
 def _transform_rows_inplace(batch: np.ndarray, name: str, scale: float | None) -> None:
     """Unnormalised transform of every row of a C-contiguous (b, n) array, times ``scale``.
 
-    ``fht_cpu`` runs each chunk with :func:`fastmix._threads.transform_threads` threads (one by
-    default: a chunk is a cache-sized block, see :mod:`fastmix._threads`).
+    ``fht_cpu`` runs each chunk with :func:`fastmix.threads.transform_threads` threads (one by
+    default: a chunk is a cache-sized block, see :mod:`fastmix.threads`).
     """
     b, n = batch.shape
     rows = max(2, CHUNK_BYTES // max(1, n * batch.itemsize))

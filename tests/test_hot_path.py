@@ -18,8 +18,8 @@ import pytest
 import scipy.linalg
 
 import fastmix.srht as srht_module
-from fastmix import _threads
 from fastmix import regression as R
+from fastmix import threads
 from fastmix.hadamard import fwht
 from fastmix.mechanisms import calibrate_fast_mix, fast_mix, mix_sketch, multiple_fast_mixing
 from fastmix.srht import SRHT, SketchWorkspace, sketch_quantities
@@ -196,34 +196,34 @@ def test_fast_ihm_gaussian_step_option_is_validated_and_passed_through():
 
 
 def test_thread_policy_defaults_to_one_and_is_scoped(monkeypatch):
-    monkeypatch.delenv(_threads.ENV_VAR, raising=False)
-    assert _threads.get_threads() == 1 and _threads.transform_threads() == 1
-    with _threads.use_threads(0):
-        assert _threads.get_threads() == 0 and _threads.transform_threads() == -1
-        with _threads.use_threads(2):
-            assert _threads.transform_threads() == 2
-        assert _threads.get_threads() == 0
-    assert _threads.get_threads() == 1
-    monkeypatch.setenv(_threads.ENV_VAR, "3")
-    assert _threads.get_threads() == 3
-    monkeypatch.setenv(_threads.ENV_VAR, "many")
-    with pytest.raises(ValueError, match=_threads.ENV_VAR):
-        _threads.get_threads()
+    monkeypatch.delenv(threads.ENV_VAR, raising=False)
+    assert threads.get_threads() == 1 and threads.transform_threads() == 1
+    with threads.use_threads(0):
+        assert threads.get_threads() == 0 and threads.transform_threads() == -1
+        with threads.use_threads(2):
+            assert threads.transform_threads() == 2
+        assert threads.get_threads() == 0
+    assert threads.get_threads() == 1
+    monkeypatch.setenv(threads.ENV_VAR, "3")
+    assert threads.get_threads() == 3
+    monkeypatch.setenv(threads.ENV_VAR, "many")
+    with pytest.raises(ValueError, match=threads.ENV_VAR):
+        threads.get_threads()
     with pytest.raises(ValueError, match="threads must be"):
-        _threads.set_threads(-1)
+        threads.set_threads(-1)
 
 
 def test_threads_change_no_result():
     X = np.random.default_rng(1).standard_normal((8, 1024))
     one = fwht(X)
-    with _threads.use_threads(0):
+    with threads.use_threads(0):
         every = fwht(X)
     np.testing.assert_array_equal(one, every)
 
 
 def test_blas_is_limited_inside_the_hot_path():
     threadpoolctl = pytest.importorskip("threadpoolctl")
-    with _threads.blas_limit():
+    with threads.blas_limit():
         inside = [p["num_threads"] for p in threadpoolctl.threadpool_info() if p["user_api"] == "blas"]
     assert inside and all(t == 1 for t in inside)
 

@@ -31,9 +31,7 @@ Paths are sampled in one of two ways (see :class:`ExactGaussianProcessPaths` and
 * approximately for shift-invariant kernels, ``h(x) = sum_l a_l phi_l(x)`` over D >> M random
   Fourier features, which converges in law to the GP as D grows.
 
-Modules
--------
-Every public name is importable from ``fastmix.kernels`` itself; the modules hold one concept each.
+**Modules.** Every public name is importable from ``fastmix.kernels`` itself; the modules hold one concept each.
 
 * ``kernel_functions``: the Gaussian, Laplace and linear kernels and :func:`make_kernel`.
 * ``gaussian_process_paths``: the path samplers of the random projection h_M and the

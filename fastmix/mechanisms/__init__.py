@@ -17,9 +17,7 @@ bound are an error unless ``row_norm_policy`` says to clip them, and a number of
 not a power of two is padded with zero rows (lossless under zero-out neighbouring) unless
 ``n_policy="raise"``. Both are recorded in the result.
 
-Modules
--------
-Every public name is importable from ``fastmix.mechanisms`` itself; the modules hold one
+**Modules.** Every public name is importable from ``fastmix.mechanisms`` itself; the modules hold one
 concept each: ``data`` (:func:`prepare_data`, the checks every mechanism runs), ``gaussian_step``
 (:func:`mix_sketch`, the Gaussian step ``S_G Z + noise_scale * xi`` shared by all mechanisms),
 ``gaussian_mixing`` (Proposition 2), ``fast_mixing`` (the calibration of Algorithms 1 and 3 and

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import accounting as acc
-from .._threads import blas_limit
 from .._validation import (
     NormEnforcement,
     check_delta,
@@ -30,6 +29,7 @@ from .._validation import (
 )
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchQuantities, sketch_quantities
+from ..threads import blas_limit
 from .data import _check_calibration, _check_k2, prepare_data
 from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
 

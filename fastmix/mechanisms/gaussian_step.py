@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._threads import blas_limit
 from .._validation import check_matrix, check_policy, check_positive, check_positive_int, check_random_state
+from ..threads import blas_limit
 
 __all__ = ["mix_sketch", "GAUSSIAN_STEPS"]
 

@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._threads import blas_limit
 from .._validation import NormEnforcement, check_positive, check_positive_int, check_random_state
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
+from ..threads import blas_limit
 from .data import PreparedData, _check_calibration, _check_k2, prepare_data
 from .fast_mixing import FastMixCalibration, _private_noise_level
 from .gaussian_step import mix_sketch
@@ -102,7 +102,7 @@ def multiple_fast_mixing(
 
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
     The T draws share one :class:`fastmix.srht.SketchWorkspace` (the blocked pass's buffers are
-    allocated once per call) and run with the thread policy of :mod:`fastmix._threads`.
+    allocated once per call) and run with the thread policy of :mod:`fastmix.threads`.
     """
     _check_calibration(
         calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"

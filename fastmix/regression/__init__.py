@@ -37,9 +37,7 @@ The functions fit no intercept (the paper's setting). The estimators fit one by 
 (``fit_intercept=True``): they append a constant coordinate and rescale each row to keep its
 norm at most one, which costs accuracy but no privacy (see :class:`FastIHMRegressor`).
 
-Modules
--------
-Every public name is importable from ``fastmix.regression`` itself; the modules hold one
+**Modules.** Every public name is importable from ``fastmix.regression`` itself; the modules hold one
 concept each: ``paper_sizes`` (Appendix H's sketch sizes and defaults), ``data`` (validation,
 policies and :class:`DataRecord`), ``result`` (:class:`RegressionResult`), ``least_squares``
 (OLS and the error measures), ``hessian_sketch`` (FastIHS), ``gradient_noise`` (the gradient

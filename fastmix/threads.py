@@ -15,8 +15,9 @@ default, for both the transform and BLAS:
 
 Whole-batch threading is an explicit choice: ``set_threads(n)`` or ``with use_threads(n):``
 (this thread only), or the environment variable ``FASTMIX_THREADS``; ``0`` means "every core"
-for the transform and "leave BLAS as configured". Threads change no result: the transform of a
-row and each entry of a BLAS product are computed the same way whatever the number of threads.
+for the transform and "leave BLAS as configured". The transform of a row is computed the same
+way whatever the number of threads; a BLAS product may differ in its last bits, since a
+threaded BLAS can sum in another order.
 """
 
 from __future__ import annotations
