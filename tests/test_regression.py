@@ -575,11 +575,23 @@ def test_fastihm_defaults_give_a_useful_model_where_ratio_4_gave_an_empty_one():
 
 def test_fastihm_warns_when_its_noise_dominates_and_names_the_alternatives():
     X, y = _unit_problem(256)
-    expected = r"IHMRegressor \(usually more accurate at the same budget\) or AdaSSPRegressor \(faster\)"
+    expected = r"IHMRegressor is the better choice \(AdaSSPRegressor is faster"
     with pytest.warns(R.NoiseDominatesWarning, match=expected) as rec:
         est = R.FastIHMRegressor(epsilon=1.0, k2_ratio=4.0, random_state=0, fit_intercept=False).fit(X, y)
-    assert est.diagnostics_["eta_sq_over_n_per_d"] > R.NOISE_DOMINATES_RATIO
+    assert est.diagnostics_["eta_sq_over_ihm_gamma"] > R.NOISE_DOMINATES_RATIO
     assert "n = 256, d = 8" in str(rec[0].message)
+
+
+def test_the_noise_ratio_compares_eta_with_ihms_largest_noise_at_the_same_budget():
+    cal = R.calibrate_ihm(1.0, 1e-6, k=40, T=4, rho=1e-7)
+    ratio = R.fastihm_noise_ratio(3.0, 1.0, 1e-6, k=40, T=4, rho=1e-7)
+    assert ratio == pytest.approx(9.0 / cal.gamma, rel=1e-12)
+    X, y = _unit_problem(2**12)
+    res = R.ihm(X, y, calibration=cal, k=40, random_state=0)
+    assert res.diagnostics["sigma_sketch"] ** 2 <= cal.gamma  # IHM adds at most gamma
+    # with k2 = n the SRHT drops no row (m_hat = 0), and FastIHM's noise is within a few tenths of IHM's bound
+    fast = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=40, k2=2**12, T=4, rho=1e-7, random_state=0)
+    assert 0.5 < R.fastihm_noise_ratio(fast.diagnostics["eta"], 1.0, 1e-6, k=40, T=4, rho=1e-7) < 2.0
 
 
 def test_fastihm_does_not_warn_in_the_papers_regime():
@@ -589,7 +601,7 @@ def test_fastihm_does_not_warn_in_the_papers_regime():
     with warnings.catch_warnings():
         warnings.simplefilter("error", R.NoiseDominatesWarning)
         est = R.FastIHMRegressor(epsilon=5.0, random_state=0, fit_intercept=False).fit(X, y)
-    assert est.diagnostics_["eta_sq_over_n_per_d"] <= R.NOISE_DOMINATES_RATIO
+    assert est.diagnostics_["eta_sq_over_ihm_gamma"] <= R.NOISE_DOMINATES_RATIO
 
 
 def test_calibration_entries_are_checked_zero_out_entries():

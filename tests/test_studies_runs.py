@@ -308,10 +308,20 @@ def _solver_runs(risk, runtime, eta, n=2**17, d=8, trials=6, eps=1.0, k2=None):
                     "ols_mse": 0.1,
                     "runtime_s": runtime[series] * np.exp(0.05 * rng.standard_normal()),
                     "eta": eta if series == "FastIHM" else np.nan,
+                    "delta": 1.0 / n**2,
+                    "rho": 0.1 / n**2,
+                    "T": 4,
+                    "k1": 6 * d,
                     "k2": (n if k2 is None else k2) if series == "FastIHM" else np.nan,
                 }
             )
     return pd.DataFrame(rows)
+
+
+def _ihm_gamma(n=2**17, d=8, eps=1.0):
+    from fastmix.regression import calibrate_ihm
+
+    return calibrate_ihm(eps, 1.0 / n**2, k=6 * d, T=4, rho=0.1 / n**2).gamma
 
 
 def test_solver_choice_map_and_claims_follow_the_runs():
@@ -319,7 +329,9 @@ def test_solver_choice_map_and_claims_follow_the_runs():
     fast = {"FastIHM": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5, "AdaSSP": 0.1}
     # FastIHM far behind in accuracy while its noise ratio is below the warning's threshold:
     runs = _solver_runs(
-        {"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5}, fast, eta=np.sqrt(2.0 * 2**17 / 8)
+        {"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5},
+        fast,
+        eta=np.sqrt(2.0 * _ihm_gamma()),
     )
     cmap = study.choice_map(runs)
     assert cmap.shape[0] == 1
@@ -335,12 +347,29 @@ def test_solver_choice_map_and_claims_follow_the_runs():
     # The warning fires while FastIHM is the most accurate, and FastIHM is slower than dense IHM:
     slow = dict(fast, FastIHM=9.0)
     runs = _solver_runs(
-        {"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5}, slow, eta=np.sqrt(50.0 * 2**17 / 8)
+        {"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5},
+        slow,
+        eta=np.sqrt(50.0 * _ihm_gamma()),
     )
-    assert study.choice_map(runs).iloc[0]["fastihm_warns"]
+    cmap = study.choice_map(runs)
+    assert cmap.iloc[0]["fastihm_warns"] and cmap.iloc[0]["fastihm_eta_ratio"] == pytest.approx(50.0, rel=0.2)
     claims = {c.claim: c for c in study.claims({"runs": runs})}
     assert claims["FastIHMRegressor's noise warning is no false alarm"].holds is False
     assert claims["FastIHM is faster than IHM with the dense sketch at n >= 2^17"].holds is False
+
+
+def test_former_warning_rule_is_scored_by_the_same_two_checks():
+    study = study_module("solver_choice")
+    fast = {"FastIHM": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5, "AdaSSP": 0.1}
+    nd = 2**17 / 8
+    behind = _solver_runs(
+        {"FastIHM": 1.0, "IHM (dense)": 0.01, "IHM (Gram)": 0.0101, "AdaSSP": 0.5}, fast, np.sqrt(2 * nd)
+    )
+    best = _solver_runs(
+        {"FastIHM": 0.001, "IHM (dense)": 0.01, "IHM (Gram)": 0.01, "AdaSSP": 0.5}, fast, np.sqrt(50 * nd), eps=2.0
+    )
+    assert study.former_warning_errors(pd.concat([behind, best])) == {"false_alarms": 1, "silent": 1, "cells": 2}
+    assert study.former_warning_errors(behind, ratio=1.0)["silent"] == 0  # it fires at 2 n/d > 1 n/d
 
 
 def test_fastihm_gap_splits_cells_by_whether_the_srht_keeps_every_row():

@@ -28,7 +28,7 @@ from .adaptive_ssp import adassp
 from .fast_hessian_mixing import fast_ihm
 from .hessian_mixing import ihm
 from .hessian_sketch import fast_ihs
-from .noise_warning import NOISE_DOMINATES_RATIO, NoiseDominatesWarning
+from .noise_warning import NOISE_DOMINATES_RATIO, NoiseDominatesWarning, fastihm_noise_ratio
 from .paper_sizes import paper_sketch_sizes
 
 try:  # scikit-learn is an optional dependency (extra "ml")
@@ -188,9 +188,10 @@ class FastIHMRegressor(_SketchedRegressorBase):
     k2_ratio : float, default=800.0
         The paper's most accurate ratio (Figure 2 uses 4, 400 and 800; the larger k2, the closer
         FastIHM comes to IHM, at more transform cost), capped at the padded n. ``fit`` warns
-        (:class:`NoiseDominatesWarning`) when the released eta^2 exceeds 10 n/d, where the fit
-        would be shrunk towards zero; the message names IHMRegressor and AdaSSPRegressor and the
-        book page that compares them ("Which private solver when").
+        (:class:`NoiseDominatesWarning`) when the released eta^2 exceeds 10 times the most IHM adds
+        to its Hessian at the same budget (:func:`fastihm_noise_ratio`); the message names
+        IHMRegressor and AdaSSPRegressor and the book page that compares them ("Which private
+        solver when").
     rho : float or None
         Utility failure probability; None means delta/10.
     clip : float, default=1.0
@@ -304,18 +305,18 @@ class FastIHMRegressor(_SketchedRegressorBase):
             gaussian_step=self.gaussian_step,
         )
         res.diagnostics["k2_capped_at_n"] = self.k2 is None and dk2 > n_used
-        # Post-processing of public (n, d) and the released eta only: with rows of norm <= 1,
-        # trace(X^T X) <= n, so n/d bounds the average eigenvalue of the Hessian X^T X.
-        ratio = float(res.diagnostics["eta"]) ** 2 / (n / d)
-        res.diagnostics["eta_sq_over_n_per_d"] = ratio
+        # Post-processing of the released eta and public quantities only (see fastihm_noise_ratio).
+        ratio = fastihm_noise_ratio(res.diagnostics["eta"], self.epsilon, delta, k=k1, T=T, rho=rho, clip=self.clip)
+        res.diagnostics["eta_sq_over_ihm_gamma"] = ratio
         if ratio > NOISE_DOMINATES_RATIO:
+            eta_sq = float(res.diagnostics["eta"]) ** 2
             warnings.warn(
-                f"FastIHM's Hessian noise dominates: eta^2 = {float(res.diagnostics['eta']) ** 2:.3g} is {ratio:.3g} "
-                f"times n/d = {n / d:.3g}, which bounds the average eigenvalue of X^T X for rows of norm <= 1, so "
-                f"the fit is shrunk towards zero. At n = {n}, d = {d}, epsilon = {self.epsilon:g}, consider "
-                "IHMRegressor (usually more accurate at the same budget) or AdaSSPRegressor (faster); the book's "
-                "page 'Which private solver when' compares them by n, d and epsilon. Or raise k2 "
-                f"(k2_ratio={self.k2_ratio:g}, k2={k2}) or epsilon.",
+                f"FastIHM's Hessian noise dominates: eta^2 = {eta_sq:.3g} is {ratio:.3g} times the most that IHM "
+                f"adds to its Hessian at the same epsilon = {self.epsilon:g}, delta and sketch size k = {k1} "
+                f"(gamma = {eta_sq / ratio:.3g}). At n = {n}, d = {d}, IHMRegressor is the better choice "
+                "(AdaSSPRegressor is faster; the book's page 'Which private solver when' compares them by n, d "
+                f"and epsilon). Or raise k2 (k2_ratio={self.k2_ratio:g}, k2={k2}): the fewer rows the SRHT drops, "
+                "the closer FastIHM's noise comes to IHM's.",
                 NoiseDominatesWarning,
                 stacklevel=3,
             )
