@@ -195,7 +195,8 @@ def map_prose(cmap):
     return (
         "; ".join(parts) + f". The fastest private solver is {fast_text} of the {total} points. "
         f"FastIHMRegressor's warning ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\,\\gamma_{{\\mathrm{{IHM}}}}$, more than "
-        f"{NOISE_DOMINATES_RATIO:g} times the most IHM adds to its Hessian at the same budget) fires at {warns} of them."
+        f"{NOISE_DOMINATES_RATIO:g} times the most IHM adds to its Hessian at the same budget) "
+        f"fires at {warns} of them."
     )
 
 
