@@ -242,7 +242,8 @@ class NormEnforcement:
     scale: float = 1.0
 
 
-_NORM_TOLERANCE = 1e-9
+#: Relative slack of the row-norm bound: a row is over C_X when its norm exceeds C_X (1 + NORM_TOLERANCE).
+NORM_TOLERANCE = 1e-9
 
 #: The values of ``row_norm_policy`` accepted by every mechanism and solver.
 ROW_NORM_POLICIES = ("raise", "clip", "rescale")
@@ -333,7 +334,7 @@ def check_row_norms(
     bound = check_positive(bound, "bound")
     norms = row_norms(X, name)
     max_norm = float(norms.max()) if norms.size else 0.0
-    over = norms > bound * (1.0 + _NORM_TOLERANCE)
+    over = norms > bound * (1.0 + NORM_TOLERANCE)
     n_over = int(np.count_nonzero(over))
     if policy == "raise":
         if n_over:
@@ -355,3 +356,8 @@ def check_row_norms(
         return X, NormEnforcement("rescale", bound, 0, max_norm)
     scale = bound / max_norm
     return X * scale, NormEnforcement("rescale", bound, n_over, max_norm, scale)
+
+
+def is_dask_array(X) -> bool:
+    """Whether ``X`` is a Dask array (checked by type, without importing Dask)."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")

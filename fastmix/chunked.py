@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_positive_int, check_random_state
+from ._validation import check_positive_int, check_random_state, is_dask_array
 from .hadamard import fwht_rows_unchecked, is_power_of_two
 from .srht import SRHT, SketchQuantities
 
@@ -239,7 +239,7 @@ class ChunkedSRHT:
 
     def apply(self, X) -> np.ndarray:
         """``S_f X`` for an (n, d) NumPy or Dask array (a NumPy result)."""
-        if _is_dask(X):
+        if is_dask_array(X):
             return _dask_forward(self, X)[0]
         X = np.asarray(X, dtype=np.float64)
         return self.partial_apply(X, 0)
@@ -283,10 +283,6 @@ def chunked_coherence(n: int, rows, *, block_rows: int | None = None, backend: s
 
 
 # ----------------------------------------------------------------------------------------- Dask
-def _is_dask(X) -> bool:
-    return type(X).__module__.split(".")[0] == "dask"
-
-
 def _prepare_dask(X, n: int):
     """Single column chunk and aligned row chunks; returns (array, Rechunking)."""
     if X.ndim != 2:

@@ -139,3 +139,75 @@ def test_dask_input_checks(client):
     X[5, 0] = np.inf
     with pytest.raises(ValueError, match="contains NaN or inf"):
         chunked_sketch_quantities(X, C)
+
+
+# ------------------------------------------------------------------------------ Gram-route solvers on Dask
+def _regression_problem(n=3000, d=6, seed=5):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, d))
+    X /= 1.1 * np.linalg.norm(X, axis=1).max()
+    y = np.clip(X @ rng.standard_normal(d) + 0.05 * rng.standard_normal(n), -1.0, 1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("chunks", [(1000, 1000, 1000), (512, 2488), (3000,)])
+def test_gram_solvers_give_the_in_memory_estimates_for_the_same_seed(client, chunks):
+    da = pytest.importorskip("dask.array")
+    from fastmix import regression as R
+
+    X, y = _regression_problem()
+    Xd, yd = da.from_array(X, chunks=(chunks, 6)), da.from_array(y, chunks=(chunks,))
+    kw = dict(epsilon=1.0, delta=1e-6, k=40, T=3, random_state=9)
+    for name, call in (
+        ("ihm", lambda A, b: R.ihm(A, b, sketch="gram", **kw)),
+        ("adassp", lambda A, b: R.adassp(A, b, epsilon=1.0, delta=1e-6, random_state=9)),
+    ):
+        mem, dist = call(X, y), call(Xd, yd)
+        np.testing.assert_allclose(dist.theta, mem.theta, rtol=1e-9, atol=1e-12, err_msg=name)
+        assert dist.data == mem.data, name
+        assert dist.ledger.total_epsilon == mem.ledger.total_epsilon, name
+        assert dist.ledger.total_delta == mem.ledger.total_delta, name
+    np.testing.assert_allclose(R.ols(Xd, yd), R.ols(X, y), rtol=1e-8, atol=1e-12)
+
+
+def test_per_record_policies_match_the_in_memory_ones_on_dask(client):
+    da = pytest.importorskip("dask.array")
+    from fastmix import regression as R
+
+    X, y = _regression_problem()
+    X[[3, 700, 2999]] *= 5.0  # three rows over the unit ball
+    y[[10, 20]] = [3.0, -2.0]  # two responses over C = 1
+    Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=(1000,))
+    kw = dict(
+        epsilon=1.0, delta=1e-6, k=40, T=3, random_state=2, sketch="gram", row_norm_policy="clip", y_policy="clip"
+    )
+    mem, dist = R.ihm(X, y, **kw), R.ihm(Xd, yd, **kw)
+    np.testing.assert_allclose(dist.theta, mem.theta, rtol=1e-9, atol=1e-12)
+    assert dist.data.row_norms.n_rows_over == 3 and dist.data.y_rows_over == 2
+    assert dist.data == mem.data
+    with pytest.raises(ValueError, match=r"3 row\(s\) of X have Euclidean norm above"):
+        R.ihm(Xd, yd, sketch="gram", epsilon=1.0, delta=1e-6, k=40, y_policy="clip")
+    with pytest.raises(ValueError, match=r"2 response\(s\) have \|y_i\| above"):
+        R.adassp(Xd, yd, epsilon=1.0, delta=1e-6, row_norm_policy="clip")
+
+
+def test_dask_input_that_cannot_work_is_refused_clearly(client):
+    da = pytest.importorskip("dask.array")
+    from fastmix import regression as R
+
+    X, y = _regression_problem()
+    Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=(1000,))
+    with pytest.raises(ValueError, match="sketch='gram'"):
+        R.ihm(Xd, yd, epsilon=1.0, delta=1e-6, k=40)  # the dense sketch needs X in memory
+    with pytest.raises(ValueError, match="power of two"):
+        R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=40, k2=64)
+    with pytest.raises(ValueError, match="rescale"):
+        R.adassp(Xd, yd, epsilon=1.0, delta=1e-6, row_norm_policy="rescale")
+    bad = X.copy()
+    bad[1500, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN or inf"):
+        R.adassp(da.from_array(bad, chunks=(1000, 6)), yd, epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="shape"):
+        R.adassp(Xd, yd[:-1], epsilon=1.0, delta=1e-6)
+    with pytest.raises(ValueError, match="at least d = 6 rows"):
+        R.ols(da.from_array(X, chunks=(4, 6)), yd)

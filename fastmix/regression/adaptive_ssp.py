@@ -13,10 +13,10 @@ import numpy as np
 from scipy import linalg as sla
 
 from .. import accounting as acc
-from .._validation import check_delta, check_epsilon, check_positive, check_random_state
+from .._validation import check_delta, check_epsilon, check_positive, check_random_state, is_dask_array
 from .data import prepare_regression
 from .gradient_noise import _rho_default
-from .result import RegressionResult, _unscale_theta
+from .result import RegressionResult, _unscale_theta, gram
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,9 @@ def adassp(
     Wang's paper shifts lambda_min by ``sqrt(log(6/delta))/(eps/3)`` times a constant instead of
     sigma_XX^2; the shift is post-processing and does not affect privacy. Requires ``|y_i|`` <= C.
     ``ledger``: an optional outer :class:`~fastmix.accounting.PrivacyLedger` to charge as well.
+    X and y may be Dask arrays chunked along rows: ``X^T X`` and ``X^T y`` are then tree sums of
+    the chunks' products and the draws are the same as for NumPy input (same seed, same estimate
+    up to the order of floating-point sums).
 
     Returns
     -------
@@ -132,8 +135,8 @@ def adassp(
     if ledger is not None:
         ledger.spend_all(cal.ledger_entries())
     ledger = cal.ledger()
-    XtX = Xp.T @ Xp
-    Xty = Xp.T @ yp
+    XtX = gram(Xp)
+    Xty = np.asarray((Xp.T @ yp).compute(), dtype=np.float64) if is_dask_array(Xp) else Xp.T @ yp
     lam_min = float(max(np.linalg.eigvalsh(XtX)[0], 0.0))
     s = cal.sigma_xx
     lam_tilde = max(0.0, lam_min + s * rng.standard_normal() - s * s)

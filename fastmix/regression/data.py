@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import (
+    NORM_TOLERANCE,
     ROW_NORM_POLICIES,
     NormEnforcement,
     check_matrix,
@@ -22,6 +23,7 @@ from .._validation import (
     check_positive,
     check_row_norms,
     check_vector,
+    is_dask_array,
     row_norms,
 )
 from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
@@ -174,6 +176,10 @@ def prepare_regression(
     power_of_two : bool, default=True
         Whether the solver needs ``n`` to be a power of two.
 
+    A Dask array X (y a Dask or NumPy vector) is checked in one pass chunk by chunk and kept
+    lazy, for the solvers that need no power of two (``power_of_two=False``), with the
+    per-record policies ``"raise"`` and ``"clip"`` only (see ``_prepare_chunked``).
+
     Raises
     ------
     TypeError
@@ -198,10 +204,100 @@ def prepare_regression(
     )
 
 
+#: The policies that act on one record at a time, hence can be applied chunk by chunk to a Dask X.
+CHUNKED_POLICIES = ("raise", "clip")
+
+
+def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, power_of_two) -> PreparedRegression:
+    """:func:`prepare_regression` for a Dask array X: one pass of checks, per-record maps kept lazy.
+
+    The pass computes, chunk by chunk, whether X and y are finite, the row norms (overflow-safe,
+    :func:`fastmix._validation.row_norms`), the largest |y_i| and how many rows and responses
+    exceed their bounds. ``"raise"`` then refuses a violated bound with the same message as for
+    an in-memory X; ``"clip"`` projects the offending rows onto the unit ball and clips the
+    offending responses, lazily, as the in-memory path does. X and y stay Dask arrays with one
+    column chunk; the record is the same as for the in-memory path.
+    """
+    import dask.array as da
+
+    if power_of_two:
+        raise ValueError(
+            "this solver needs n to be a power of two (it runs an SRHT) and does not take a Dask array yet; "
+            "ihm(sketch='gram'), adassp and ols do, or pass X as a NumPy array."
+        )
+    for name, policy in (("row_norm_policy", row_norm_policy), ("y_policy", y_policy)):
+        if policy not in CHUNKED_POLICIES:
+            raise ValueError(
+                f"with a Dask X, {name} must be one of {CHUNKED_POLICIES} (maps of one record at a time); got "
+                f"{policy!r}. 'rescale' divides by the observed maximum, which is not private: divide by a public "
+                "bound before the solver instead."
+            )
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
+    if X.dtype.kind not in "fiu":
+        raise TypeError(f"X must hold real numbers; got dtype {X.dtype}.")
+    n = int(X.shape[0])
+    X = X.astype(np.float64).rechunk({1: -1})
+    if not is_dask_array(y):
+        y = da.from_array(check_vector(y, "y", length=n), chunks=(X.chunks[0],))
+    elif y.ndim != 1 or int(y.shape[0]) != n:
+        raise ValueError(f"y must have shape ({n},) to match X; got {tuple(y.shape)}.")
+    y = y.astype(np.float64).rechunk((X.chunks[0],))
+    clip = check_positive(clip, "clip")
+    finite_x, finite_y = da.isfinite(X).all(), da.isfinite(y).all()
+    norms = da.map_blocks(lambda b: row_norms(np.where(np.isfinite(b), b, 0.0)), X, drop_axis=1, dtype=np.float64)
+    abs_y = da.fabs(y)
+    bound = 1.0 + NORM_TOLERANCE
+    stats = da.compute(
+        finite_x, finite_y, norms.max(), (norms > bound).sum(), abs_y.max(), (abs_y > clip * (1.0 + _Y_TOL)).sum()
+    )
+    ok_x, ok_y, max_norm, n_over, max_y, y_over = stats
+    if not ok_x:
+        raise ValueError("X contains NaN or inf values; remove or impute them first.")
+    if not ok_y:
+        raise ValueError("y contains NaN or inf values; remove or impute them first.")
+    max_norm, n_over, max_y, y_over = float(max_norm), int(n_over), float(max_y), int(y_over)
+    if row_norm_policy == "raise" and n_over:
+        raise ValueError(
+            f"{n_over} row(s) of X have Euclidean norm above the bound C_X = 1 (largest {max_norm:.6g}). The privacy "
+            "analysis assumes ||x_i|| <= C_X. Divide X by a public bound on the row norms, or pass "
+            "row_norm_policy='clip' (project offending rows onto the ball; recorded)."
+        )
+    if y_policy == "raise" and y_over:
+        raise ValueError(
+            f"{y_over} response(s) have |y_i| above the clipping level C = {clip:g} (largest {max_y:.6g}). The "
+            "analysis assumes |y_i| <= C. Divide y by a public bound, raise `clip`, or pass y_policy='clip' "
+            "(clip each response to [-C, C]; recorded)."
+        )
+    if n_over:  # row_norm_policy == "clip"
+        scale = da.where(norms > bound, 1.0 / da.maximum(norms, 1e-300), 1.0)
+        X = X * scale[:, None]
+    if y_over:  # y_policy == "clip"
+        y = da.clip(y, -clip, clip)
+    record = DataRecord(
+        n_original=n,
+        n_used=n,
+        n_policy="none",
+        rows_added=0,
+        rows_dropped=0,
+        row_norms=NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm),
+        y_policy=y_policy,
+        y_bound=clip,
+        y_rows_over=y_over,
+        y_scale=1.0,
+        power_of_two=PowerOfTwoRecord.unchanged(n),
+    )
+    return PreparedRegression(X, y, record, None)
+
+
 def _prepare_regression(
     X, y, *, clip, row_norm_policy, y_policy, n_policy, random_state, power_of_two
 ) -> PreparedRegression:
     """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
+    if is_dask_array(X):
+        return _prepare_chunked(
+            X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, power_of_two=power_of_two
+        )
     X = check_matrix(X, "X")
     n = X.shape[0]
     y = check_vector(y, "y", length=n)

@@ -22,10 +22,11 @@ from .._validation import (
     check_positive,
     check_positive_int,
     check_random_state,
+    is_dask_array,
 )
 from .data import N_POLICIES, prepare_regression
 from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default, analytic_gaussian_epsilon
-from .result import RegressionResult, _clipped_gradient, _solve_spd, _unscale_theta
+from .result import RegressionResult, _clipped_gradient, _solve_spd, _unscale_theta, gram
 
 
 @dataclass(frozen=True)
@@ -251,7 +252,7 @@ def gaussian_sketch_blocked(
 
 def _gram_sqrt(X: np.ndarray) -> tuple[np.ndarray, float]:
     """(X^T X)^{1/2} (symmetric square root) and lambda_min(X^T X)."""
-    Gm = X.T @ X
+    Gm = gram(X)
     w, V = np.linalg.eigh(Gm)
     lam_min = float(max(w[0], 0.0))
     R = (V * np.sqrt(np.clip(w, 0.0, None))) @ V.T
@@ -292,6 +293,10 @@ def ihm(
 
     Parameters
     ----------
+    X, y : array-like, or Dask arrays chunked along rows
+        With Dask arrays (``sketch="gram"`` only) the checks, ``X^T X`` and each gradient are
+        computed chunk by chunk; every random draw happens here, in the same order as for a NumPy
+        X, so the same seed gives the same estimate up to the order of floating-point sums.
     sketch : {"dense", "gram"}, default="dense"
         ``"dense"`` draws S_t in row blocks (:func:`gaussian_sketch_blocked`): O(T k n d) flops
         and T k n normal draws, never more than ``block_rows * k`` of them in memory.
@@ -337,6 +342,11 @@ def ihm(
     )
     Xp, yp = data.X, data.y
     d = Xp.shape[1]
+    if sketch == "dense" and is_dask_array(Xp):
+        raise ValueError(
+            "sketch='dense' draws a k x n Gaussian matrix in row order and needs X in memory; with a Dask X "
+            "use sketch='gram', which releases the same distribution from the d x d Gram matrix."
+        )
     if ledger is not None:
         ledger.spend_all(cal.ledger_entries())
     ledger = cal.ledger("IHM")

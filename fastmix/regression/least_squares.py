@@ -4,18 +4,44 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_matrix, check_vector
+from .._validation import check_matrix, check_vector, is_dask_array
 
 
 def ols(X, y) -> np.ndarray:
     """Exact least squares ``theta* = argmin_theta ||y - X theta||^2`` (FastMix paper, Section 4).
 
     Uses LAPACK's SVD-based ``gelsd`` (:func:`numpy.linalg.lstsq`), which is stable for
-    ill-conditioned and rank-deficient X (it returns the minimum-norm solution).
+    ill-conditioned and rank-deficient X (it returns the minimum-norm solution). A Dask X (and
+    y) chunked along rows is solved by Dask's tall-and-skinny QR (:func:`dask.array.linalg.lstsq`),
+    which needs X of full column rank and every row chunk at least as long as X is wide.
     """
+    if is_dask_array(X):
+        return _ols_chunked(X, y)
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     return np.linalg.lstsq(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), rcond=None)[0]
+
+
+def _ols_chunked(X, y) -> np.ndarray:
+    import dask.array as da
+
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
+    n, d = (int(s) for s in X.shape)
+    X = X.astype(np.float64).rechunk({1: -1})
+    if min(X.chunks[0]) < d:
+        raise ValueError(
+            f"every row chunk of X must hold at least d = {d} rows for the QR solve; the shortest holds "
+            f"{min(X.chunks[0])}. Rechunk X along rows (e.g. X.rechunk({{0: {max(4 * d, 4096)}}}))."
+        )
+    y = (y if is_dask_array(y) else da.from_array(check_vector(y, "y", length=n))).astype(np.float64)
+    if y.ndim != 1 or int(y.shape[0]) != n:
+        raise ValueError(f"y must have shape ({n},) to match X; got {tuple(y.shape)}.")
+    y = y.rechunk((X.chunks[0],))
+    ok_x, ok_y = da.compute(da.isfinite(X).all(), da.isfinite(y).all())
+    if not (ok_x and ok_y):
+        raise ValueError(f"{'X' if not ok_x else 'y'} contains NaN or inf values; remove or impute them first.")
+    return np.asarray(da.linalg.lstsq(X, y)[0].compute(), dtype=np.float64)
 
 
 def training_mse(X, y, theta) -> float:

@@ -14,6 +14,7 @@ from scipy import linalg as sla
 
 from .. import accounting as acc
 from .._compat import UnpacksAsTuple
+from .._validation import is_dask_array
 from .data import DataRecord
 
 
@@ -73,8 +74,26 @@ def _solve_spd(H: np.ndarray, g: np.ndarray) -> np.ndarray:
         return np.linalg.lstsq(H, g, rcond=None)[0]
 
 
+def gram(X) -> np.ndarray:
+    """``X^T X`` as a NumPy (d, d) array; for a Dask X, a tree sum of the chunks' Gram matrices."""
+    if is_dask_array(X):
+        return np.asarray((X.T @ X).compute(), dtype=np.float64)
+    return X.T @ X
+
+
 def _clipped_gradient(X: np.ndarray, y: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
-    """``X^T clip_C(y - X theta)`` (clip=None: no clipping). Two BLAS passes over X."""
+    """``X^T clip_C(y - X theta)`` (clip=None: no clipping). Two BLAS passes over X.
+
+    For a Dask X and y the same expression is evaluated chunk by chunk, the d-vectors of the
+    chunks summed as a tree; the result is a NumPy vector.
+    """
+    if is_dask_array(X):
+        import dask.array as da
+
+        res = y - X @ theta
+        if clip is not None:
+            res = da.clip(res, -clip, clip)
+        return np.asarray((X.T @ res).compute(), dtype=np.float64)
     r = X @ theta
     np.subtract(y, r, out=r)
     if clip is not None:
