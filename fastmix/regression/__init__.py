@@ -60,7 +60,7 @@ from .hessian_mixing import _gram_sqrt as _gram_sqrt
 from .hessian_sketch import _srht_sketch as _srht_sketch
 from .hessian_sketch import fast_ihs
 from .least_squares import excess_empirical_risk, ols, training_mse
-from .noise_warning import NOISE_DOMINATES_RATIO, NoiseDominatesWarning, fastihm_noise_ratio
+from .noise_warning import NOISE_DOMINATES_RATIO, NoiseDominatesWarning, fastihm_noise_ratio, ihm_noise_bound
 from .paper_sizes import paper_defaults, paper_sketch_sizes
 from .result import RegressionResult
 from .result import _clipped_gradient as _clipped_gradient
@@ -99,4 +99,5 @@ __all__ = [
     "NoiseDominatesWarning",
     "NOISE_DOMINATES_RATIO",
     "fastihm_noise_ratio",
+    "ihm_noise_bound",
 ]

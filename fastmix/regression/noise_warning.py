@@ -22,6 +22,14 @@ class NoiseDominatesWarning(UserWarning):
 NOISE_DOMINATES_RATIO = 10.0
 
 
+def ihm_noise_bound(epsilon, delta, *, k, T, rho, clip=1.0) -> float:
+    """gamma_IHM: the largest Hessian noise ``sigma^2 = max(0, gamma - lambda_tilde)`` IHM can add.
+
+    Data-independent: :func:`calibrate_ihm`'s ``gamma`` at this budget, sketch size k, T, rho and C.
+    """
+    return calibrate_ihm(epsilon, delta, k=k, T=T, rho=rho, clip=clip).gamma
+
+
 def fastihm_noise_ratio(eta, epsilon, delta, *, k, T, rho, clip=1.0) -> float:
     """``eta^2 / gamma_IHM``: FastIHM's Hessian noise over the most IHM adds at the same budget.
 
@@ -39,5 +47,4 @@ def fastihm_noise_ratio(eta, epsilon, delta, *, k, T, rho, clip=1.0) -> float:
         A number near 1 means FastIHM's noise is about IHM's (e.g. when its SRHT keeps every row);
         above :data:`NOISE_DOMINATES_RATIO`, IHM adds at least that many times less noise.
     """
-    gamma = calibrate_ihm(epsilon, delta, k=k, T=T, rho=rho, clip=clip).gamma
-    return float(eta) ** 2 / gamma
+    return float(eta) ** 2 / ihm_noise_bound(epsilon, delta, k=k, T=T, rho=rho, clip=clip)

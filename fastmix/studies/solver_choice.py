@@ -257,13 +257,11 @@ def fastihm_noise_ratios(cell) -> np.ndarray:
     ``cell`` holds FastIHM's rows of one ``(n, d, epsilon)``; gamma_IHM is IHM's noise bound at
     the row's budget, iterations, utility probability and Gaussian sketch size ``k1``, with C = 1.
     """
-    from ..regression import fastihm_noise_ratio
+    from ..regression import ihm_noise_bound
 
     r = cell.iloc[0]
-    base = fastihm_noise_ratio(
-        1.0, float(r["epsilon"]), float(r["delta"]), k=int(r["k1"]), T=int(r["T"]), rho=float(r["rho"])
-    )
-    return np.asarray(cell["eta"], dtype=float) ** 2 * base
+    gamma = ihm_noise_bound(float(r["epsilon"]), float(r["delta"]), k=int(r["k1"]), T=int(r["T"]), rho=float(r["rho"]))
+    return np.asarray(cell["eta"], dtype=float) ** 2 / gamma
 
 
 def summary(runs, risk_floor: float = 1e-300):
@@ -358,43 +356,93 @@ def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
     return pd.DataFrame(rows)
 
 
+def fastihm_behind(runs, risk_floor: float = 1e-300):
+    """Per ``(n, d, epsilon)`` where FastIHM and another private solver ran: FastIHM's gap.
+
+    ``gap`` is FastIHM's geometric-mean excess risk (:func:`summary`) over the smallest among the
+    private solvers; ``k2_is_n`` says whether FastIHM's SRHT kept every row, and
+    ``eta_sq_over_n_per_d`` is its median ``eta^2 / (n/d)`` (the warning's former yardstick).
+    """
+    import pandas as pd
+
+    summ = summary(runs, risk_floor)
+    private = summ[summ["series"].isin(PRIVATE_SERIES)]
+    fast_runs = runs[runs["series"] == "FastIHM"]
+    rows = []
+    for (n, d, eps), cell in private.groupby(["n", "d", "epsilon"], sort=True):
+        by = cell.set_index("series")
+        if "FastIHM" not in by.index or len(by) < 2:
+            continue
+        fast = fast_runs[(fast_runs["n"] == n) & (fast_runs["d"] == d) & (fast_runs["epsilon"] == eps)]
+        rows.append(
+            {
+                "n": int(n),
+                "d": int(d),
+                "epsilon": float(eps),
+                "k2_is_n": int(fast["k2"].iloc[0]) >= int(n),
+                "gap": float(by.loc["FastIHM", "excess_risk"] / by["excess_risk"].min()),
+                "eta_sq_over_n_per_d": float(np.median(fast["eta"] ** 2 / (n / d))),
+            }
+        )
+    columns = ["n", "d", "epsilon", "k2_is_n", "gap", "eta_sq_over_n_per_d"]
+    return pd.DataFrame(rows, columns=columns)
+
+
 def fastihm_gap(runs, risk_floor: float = 1e-300):
     """FastIHM's excess risk over the best private solver's, per cell, split by whether ``k2 = n``.
 
     With ``k2 = n`` the SRHT keeps every row (an orthogonal transform of X), so FastIHM's sketched
     Hessian loses nothing to subsampling; with ``k2 < n`` it does. Returns one row per group
     (``k2_is_n`` True/False) with the number of ``(n, d, epsilon)`` cells, the largest ``n`` among
-    them, and the minimum, median and maximum over cells of the ratio of geometric-mean excess risks.
+    them, and the minimum, median and maximum over cells of ``gap`` (:func:`fastihm_behind`).
     """
     import pandas as pd
 
-    private = runs[runs["series"].isin(PRIVATE_SERIES)]
-    rows = []
-    for (n, _d, _eps), cell in private.groupby(["n", "d", "epsilon"], sort=True):
-        gm = {
-            s: float(np.exp(np.mean(np.log(_positive(c["excess_risk"], risk_floor)))))
-            for s, c in cell.groupby("series")
-            if len(c) > 0
-        }
-        if "FastIHM" not in gm or len(gm) < 2:
-            continue
-        k2 = int(cell.loc[cell["series"] == "FastIHM", "k2"].iloc[0])
-        rows.append({"n": int(n), "k2_is_n": k2 >= int(n), "ratio": gm["FastIHM"] / min(gm.values())})
-    cells = pd.DataFrame(rows, columns=["n", "k2_is_n", "ratio"])
     out = []
-    for flag, group in cells.groupby("k2_is_n", sort=False):
+    for flag, group in fastihm_behind(runs, risk_floor).groupby("k2_is_n", sort=False):
         out.append(
             {
                 "k2_is_n": bool(flag),
                 "cells": len(group),
                 "max_n": int(group["n"].max()),
                 "min_n": int(group["n"].min()),
-                "ratio_min": float(group["ratio"].min()),
-                "ratio_median": float(group["ratio"].median()),
-                "ratio_max": float(group["ratio"].max()),
+                "ratio_min": float(group["gap"].min()),
+                "ratio_median": float(group["gap"].median()),
+                "ratio_max": float(group["gap"].max()),
             }
         )
     return pd.DataFrame(out)
+
+
+#: FastIHM is far behind where its excess risk exceeds this many times the best private solver's.
+FAR_BEHIND = 10.0
+
+
+def _score_warning(cmap, behind, fires):
+    """The two checks of a warning rule on the cells of ``cmap`` (:func:`choice_map`).
+
+    ``fires(r, b)`` says whether the rule fires at a row ``r`` of ``cmap`` with its row ``b`` of
+    ``behind`` (:func:`fastihm_behind`). Returns lists
+    of ``(cmap row, gap)``: where the rule fires, where it fires although FastIHM is among the
+    most accurate (false alarms), where FastIHM is more than :data:`FAR_BEHIND` times behind,
+    and where it is that far behind while the rule is silent.
+    """
+    gaps = {(b.n, b.d, b.epsilon): b for b in behind.itertuples()}
+    fired, false_alarms, far, silent = [], [], [], []
+    for r in cmap.itertuples():
+        b = gaps.get((r.n, r.d, r.epsilon))
+        if b is None:
+            continue
+        on = bool(fires(r, b))
+        if on:
+            fired.append((r, b.gap))
+            if "FastIHM" in r.accuracy_ties.split(", "):
+                false_alarms.append((r, b.gap))
+        if b.gap > FAR_BEHIND:
+            far.append((r, b.gap))
+            if not on:
+                silent.append((r, b.gap))
+    return fired, false_alarms, far, silent
 
 
 def former_warning_errors(runs, alpha: float = 0.05, ratio: float = 10.0) -> dict:
@@ -406,21 +454,9 @@ def former_warning_errors(runs, alpha: float = 0.05, ratio: float = 10.0) -> dic
     to the current rule.
     """
     cmap = choice_map(runs, alpha)
-    summ = summary(runs)
-    false_alarms = silent = 0
-    for r in cmap.itertuples():
-        fast = runs[
-            (runs["series"] == "FastIHM") & (runs["n"] == r.n) & (runs["d"] == r.d) & (runs["epsilon"] == r.epsilon)
-        ]
-        if fast.empty:
-            continue
-        fires = float(np.median(fast["eta"] ** 2 / (r.n / r.d))) > ratio
-        s = summ[(summ["n"] == r.n) & (summ["d"] == r.d) & (summ["epsilon"] == r.epsilon)].set_index("series")
-        best = s.loc[[x for x in PRIVATE_SERIES if x in s.index], "excess_risk"].min()
-        far = float(s.loc["FastIHM", "excess_risk"] / best) > 10
-        false_alarms += int(fires and "FastIHM" in r.accuracy_ties.split(", "))
-        silent += int(far and not fires)
-    return {"false_alarms": false_alarms, "silent": silent, "cells": len(cmap)}
+    behind = fastihm_behind(runs)
+    _, false_alarms, _, silent = _score_warning(cmap, behind, lambda r, b: b.eta_sq_over_n_per_d > ratio)
+    return {"false_alarms": len(false_alarms), "silent": len(silent), "cells": len(cmap)}
 
 
 def claims(tables, alpha: float = 0.05):
@@ -465,9 +501,7 @@ def claims(tables, alpha: float = 0.05):
         )
     cmap = choice_map(runs, alpha)
     if not cmap.empty and "FastIHM" in set(runs["series"]):
-        summ = summary(runs)
-        fired = cmap[cmap["fastihm_warns"]]
-        false_alarms = fired[[("FastIHM" in t.split(", ")) for t in fired["accuracy_ties"]]]
+        fired, false_alarms, far, silent = _score_warning(cmap, fastihm_behind(runs), lambda r, b: r.fastihm_warns)
         out.append(
             Claim(
                 claim="FastIHMRegressor's noise warning is no false alarm",
@@ -480,17 +514,9 @@ def claims(tables, alpha: float = 0.05):
                     f"{len(false_alarms)} of them"
                 ),
                 rule="holds if FastIHM is never among the most accurate private solvers where the warning fires",
-                holds=bool(false_alarms.empty),
+                holds=not false_alarms,
             )
         )
-        gap = []
-        for r in cmap.itertuples():
-            s = summ[(summ["n"] == r.n) & (summ["d"] == r.d) & (summ["epsilon"] == r.epsilon)].set_index("series")
-            if "FastIHM" in s.index:
-                best = s.loc[[x for x in PRIVATE_SERIES if x in s.index], "excess_risk"].min()
-                gap.append((r, float(s.loc["FastIHM", "excess_risk"] / best)))
-        far = [(r, g) for r, g in gap if g > 10]
-        silent = [(r, g) for r, g in far if not r.fastihm_warns]
         out.append(
             Claim(
                 claim="FastIHMRegressor warns wherever FastIHM is far behind",
