@@ -297,6 +297,40 @@ def row_norms(X: np.ndarray, name: str = "X") -> np.ndarray:
     return norms
 
 
+def row_norm_error(
+    n_over: int, max_norm: float, bound: float, name: str = "X", policy_name: str = "row_norm_policy", rescale=True
+) -> ValueError:
+    """The error for rows above the bound C_X under ``"raise"``, naming the fixes that apply."""
+    also = " or 'rescale' (divide by the observed max; not private)" if rescale else ""
+    return ValueError(
+        f"{n_over} row(s) of {name} have Euclidean norm above the bound C_X = {bound:g} "
+        f"(largest {max_norm:.6g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
+        f"public bound on the row norms, or pass {policy_name}='clip' (project offending rows onto the "
+        f"ball; recorded){also}."
+    )
+
+
+def check_dask_matrix(X, name: str = "X"):
+    """A 2-D Dask array of real numbers as float64 with one column chunk (row chunks kept)."""
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
+    if X.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}.")
+    return X.astype(np.float64).rechunk({1: -1})
+
+
+def dask_vector_like(y, X, name: str = "y"):
+    """``y`` (a Dask array or array-like of length n) as a float64 Dask vector chunked like the rows of X."""
+    import dask.array as da
+
+    n = int(X.shape[0])
+    if not is_dask_array(y):
+        return da.from_array(check_vector(y, name, length=n), chunks=(X.chunks[0],))
+    if y.ndim != 1 or int(y.shape[0]) != n:
+        raise ValueError(f"{name} must have shape ({n},) to match X; got {tuple(y.shape)}.")
+    return y.astype(np.float64).rechunk((X.chunks[0],))
+
+
 def check_row_norms(
     X: np.ndarray, *, bound: float = 1.0, policy: str = "raise", name: str = "X", policy_name: str = "row_norm_policy"
 ):
@@ -338,12 +372,7 @@ def check_row_norms(
     n_over = int(np.count_nonzero(over))
     if policy == "raise":
         if n_over:
-            raise ValueError(
-                f"{n_over} row(s) of {name} have Euclidean norm above the bound C_X = {bound:g} "
-                f"(largest {max_norm:.6g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
-                f"public bound on the row norms, or pass {policy_name}='clip' (project offending rows onto the "
-                "ball; recorded) or 'rescale' (divide by the observed max; not private)."
-            )
+            raise row_norm_error(n_over, max_norm, bound, name, policy_name)
         return X, NormEnforcement("raise", bound, 0, max_norm)
     if policy == "clip":
         if not n_over:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_positive_int, check_random_state, is_dask_array
+from ._validation import check_dask_matrix, check_positive_int, check_random_state, is_dask_array
 from .hadamard import fwht_rows_unchecked, is_power_of_two
 from .srht import SRHT, SketchQuantities
 
@@ -285,16 +285,11 @@ def chunked_coherence(n: int, rows, *, block_rows: int | None = None, backend: s
 # ----------------------------------------------------------------------------------------- Dask
 def _prepare_dask(X, n: int):
     """Single column chunk and aligned row chunks; returns (array, Rechunking)."""
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
+    X = check_dask_matrix(X)
     if X.shape[0] != n:
         raise ValueError(f"X must have n = {n} rows to be sketched by this SRHT; got shape {X.shape}.")
-    if X.dtype.kind not in "fiu":
-        raise TypeError(f"X must be real numbers; got dtype {X.dtype}.")
     plan = aligned_chunks(X.chunks[0], n)
-    if len(X.chunks[1]) > 1 or plan.changed:
-        X = X.rechunk((plan.after, X.shape[1]))
-    return X.astype(np.float64), plan
+    return (X.rechunk((plan.after, X.shape[1])) if plan.changed else X), plan
 
 
 def _forward_block(block, srht, block_info=None):

@@ -18,12 +18,15 @@ from .._validation import (
     NORM_TOLERANCE,
     ROW_NORM_POLICIES,
     NormEnforcement,
+    check_dask_matrix,
     check_matrix,
     check_policy,
     check_positive,
     check_row_norms,
     check_vector,
+    dask_vector_like,
     is_dask_array,
+    row_norm_error,
     row_norms,
 )
 from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
@@ -204,6 +207,16 @@ def prepare_regression(
     )
 
 
+def _y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = True) -> ValueError:
+    """The error for responses above C under ``y_policy="raise"``, naming the fixes that apply."""
+    also = " or 'rescale' (divide by the observed max; not private)" if rescale else ""
+    return ValueError(
+        f"{n_over} response(s) have |y_i| above the clipping level C = {clip:g} (largest "
+        f"{largest:.6g}). The analysis assumes |y_i| <= C. Divide y by a public bound, raise "
+        f"`clip`, or pass y_policy='clip' (clip each response to [-C, C]; recorded){also}."
+    )
+
+
 #: The policies that act on one record at a time, hence can be applied chunk by chunk to a Dask X.
 CHUNKED_POLICIES = ("raise", "clip")
 
@@ -232,17 +245,9 @@ def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, power_of_two) -> 
                 f"{policy!r}. 'rescale' divides by the observed maximum, which is not private: divide by a public "
                 "bound before the solver instead."
             )
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
-    if X.dtype.kind not in "fiu":
-        raise TypeError(f"X must hold real numbers; got dtype {X.dtype}.")
+    X = check_dask_matrix(X)
     n = int(X.shape[0])
-    X = X.astype(np.float64).rechunk({1: -1})
-    if not is_dask_array(y):
-        y = da.from_array(check_vector(y, "y", length=n), chunks=(X.chunks[0],))
-    elif y.ndim != 1 or int(y.shape[0]) != n:
-        raise ValueError(f"y must have shape ({n},) to match X; got {tuple(y.shape)}.")
-    y = y.astype(np.float64).rechunk((X.chunks[0],))
+    y = dask_vector_like(y, X)
     clip = check_positive(clip, "clip")
     finite_x, finite_y = da.isfinite(X).all(), da.isfinite(y).all()
     norms = da.map_blocks(lambda b: row_norms(np.where(np.isfinite(b), b, 0.0)), X, drop_axis=1, dtype=np.float64)
@@ -258,17 +263,9 @@ def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, power_of_two) -> 
         raise ValueError("y contains NaN or inf values; remove or impute them first.")
     max_norm, n_over, max_y, y_over = float(max_norm), int(n_over), float(max_y), int(y_over)
     if row_norm_policy == "raise" and n_over:
-        raise ValueError(
-            f"{n_over} row(s) of X have Euclidean norm above the bound C_X = 1 (largest {max_norm:.6g}). The privacy "
-            "analysis assumes ||x_i|| <= C_X. Divide X by a public bound on the row norms, or pass "
-            "row_norm_policy='clip' (project offending rows onto the ball; recorded)."
-        )
+        raise row_norm_error(n_over, max_norm, 1.0, rescale=False)
     if y_policy == "raise" and y_over:
-        raise ValueError(
-            f"{y_over} response(s) have |y_i| above the clipping level C = {clip:g} (largest {max_y:.6g}). The "
-            "analysis assumes |y_i| <= C. Divide y by a public bound, raise `clip`, or pass y_policy='clip' "
-            "(clip each response to [-C, C]; recorded)."
-        )
+        raise _y_bound_error(y_over, clip, max_y, rescale=False)
     if n_over:  # row_norm_policy == "clip"
         scale = da.where(norms > bound, 1.0 / da.maximum(norms, 1e-300), 1.0)
         X = X * scale[:, None]
@@ -313,12 +310,7 @@ def _prepare_regression(
     y_scale = 1.0
     if y_policy == "raise":
         if n_over:
-            raise ValueError(
-                f"{n_over} response(s) have |y_i| above the clipping level C = {clip:g} (largest "
-                f"{float(abs_y.max()):.6g}). The analysis assumes |y_i| <= C. Divide y by a public bound, raise "
-                "`clip`, or pass y_policy='clip' (clip each response to [-C, C]; recorded) or 'rescale' "
-                "(divide by the observed max; not private)."
-            )
+            raise _y_bound_error(n_over, clip, float(abs_y.max()))
     elif y_policy == "clip":
         if n_over:
             y = np.clip(y, -clip, clip)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_matrix, check_vector, is_dask_array
+from .._validation import check_dask_matrix, check_matrix, check_vector, dask_vector_like, is_dask_array
 
 
 def ols(X, y) -> np.ndarray:
@@ -25,19 +25,14 @@ def ols(X, y) -> np.ndarray:
 def _ols_chunked(X, y) -> np.ndarray:
     import dask.array as da
 
-    if X.ndim != 2:
-        raise ValueError(f"X must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
-    n, d = (int(s) for s in X.shape)
-    X = X.astype(np.float64).rechunk({1: -1})
+    X = check_dask_matrix(X)
+    d = int(X.shape[1])
     if min(X.chunks[0]) < d:
         raise ValueError(
             f"every row chunk of X must hold at least d = {d} rows for the QR solve; the shortest holds "
             f"{min(X.chunks[0])}. Rechunk X along rows (e.g. X.rechunk({{0: {max(4 * d, 4096)}}}))."
         )
-    y = (y if is_dask_array(y) else da.from_array(check_vector(y, "y", length=n))).astype(np.float64)
-    if y.ndim != 1 or int(y.shape[0]) != n:
-        raise ValueError(f"y must have shape ({n},) to match X; got {tuple(y.shape)}.")
-    y = y.rechunk((X.chunks[0],))
+    y = dask_vector_like(y, X)
     ok_x, ok_y = da.compute(da.isfinite(X).all(), da.isfinite(y).all())
     if not (ok_x and ok_y):
         raise ValueError(f"{'X' if not ok_x else 'y'} contains NaN or inf values; remove or impute them first.")
