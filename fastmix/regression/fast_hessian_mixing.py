@@ -21,6 +21,7 @@ from .._validation import (
     check_random_state,
 )
 from ..mechanisms import GAUSSIAN_STEPS, FastMixCalibration, calibrate_fast_mix, multiple_fast_mixing
+from ..threads import blas_limit
 from .data import prepare_regression
 from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default
 from .hessian_sketch import _check_srht_k
@@ -279,17 +280,18 @@ def fast_ihm(
     )
     theta = np.zeros(d)
     iterates, etas = [], []
-    for t in range(T):
-        eta_t = mfm.eta if shared_eta else float(mfm.eta_tilde[t])
-        Xhat = mfm.release(t, k1, rng, noise_scale=eta_t, method=gaussian_step)
-        H = (Xhat.T @ Xhat) / k1
-        g = _clipped_gradient(Xp, yp, theta, clip)
-        if not omit_eta_term:
-            g -= eta_t**2 * theta
-        g += cal.sigma_gradient * rng.standard_normal(d)
-        theta = theta + _solve_spd(H, g)
-        iterates.append(theta.copy())
-        etas.append(eta_t)
+    with blas_limit():  # the gradient passes too: the thread policy of fastmix.threads
+        for t in range(T):
+            eta_t = mfm.eta if shared_eta else float(mfm.eta_tilde[t])
+            Xhat = mfm.release(t, k1, rng, noise_scale=eta_t, method=gaussian_step)
+            H = (Xhat.T @ Xhat) / k1
+            g = _clipped_gradient(Xp, yp, theta, clip)
+            if not omit_eta_term:
+                g -= eta_t**2 * theta
+            g += cal.sigma_gradient * rng.standard_normal(d)
+            theta = theta + _solve_spd(H, g)
+            iterates.append(theta.copy())
+            etas.append(eta_t)
     theta_out = _unscale_theta(theta, data.record)
     diag = {
         "k1": k1,
