@@ -42,6 +42,7 @@ __all__ = [
     "SRHT",
     "SketchQuantities",
     "SketchWorkspace",
+    "sketch",
     "sketch_quantities",
     "sketch_quantities_dense",
     "srht_coherence",
@@ -436,6 +437,21 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool, work: SketchWorks
             for row in rest:
                 col_sq += row
     return ZT, col_sq
+
+
+def sketch(X, srht: SRHT, *, check_input: bool = True, work: SketchWorkspace | None = None) -> np.ndarray:
+    """``Z = S_f X`` (k x d) through the blocked pass, without the other quantities of a draw.
+
+    The same signs, transform and row sampling as :meth:`fastmix.srht.SRHT.apply` (Definition 3), a few
+    columns of X at a time; X is read once. ``check_input=False`` skips the checks for a caller
+    that validated X once and sketches it many times (the iterations of
+    :func:`fastmix.regression.fast_ihs`), and ``work`` reuses the buffers across those sketches.
+    """
+    if check_input:
+        X = check_matrix(X, "X")
+        srht._check_rows(X)
+    ZT, _ = _blocked_pass(_columns_batch(X), srht, compute_m=False, work=work)
+    return ZT.T
 
 
 def _sketch_quantities(

@@ -443,15 +443,15 @@ def test_calibration_k_mismatch_is_an_error(problem):
 
 
 def test_fused_srht_sketch_matches_srht_apply(monkeypatch):
-    from fastmix.regression import hessian_sketch
+    from fastmix import srht as srht_module
     from fastmix.srht import SRHT
 
     rng = np.random.default_rng(0)
     X = np.asfortranarray(rng.standard_normal((1024, 7)))
     S = SRHT(1024, 50, random_state=1)
     np.testing.assert_allclose(R._srht_sketch(X, S), S.apply(X), rtol=1e-12, atol=1e-12)
-    monkeypatch.setattr(hessian_sketch, "_CHUNK_BYTES", 8 * 1024 * 2)  # two columns per chunk
-    assert min(7, hessian_sketch._CHUNK_BYTES // (8 * 1024)) == 2
+    monkeypatch.setattr(srht_module, "CHUNK_BYTES", 8 * 1024 * 2)  # two columns per chunk
+    assert min(7, srht_module.CHUNK_BYTES // (8 * 1024)) == 2
     np.testing.assert_allclose(R._srht_sketch(X, S), S.apply(X), rtol=1e-12, atol=1e-12)
 
 

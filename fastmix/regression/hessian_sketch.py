@@ -11,8 +11,7 @@ import math
 import numpy as np
 
 from .._validation import check_positive, check_positive_int, check_random_state, check_vector
-from ..hadamard import fwht_rows_unchecked
-from ..srht import SRHT
+from ..srht import SRHT, SketchWorkspace, sketch
 from .data import _prepare_nonprivate
 from .result import RegressionResult, _clipped_gradient, _solve_spd
 
@@ -23,31 +22,9 @@ def _check_srht_k(k, n: int, name: str) -> int:
     )
 
 
-_CHUNK_BYTES = 8 << 20
-
-
-def _srht_sketch(X: np.ndarray, srht: SRHT, work: np.ndarray | None = None) -> np.ndarray:
-    """``S_f X`` (k x d): sign flip, transform and row sampling, fused a few columns at a time.
-
-    The columns of the Fortran-ordered X are the rows of the C-contiguous (d, n) view ``X.T``.
-    They are processed in chunks of about 8 MiB, each multiplied by the signs into a reused
-    buffer, transformed in place while it is in cache and sampled straight into Z, so one
-    sketch streams X from memory once and needs only the chunk buffer besides X and Z.
-    """
-    n, d = X.shape
-    XT = X.T  # C-contiguous (d, n) view of the Fortran-ordered X: no copy
-    rows = min(d, max(1, _CHUNK_BYTES // (8 * n)))
-    if work is None or work.shape[0] < rows or work.shape[1] != n:
-        work = np.empty((rows, n))
-    scale = srht.signs * (1.0 / math.sqrt(n))
-    ZT = np.empty((d, srht.k))
-    for a in range(0, d, rows):
-        b = min(d, a + rows)
-        chunk = work[: b - a]
-        np.multiply(XT[a:b], scale, out=chunk)
-        fwht_rows_unchecked(chunk, normalized=False, backend=srht.backend)
-        np.multiply(chunk[:, srht.rows], srht.row_scale, out=ZT[a:b])
-    return ZT.T
+def _srht_sketch(X: np.ndarray, srht: SRHT, work: SketchWorkspace | None = None) -> np.ndarray:
+    """``S_f X`` (k x d) of a validated, Fortran-ordered X: :func:`fastmix.srht.sketch` unchecked."""
+    return sketch(X, srht, check_input=False, work=work)
 
 
 def fast_ihs(
@@ -103,7 +80,7 @@ def fast_ihs(
         Xp, yp = Xp * a, yp * b  # keeps Fortran order
         ridge_used = ridge * a * a
         theta = theta * (b / a)
-    work = np.empty((min(d, max(1, _CHUNK_BYTES // (8 * n))), n))
+    work = SketchWorkspace(d, n, k)
     iterates = []
     for _ in range(T):
         srht = SRHT(n, k, random_state=rng, backend=backend)
