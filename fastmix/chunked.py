@@ -34,7 +34,7 @@ whatever the chunking, and each worker generates the signs of its own rows.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -190,10 +190,7 @@ class ChunkedSRHT:
 
     def to_srht(self) -> SRHT:
         """The same draw as an in-memory :class:`~fastmix.srht.SRHT` (builds all n signs)."""
-        S = SRHT(self.n, 1, random_state=0, backend=self.backend)
-        S.k, S.row_scale = self.k, self.row_scale
-        S.signs, S.rows = self.signs(), self.rows.copy()
-        return S
+        return SRHT.from_draw(self.signs(), self.rows, backend=self.backend)
 
     def _check_chunk(self, start: int, m: int) -> None:
         if m <= 0 or not is_power_of_two(m) or start % m or start + m > self.n:
@@ -317,7 +314,7 @@ class ChunkedSketch:
     """:class:`~fastmix.srht.SketchQuantities` of a chunked input, with the rechunking applied."""
 
     quantities: SketchQuantities
-    rechunking: Rechunking = field(default_factory=lambda: Rechunking((), ()))
+    rechunking: Rechunking
 
 
 def chunked_sketch_quantities(X, srht: ChunkedSRHT, *, compute_m: bool = True) -> ChunkedSketch:

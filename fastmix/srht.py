@@ -116,6 +116,25 @@ class SRHT:
         self.rows = np.sort(rng.choice(n, size=k, replace=False))
         self.row_scale = math.sqrt(n / k)
 
+    @classmethod
+    def from_draw(cls, signs, rows, *, backend: str | None = None) -> SRHT:
+        """The SRHT with given signs (the diagonal of B, n entries +-1) and kept rows (k indices).
+
+        For a draw made elsewhere, e.g. :meth:`fastmix.chunked.ChunkedSRHT.to_srht`.
+        """
+        signs = np.asarray(signs, dtype=np.float64)
+        rows = np.sort(np.asarray(rows, dtype=np.int64))
+        n, k = signs.size, rows.size
+        if not is_power_of_two(n) or not np.all(np.abs(signs) == 1.0):
+            raise ValueError(f"signs must be n = 2^m entries of +-1; got {n} entries.")
+        if k < 1 or rows[0] < 0 or rows[-1] >= n or np.any(np.diff(rows) == 0):
+            raise ValueError(f"rows must be 1 to n = {n} distinct indices in [0, n); got {k}.")
+        out = cls.__new__(cls)
+        out.n, out.k, out.backend = n, k, backend
+        out.signs, out.rows = signs, rows
+        out.row_scale = math.sqrt(n / k)
+        return out
+
     # ------------------------------------------------------------------ basic maps
     def apply(self, X) -> np.ndarray:
         """Return ``S_f X``.

@@ -163,3 +163,14 @@ def test_sketch_quantities_without_input_checks_gives_the_same_numbers():
     )
     with pytest.raises(ValueError, match="n = 64 rows"):
         sketch_quantities(X[:32], S)
+
+
+def test_from_draw_rebuilds_the_same_transform_and_checks_its_draw():
+    S = SRHT(64, 10, random_state=3)
+    T = SRHT.from_draw(S.signs, S.rows[::-1])
+    X = np.random.default_rng(0).standard_normal((64, 3))
+    np.testing.assert_array_equal(T.apply(X), S.apply(X))
+    with pytest.raises(ValueError, match="signs"):
+        SRHT.from_draw(np.ones(60), S.rows)
+    with pytest.raises(ValueError, match="distinct"):
+        SRHT.from_draw(S.signs, [1, 1, 2])
