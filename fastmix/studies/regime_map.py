@@ -1,0 +1,444 @@
+"""Where each least-squares solver is fastest: time and memory over n and over d, as a study.
+
+The FastMix paper times FastIHM against dense IHM at four shapes (Figure 3). This study measures
+the whole regime on one machine, one thread, for every solver of the package:
+
+* FastIHM (Algorithm 2 of the FastMix paper, the paper's explicit Gaussian step) at two SRHT sizes
+  ``k2 = r max{d, log(4T/rho)}`` capped at n: the paper's smallest ratio ``r = 4`` and
+  :class:`fastmix.regression.FastIHMRegressor`'s default ``r = 800``;
+* IHM with the dense ``k x n`` Gaussian sketch (the paper's baseline) and IHM drawn through its
+  Gram factor ``G (X^T X)^{1/2}`` (the same output distribution; :func:`fastmix.regression.ihm`);
+* AdaSSP (Wang 2018; :func:`fastmix.regression.adassp`);
+* the non-private FastIHS (Pilanci and Wainwright 2016) and OLS (LAPACK's ``gelsd``),
+
+along two sweeps: ``n = 2^a`` for ``a`` in ``log2_ns`` at ``d = n_sweep_d`` features, and ``d``
+in ``ds`` at ``n = 2^d_sweep_log2_n`` rows. The sizes are those of the paper's experiments:
+``k = k1 = paper_sketch_sizes(d, T, rho)[0]``, ``delta = 1/n^2``, ``rho = delta/10`` (Appendix H).
+
+Protocol, per cell (one shape and one solver): the calibration (which never reads the data) is
+done first; one untimed run under :mod:`tracemalloc` gives the peak extra memory NumPy reports
+(and warms the caches); then ``repeats`` timed runs, each recording single-thread CPU time
+(``time.process_time``) and wall time; where the untimed run took longer than
+``long_solve_seconds``, two timed runs (the fewest an interval needs) instead. Every BLAS and
+OpenMP pool, the Walsh-Hadamard backend's included, is limited to ``blas_threads`` threads.
+The solvers of one shape run back to back, so every ratio between two of them is measured at
+the same moment; each cell records the 1-minute load before and after.
+
+Dense IHM costs ``k n d`` multiply-adds per iteration. Where its predicted time (the last measured
+dense cell of the same sweep, scaled by ``k n d``) exceeds ``dense_ihm_max_seconds``, the cell is
+not run: it gets one row with ``status`` saying so and the predicted time, never a number posing as
+a measurement.
+
+Data: the synthetic correlated design of Appendix H at each shape (runtime depends on the shape,
+not on the values), drawn from ``seed``.
+
+Tables
+------
+``shapes``  one row per shape: sweep, n, d, k, k1, the two k2, delta, rho, bytes of X.
+``runs``    one row per timed solve (or per skipped cell): sweep, n, d, series, repeat, cpu_s,
+            wall_s, peak_bytes, x_bytes, status, predicted_s, load1_before, load1_after.
+
+Reading them: :func:`summary` (medians per cell), :func:`growth_exponents` (log-log slopes),
+:func:`winners` (the fastest private and non-private solver per shape) and :func:`claims`.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tracemalloc
+from typing import Any
+
+import numpy as np
+
+from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
+from . import CellTable, load_average, split_values
+
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "SERIES",
+    "PRIVATE_SERIES",
+    "run",
+    "summary",
+    "growth_exponents",
+    "winners",
+    "claims",
+]
+
+NOTEBOOK = "regime_map"
+
+DEFAULTS: dict[str, Any] = {
+    "log2_ns": "10,11,12",
+    "n_sweep_d": 16,
+    "ds": "4,8,16",
+    "d_sweep_log2_n": 11,
+    "repeats": 3,
+    "T": 4,
+    "epsilon": 1.259,
+    "dense_ihm_max_seconds": 120.0,
+    "long_solve_seconds": 20.0,
+    "blas_threads": 1,
+    "seed": 0,
+}
+"""The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the full sweeps."""
+
+PARAMETERS = {
+    "log2_ns": IntegerList(6, MAX_LOG2_N),
+    "n_sweep_d": Integer(1, 4096),
+    "ds": IntegerList(1, 4096),
+    "d_sweep_log2_n": Integer(6, MAX_LOG2_N),
+    "repeats": Integer(2),
+    "T": Integer(1),
+    "epsilon": Real(0, low_open=True),
+    "dense_ihm_max_seconds": Real(0, low_open=True),
+    "long_solve_seconds": Real(0, low_open=True),
+    "blas_threads": Integer(0),  # 0: library default
+    "seed": Integer(0),
+}
+"""What each parameter admits (:mod:`fastmix.parameters`)."""
+
+#: FastIHM's two SRHT ratios: the paper's smallest and FastIHMRegressor's default.
+FASTIHM_RATIOS = (4.0, 800.0)
+#: Every series, in the order the page draws them.
+SERIES = (
+    "FastIHM (r = 4)",
+    "FastIHM (r = 800)",
+    "IHM (dense)",
+    "IHM (Gram)",
+    "AdaSSP",
+    "FastIHS (non-private)",
+    "OLS (non-private)",
+)
+#: The private solvers among which :func:`winners` chooses.
+PRIVATE_SERIES = SERIES[:5]
+TIMED = "timed"
+
+
+def _shapes(params):
+    """``(sweep, n, d)`` for both sweeps, each in increasing size."""
+    out = [("n", 2 ** int(a), int(params["n_sweep_d"])) for a in sorted(split_values(params["log2_ns"], int))]
+    m = 2 ** int(params["d_sweep_log2_n"])
+    out += [("d", m, int(d)) for d in sorted(split_values(params["ds"], int))]
+    return out
+
+
+def _solver(series, X, y, sizes, params, rng):
+    """A no-argument callable that runs ``series`` once (calibrated here, outside any timer)."""
+    from .. import regression as R
+
+    eps, T = float(params["epsilon"]), int(params["T"])
+    delta, rho, k1 = sizes["delta"], sizes["rho"], sizes["k1"]
+    if series == "OLS (non-private)":
+        return lambda: R.ols(X, y)
+    if series == "FastIHS (non-private)":
+        return lambda: R.fast_ihs(X, y, k=k1, T=T, random_state=rng)
+    if series in ("IHM (dense)", "IHM (Gram)"):
+        cal_ihm = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho)
+        sketch = "dense" if series == "IHM (dense)" else "gram"
+        return lambda: R.ihm(X, y, calibration=cal_ihm, k=k1, random_state=rng, sketch=sketch)
+    if series == "AdaSSP":
+        cal_ada = R.calibrate_adassp(eps, delta, rho=rho)
+        return lambda: R.adassp(X, y, calibration=cal_ada, random_state=rng)
+    ratio = FASTIHM_RATIOS[0] if series == "FastIHM (r = 4)" else FASTIHM_RATIOS[1]
+    k2 = sizes["k2_r4"] if ratio == FASTIHM_RATIOS[0] else sizes["k2_r800"]
+    cal_f = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho)
+    return lambda: R.fast_ihm(X, y, calibration=cal_f, k1=k1, k2=k2, random_state=rng)
+
+
+def _peak_bytes(fn) -> int:
+    """Peak memory NumPy reports to :mod:`tracemalloc` during one call of ``fn``, above the start."""
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    tracemalloc.reset_peak()
+    start, _ = tracemalloc.get_traced_memory()
+    fn()
+    _, peak = tracemalloc.get_traced_memory()
+    if not was_tracing:
+        tracemalloc.stop()
+    return int(max(0, peak - start))
+
+
+def run(params, store=None, log=print) -> dict:
+    """Time every solver at every shape of both sweeps (see the module docstring); resumable with a store."""
+    from .. import regression as R
+    from ..datasets import make_correlated_regression
+
+    if int(params.get("blas_threads", 0)) > 0:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(limits=int(params["blas_threads"]))
+    T, seed, repeats = int(params["T"]), int(params["seed"]), int(params["repeats"])
+    limit = float(params["dense_ihm_max_seconds"])
+    shapes_t = CellTable(store, "shapes", log)
+    runs = CellTable(store, "runs", log)
+    last_dense: dict[str, tuple[float, float]] = {}  # sweep -> (measured median seconds, k n d)
+    if store is not None and "runs" in store.tables():
+        done = store.table("runs")
+        dense = done[(done["series"] == "IHM (dense)") & (done["status"] == TIMED)]
+        for sweep, sub in dense.groupby("sweep"):
+            last = sub.sort_values(["n", "d"]).groupby(["n", "d"], sort=True)["cpu_s"].median()
+            (n_, d_), sec = last.index[-1], float(last.iloc[-1])
+            k_ = int(sub[(sub["n"] == n_) & (sub["d"] == d_)]["k"].iloc[0])
+            last_dense[str(sweep)] = (sec, float(k_) * n_ * d_)
+    for index, (sweep, n, d) in enumerate(_shapes(params)):
+        label = f"{sweep}: 2^{int(math.log2(n))} x {d}"
+        delta = 1.0 / n**2
+        rho = delta / 10.0
+        k1 = R.paper_sketch_sizes(d, T, rho)[0]
+        sizes = {
+            "delta": delta,
+            "rho": rho,
+            "k1": k1,
+            "k2_r4": min(R.paper_sketch_sizes(d, T, rho, FASTIHM_RATIOS[0])[1], n),
+            "k2_r800": min(R.paper_sketch_sizes(d, T, rho, FASTIHM_RATIOS[1])[1], n),
+        }
+        keys = {series: f"{label}|{series}" for series in SERIES}
+        if all(runs.done(key) for key in keys.values()) and shapes_t.done(label):
+            continue
+        ds = make_correlated_regression(n=n, d=d, random_state=np.random.SeedSequence(seed, spawn_key=(3000 + index,)))
+        X = np.asarray(ds.X, dtype=np.float64, order="F")
+        y = np.asarray(ds.y, dtype=np.float64)
+        shapes_t.compute(
+            label,
+            lambda: [
+                {
+                    "sweep": sweep,
+                    "n": n,
+                    "d": d,
+                    "k": k1,
+                    "k1": k1,
+                    "k2_r4": sizes["k2_r4"],
+                    "k2_r800": sizes["k2_r800"],
+                    "delta": delta,
+                    "rho": rho,
+                    "x_bytes": int(X.nbytes),
+                    "design": ds.name,
+                }
+            ],
+        )
+        for j, series in enumerate(SERIES):
+
+            def compute(series=series, j=j):
+                base = {"sweep": sweep, "n": n, "d": d, "series": series, "x_bytes": int(X.nbytes)}
+                base.update({"k": k1 if series != "OLS (non-private)" else np.nan, "k2": np.nan})
+                if series.startswith("FastIHM"):
+                    base["k2"] = sizes["k2_r4"] if "r = 4)" in series else sizes["k2_r800"]
+                before = load_average()
+                if series == "IHM (dense)" and sweep in last_dense:
+                    sec, work = last_dense[sweep]
+                    predicted = sec * (float(k1) * n * d) / work
+                    if predicted > limit:
+                        return [
+                            {
+                                **base,
+                                "repeat": -1,
+                                "cpu_s": np.nan,
+                                "wall_s": np.nan,
+                                "peak_bytes": np.nan,
+                                "status": f"not run: predicted {predicted:.0f} s per solve > {limit:g} s",
+                                "predicted_s": predicted,
+                                "load1_before": before,
+                                "load1_after": load_average(),
+                            }
+                        ]
+                rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4000 + index, j)))
+                fn = _solver(series, X, y, sizes, params, rng)
+                w_start = time.perf_counter()
+                peak = _peak_bytes(fn)  # also the warm-up run
+                long_solve = time.perf_counter() - w_start > float(params["long_solve_seconds"])
+                rows = []
+                for r in range(min(repeats, 2) if long_solve else repeats):
+                    c0, w0 = time.process_time(), time.perf_counter()
+                    fn()
+                    c1, w1 = time.process_time(), time.perf_counter()
+                    rows.append(
+                        {
+                            **base,
+                            "repeat": r,
+                            "cpu_s": c1 - c0,
+                            "wall_s": w1 - w0,
+                            "peak_bytes": peak,
+                            "status": TIMED,
+                            "predicted_s": np.nan,
+                        }
+                    )
+                after = load_average()
+                for row in rows:
+                    row["load1_before"], row["load1_after"] = before, after
+                if series == "IHM (dense)":
+                    last_dense[sweep] = (float(np.median([r["cpu_s"] for r in rows])), float(k1) * n * d)
+                return rows
+
+            runs.compute(keys[series], compute)
+    return {"shapes": shapes_t.frame(), "runs": runs.frame()}
+
+
+# --------------------------------------------------------------------------- reading the tables
+
+
+def summary(runs):
+    """Median CPU and wall time, peak memory over |X|, per sweep, shape and series (timed cells only)."""
+    timed = runs[runs["status"] == TIMED]
+    g = timed.groupby(["sweep", "n", "d", "series"], sort=False)
+    out = g.agg(
+        cpu_s=("cpu_s", "median"),
+        wall_s=("wall_s", "median"),
+        cpu_min=("cpu_s", "min"),
+        cpu_max=("cpu_s", "max"),
+        peak_bytes=("peak_bytes", "max"),
+        x_bytes=("x_bytes", "first"),
+        repeats=("cpu_s", "size"),
+        load1=("load1_before", "mean"),
+    ).reset_index()
+    out["peak_over_x"] = out["peak_bytes"] / out["x_bytes"]
+    return out
+
+
+def growth_exponents(runs, sweep: str, *, points: int = 4):
+    """Least-squares slope of log CPU time on log n (``sweep="n"``) or log d (``"d"``), per series.
+
+    Fitted on every timed repeat at the ``points`` largest sizes a series was measured at (the
+    asymptotic regime; the smallest sizes are dominated by fixed costs). Returns a DataFrame:
+    series, exponent, its standard error, the sizes fitted and the number of repeats.
+    """
+    import pandas as pd
+
+    var = "n" if sweep == "n" else "d"
+    timed = runs[(runs["status"] == TIMED) & (runs["sweep"] == sweep)]
+    rows = []
+    for series in SERIES:
+        s = timed[timed["series"] == series]
+        sizes = sorted(s[var].unique())[-points:]
+        s = s[s[var].isin(sizes)]
+        if len(sizes) < 2:
+            continue
+        x = np.log(s[var].to_numpy(dtype=float))
+        t = np.log(np.maximum(s["cpu_s"].to_numpy(dtype=float), 1e-9))
+        A = np.column_stack([np.ones_like(x), x])
+        coef, *_ = np.linalg.lstsq(A, t, rcond=None)
+        resid = t - A @ coef
+        dof = max(1, len(t) - 2)
+        cov = (resid @ resid / dof) * np.linalg.inv(A.T @ A)
+        rows.append(
+            {
+                "series": series,
+                "exponent": float(coef[1]),
+                "stderr": float(math.sqrt(max(cov[1, 1], 0.0))),
+                "from": int(min(sizes)),
+                "to": int(max(sizes)),
+                "sizes": len(sizes),
+                "repeats": len(s),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def winners(runs):
+    """Per shape: the fastest private solver and its margin over the next, and the fastest overall.
+
+    The margin is the ratio of median CPU times (second fastest / fastest). Returns a DataFrame:
+    sweep, n, d, fastest_private, runner_up, margin, fastest_fastihm_over_gram (median time of
+    the faster FastIHM over IHM (Gram)'s) and fastest_overall.
+    """
+    import pandas as pd
+
+    s = summary(runs)
+    rows = []
+    for (sweep, n, d), sub in s.groupby(["sweep", "n", "d"], sort=False):
+        med = sub.set_index("series")["cpu_s"]
+        private = med[[p for p in PRIVATE_SERIES if p in med.index]].sort_values()
+        fast = med[[p for p in ("FastIHM (r = 4)", "FastIHM (r = 800)") if p in med.index]]
+        rows.append(
+            {
+                "sweep": sweep,
+                "n": int(n),
+                "d": int(d),
+                "fastest_private": private.index[0],
+                "runner_up": private.index[1] if len(private) > 1 else None,
+                "margin": float(private.iloc[1] / private.iloc[0]) if len(private) > 1 else np.nan,
+                "fastihm_over_gram": float(fast.min() / med["IHM (Gram)"])
+                if len(fast) and "IHM (Gram)" in med.index
+                else np.nan,
+                "fastihm_over_dense": float(fast.min() / med["IHM (dense)"])
+                if len(fast) and "IHM (dense)" in med.index
+                else np.nan,
+                "fastest_overall": med.sort_values().index[0],
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def claims(tables, alpha: float = 0.05):
+    """The runtime statements the page makes, as :class:`fastmix.claims.Claim`, decided on the runs.
+
+    * (paper) FastIHM is faster than dense IHM: at every shape where both ran, the 95% Welch
+      interval of runtime(dense IHM) / runtime(FastIHM r = 4) lies above 1.
+    * (ours) IHM through its Gram factor is faster than FastIHM (r = 4) at every shape: the lower
+      95% limit of runtime(FastIHM r = 4) / runtime(IHM (Gram)) is above 1 at every shape.
+    * (ours) FastIHM's time grows linearly in d and Gram IHM's faster: on the d sweep, the growth
+      exponent of FastIHM (r = 4) is below that of IHM (Gram) by more than two standard errors.
+    """
+    from ..claims import Claim, format_interval, log_ratio_interval
+
+    runs = tables["runs"]
+    timed = runs[runs["status"] == TIMED]
+    out = []
+
+    def ratio(num, den):
+        ivs = {}
+        for (sweep, n, d), sub in timed.groupby(["sweep", "n", "d"], sort=False):
+            a = sub.loc[sub["series"] == num, "cpu_s"].to_numpy()
+            b = sub.loc[sub["series"] == den, "cpu_s"].to_numpy()
+            if len(a) > 1 and len(b) > 1:
+                ivs[f"{sweep} sweep, 2^{int(math.log2(n))} x {d}"] = log_ratio_interval(a, b, level=1.0 - alpha)
+        return ivs
+
+    def text(ivs):
+        low = min(ivs.values(), key=lambda iv: iv.low)
+        where = next(k for k, v in ivs.items() if v is low)
+        return f"{len(ivs)} shapes; smallest: {format_interval(low)} at {where}"
+
+    ivs = ratio("IHM (dense)", "FastIHM (r = 4)")
+    if ivs:
+        out.append(
+            Claim(
+                claim="FastIHM (r = 4) is faster than IHM with the dense sketch",
+                paper="Figure 3: IHM / FastIHM between 1.5 and 3 at the paper's shapes",
+                measured="runtime IHM (dense) / FastIHM (r = 4): " + text(ivs),
+                rule="95% Welch interval of the ratio of geometric mean CPU times; holds if every lower limit > 1",
+                holds=bool(all(iv.low > 1.0 for iv in ivs.values())),
+            )
+        )
+    ivs = ratio("FastIHM (r = 4)", "IHM (Gram)")
+    if ivs:
+        out.append(
+            Claim(
+                claim="IHM through its Gram factor is faster than FastIHM (r = 4)",
+                paper="(ours) the paper times IHM with the dense sketch only",
+                measured="runtime FastIHM (r = 4) / IHM (Gram): " + text(ivs),
+                rule="95% Welch interval of the ratio of geometric mean CPU times; holds if every lower limit > 1",
+                holds=bool(all(iv.low > 1.0 for iv in ivs.values())),
+            )
+        )
+    ex = growth_exponents(runs, "d").set_index("series") if (timed["sweep"] == "d").any() else None
+    if ex is not None and {"FastIHM (r = 4)", "IHM (Gram)"} <= set(ex.index):
+        f, g = ex.loc["FastIHM (r = 4)"], ex.loc["IHM (Gram)"]
+        gap = g["exponent"] - f["exponent"]
+        se = math.hypot(f["stderr"], g["stderr"])
+        out.append(
+            Claim(
+                claim="Gram IHM's time grows faster in d than FastIHM's",
+                paper="(ours) transforms cost O(n d log n), the Gram matrix O(n d^2)",
+                measured=(
+                    f"exponent in d, d = {int(f['from'])} to {int(f['to'])}: FastIHM (r = 4) {f['exponent']:.2f} "
+                    f"(se {f['stderr']:.2f}), IHM (Gram) {g['exponent']:.2f} (se {g['stderr']:.2f})"
+                ),
+                rule="holds if IHM (Gram)'s exponent exceeds FastIHM's by more than 2 standard errors of their "
+                "difference",
+                holds=bool(gap > 2.0 * se),
+            )
+        )
+    return out
