@@ -460,6 +460,19 @@ def test_row_norms_do_not_overflow_and_ordinary_rows_are_bit_identical():
         row_norms(np.full((2, 4), 1e308))
 
 
+@pytest.mark.parametrize("value", [np.nan, np.inf, -np.inf])
+def test_row_norms_refuse_non_finite_entries_beside_overflowing_rows(value):
+    """The row norms are the finiteness check of the mechanisms (X is read once): a NaN or inf is
+    refused with its count even when another row overflows the plain formula and is repaired."""
+    X = X0.copy()
+    X[7] *= HUGE
+    X[2, 0] = value
+    with pytest.raises(ValueError, match="X contains 1 non-finite value"):
+        row_norms(X)
+    X[2, 0] = 0.0
+    assert np.all(np.isfinite(row_norms(X)))
+
+
 @pytest.mark.parametrize("policy", ["clip", "rescale"])
 def test_clip_and_rescale_keep_huge_rows(policy):
     X = X0 * HUGE

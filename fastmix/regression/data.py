@@ -295,7 +295,7 @@ def _prepare_regression(
         return _prepare_chunked(
             X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, power_of_two=power_of_two
         )
-    X = check_matrix(X, "X")
+    X = check_matrix(X, "X", check_finite=False)  # both branches below compute the row norms, which refuse NaN and inf
     n = X.shape[0]
     y = check_vector(y, "y", length=n)
     clip = check_positive(clip, "clip")
