@@ -10,6 +10,6 @@ Modules are named after the papers' concepts: :mod:`fastmix.hadamard`, :mod:`fas
 :mod:`fastmix.accounting`, :mod:`fastmix.mechanisms`.
 """
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = ["__version__"]

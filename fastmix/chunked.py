@@ -25,10 +25,12 @@ Nothing of length n is ever formed or moved: a chunk needs its own rows, the k s
 indices, and (for the adjoint) the k x d sketch. It is the global SRHT, not a block-diagonal
 approximation, so every privacy statement about S_f holds unchanged.
 
-**The random signs are a function of the seed and the row index only.** They are drawn in
-blocks of :data:`SIGN_BLOCK_ROWS` rows, block ``b`` from its own generator seeded by
+**The random signs are a function of the seed and the row index only**
+(:func:`fastmix.srht.rademacher_signs`, the stream of every SRHT of the package). They are drawn
+in blocks of :data:`SIGN_BLOCK_ROWS` rows, block ``b`` from its own generator seeded by
 ``SeedSequence(entropy, spawn_key=(b,))``, so the same draw gives the same signs to every row
-whatever the chunking, and each worker generates the signs of its own rows.
+whatever the chunking, each worker generates the signs of its own rows, and
+``ChunkedSRHT(n, k, random_state=s)`` is the same matrix as ``SRHT(n, k, random_state=s)``.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ import numpy as np
 
 from ._validation import check_dask_matrix, check_positive_int, check_random_state, is_dask_array
 from .hadamard import fwht_rows_unchecked, is_power_of_two
-from .srht import SRHT, SketchQuantities
+from .srht import SIGN_BLOCK_ROWS, SRHT, SketchQuantities, draw_entropy, rademacher_signs
 
 __all__ = [
     "SIGN_BLOCK_ROWS",
@@ -52,9 +54,6 @@ __all__ = [
     "chunked_sketch_quantities",
     "ChunkedSketch",
 ]
-
-#: Rows per block of the sign stream. Signs of rows ``[b L, (b + 1) L)`` come from block ``b``.
-SIGN_BLOCK_ROWS = 1 << 16
 
 
 def _parity(x: np.ndarray) -> np.ndarray:
@@ -69,29 +68,6 @@ def _sign_of(rows: np.ndarray, start: int) -> np.ndarray:
     """``(-1)^popcount(rows & start)`` as float64."""
     bits = _parity(np.bitwise_and(rows.astype(np.uint64), np.uint64(start)))
     return 1.0 - 2.0 * bits
-
-
-def rademacher_signs(entropy: int, start: int, stop: int) -> np.ndarray:
-    """The signs ``b_start, ..., b_{stop-1}`` of a draw, as float64 +-1.
-
-    A pure function of ``(entropy, row index)``: block ``b`` of :data:`SIGN_BLOCK_ROWS` rows is
-    ``1 - 2 * bits`` for the first bits of ``Generator(PCG64(SeedSequence(entropy,
-    spawn_key=(b,))))``, so any split of ``[0, n)`` into ranges yields the same signs.
-    """
-    if not 0 <= start <= stop:
-        raise ValueError(f"need 0 <= start <= stop; got start = {start}, stop = {stop}.")
-    out = np.empty(stop - start)
-    L = SIGN_BLOCK_ROWS
-    pos = start
-    while pos < stop:
-        block = pos // L
-        gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(block,))))
-        bits = np.unpackbits(np.frombuffer(gen.bytes(L // 8), dtype=np.uint8))
-        lo = pos - block * L
-        hi = min(stop - block * L, L)
-        out[pos - start : pos - start + hi - lo] = 1.0 - 2.0 * bits[lo:hi]
-        pos += hi - lo
-    return out
 
 
 @dataclass(frozen=True)
@@ -178,8 +154,7 @@ class ChunkedSRHT:
             raise ValueError(f"n must be a power of two; got n = {n}. Pad X with zero rows first.")
         k = check_positive_int(k, "k", maximum=n, hint="The SRHT keeps k of the n rows; lower k.")
         rng = check_random_state(random_state)
-        words = rng.integers(0, 2**32, size=4, dtype=np.uint64)
-        self.entropy = int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+        self.entropy = draw_entropy(rng)  # the same two draws, in the same order, as fastmix.srht.SRHT
         self.n, self.k, self.backend = n, k, backend
         self.rows = np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
         self.row_scale = math.sqrt(n / k)

@@ -23,6 +23,12 @@ of the sampled rows (eq. 123). It works through X a few columns at a time so tha
 block is transformed twice and reduced while it sits in cache: a draw reads X from memory
 about once and needs only a small work buffer besides X and Z.
 
+The random signs are a function of the draw's seed and the row index only
+(:func:`rademacher_signs`): a draw takes a 128-bit ``entropy`` from its generator, then the k
+rows; row i's sign comes from block ``i // SIGN_BLOCK_ROWS`` of a counter-based stream seeded by
+``SeedSequence(entropy, spawn_key=(block,))``. So the same seed gives the same S_f whether X is
+held in memory or in row chunks on several machines (:mod:`fastmix.chunked`).
+
 Layout: the transforms run along the rows of the C-contiguous (d, n) array ``X.T``.
 Store X in Fortran order (``fastmix.hadamard.transform_layout(X)``) and no transpose copy
 is ever made; a C-ordered X is transposed once per call.
@@ -39,6 +45,9 @@ from ._validation import _check_real_dtype, check_array_kind, check_matrix, chec
 from .hadamard import CHUNK_BYTES, check_power_of_two_length, fwht_rows_unchecked, is_power_of_two
 
 __all__ = [
+    "SIGN_BLOCK_ROWS",
+    "rademacher_signs",
+    "draw_entropy",
     "SRHT",
     "SketchQuantities",
     "SketchWorkspace",
@@ -50,6 +59,41 @@ __all__ = [
     "coherence_heuristic",
     "coherence_upper_scale",
 ]
+
+
+#: Rows per block of the sign stream. Signs of rows ``[b L, (b + 1) L)`` come from block ``b``.
+SIGN_BLOCK_ROWS = 1 << 16
+
+
+def draw_entropy(rng: np.random.Generator) -> int:
+    """A 128-bit integer from ``rng`` (four 32-bit words, least significant first): a draw's sign seed."""
+    words = rng.integers(0, 2**32, size=4, dtype=np.uint64)
+    return int(sum(int(w) << (32 * i) for i, w in enumerate(words)))
+
+
+def rademacher_signs(entropy: int, start: int, stop: int) -> np.ndarray:
+    """The signs ``b_start, ..., b_{stop-1}`` of a draw, as float64 +-1 (the diagonal of B, Definition 3).
+
+    A pure function of ``(entropy, row index)``: block ``b`` of :data:`SIGN_BLOCK_ROWS` rows is
+    ``1 - 2 * bits`` for the first bits of ``Generator(PCG64(SeedSequence(entropy,
+    spawn_key=(b,))))`` (one byte gives eight signs, most significant bit first), so any split of
+    ``[0, n)`` into ranges yields the same signs, and each sign is +-1 with probability 1/2
+    independently of the others.
+    """
+    if not 0 <= start <= stop:
+        raise ValueError(f"need 0 <= start <= stop; got start = {start}, stop = {stop}.")
+    out = np.empty(stop - start)
+    L = SIGN_BLOCK_ROWS
+    pos = start
+    while pos < stop:
+        block = pos // L
+        gen = np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(block,))))
+        bits = np.unpackbits(np.frombuffer(gen.bytes(L // 8), dtype=np.uint8))
+        lo = pos - block * L
+        hi = min(stop - block * L, L)
+        out[pos - start : pos - start + hi - lo] = 1.0 - 2.0 * bits[lo:hi]
+        pos += hi - lo
+    return out
 
 
 def _columns_batch(X: np.ndarray) -> np.ndarray:
@@ -74,15 +118,18 @@ class SRHT:
     k : int
         Number of output rows, ``1 <= k <= n``.
     random_state : None, int, SeedSequence or numpy.random.Generator
-        Source of the Rademacher signs and the sampled rows. Pass an int or a Generator for
-        reproducible draws.
+        Source of the draw: first the 128-bit seed of the signs (:func:`draw_entropy`), then the
+        sampled rows. Pass an int or a Generator for reproducible draws.
     backend : str, optional
         Walsh-Hadamard backend (see :mod:`fastmix.hadamard`); default: the active one.
 
     Attributes
     ----------
+    entropy : int or None
+        The seed of the signs (:func:`rademacher_signs`); None for a transform built by
+        :meth:`from_draw`.
     signs : ndarray of shape (n,)
-        The diagonal of B, entries +-1.
+        The diagonal of B, entries +-1: ``rademacher_signs(entropy, 0, n)``.
     rows : ndarray of shape (k,)
         Indices of the rows of H_n kept by P, in increasing order. (The order of the
         rows of P is immaterial: it permutes the rows of S_f X, which changes neither
@@ -112,8 +159,9 @@ class SRHT:
         self.n = n
         self.k = k
         self.backend = backend
-        self.signs = rng.choice(np.array([-1.0, 1.0]), size=n)
-        self.rows = np.sort(rng.choice(n, size=k, replace=False))
+        self.entropy: int | None = draw_entropy(rng)
+        self.signs = rademacher_signs(self.entropy, 0, n)
+        self.rows = np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
         self.row_scale = math.sqrt(n / k)
 
     @classmethod
@@ -131,6 +179,7 @@ class SRHT:
             raise ValueError(f"rows must be 1 to n = {n} distinct indices in [0, n); got {k}.")
         out = cls.__new__(cls)
         out.n, out.k, out.backend = n, k, backend
+        out.entropy = None  # the signs were given, not drawn from a sign seed
         out.signs, out.rows = signs, rows
         out.row_scale = math.sqrt(n / k)
         return out
@@ -410,10 +459,11 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool, work: SketchWorks
     2. the k sampled entries are gathered once (``np.take`` into a reused buffer) and scaled by
        ``sqrt(n/k)`` into ``Z^T`` (the row sampling P of Definition 3);
     3. with ``compute_m``, the middle factor ``((n/k) P^T P - I) / sqrt(n)`` of eq. (118) is
-       applied as a scalar multiply by ``-1/sqrt(n)`` and a scatter of the k sampled entries times
-       ``(n/k - 1)/sqrt(n)`` (the same products as a multiply by the full diagonal), the block is
-       transformed again and its squares are added, row by row, to the n squared norms
-       ``||X^T (S_f^T S_f - I) e_i||^2`` (Algorithm 1, line 2).
+       ``-1/sqrt(n)`` times ``I + (1 - n/k) P^T P``: the k sampled entries are scattered back
+       times ``1 - n/k`` (the others are left as they are), the block is transformed again and
+       the column sums of its squares (one ``einsum``, no squared copy) are added to the n sums
+       ``n ||X^T (S_f^T S_f - I) e_i||^2`` (Algorithm 1, line 2). The common factor ``1/n`` of
+       the squares is applied once, to the returned vector.
 
     X is read from memory once; the work buffers are those of ``work`` (a
     :class:`SketchWorkspace`, made here if not given).
@@ -427,9 +477,9 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool, work: SketchWorks
     rows = work.rows
     ZT = np.empty((d, k))
     forward_scale = srht.signs / math.sqrt(n)
-    off = -1.0 / math.sqrt(n)
-    on = (n / k - 1.0) / math.sqrt(n)
+    kept = 1.0 - n / k  # the middle factor over its common scale -1/sqrt(n), at the sampled entries
     col_sq = work.col_sq if compute_m else None
+    partial = work.indicator if compute_m else None  # free until the coherence transform
     flat = work.flat_indices(srht.rows) if compute_m else None
     first = True
     for start in range(0, d, rows):
@@ -442,19 +492,19 @@ def _blocked_pass(XT: np.ndarray, srht: SRHT, compute_m: bool, work: SketchWorks
         np.take(block, srht.rows, axis=1, out=sampled)
         np.multiply(sampled, srht.row_scale, out=ZT[start:stop])
         if compute_m:
-            assert col_sq is not None and flat is not None
-            block *= off
-            sampled *= on
+            assert col_sq is not None and partial is not None and flat is not None
+            sampled *= kept
             np.put(block, flat[: r * k], sampled)
             fwht_rows_unchecked(block, normalized=False, backend=srht.backend)  # B H [.]: B skipped
-            np.square(block, out=block)
-            rest = block
-            if first:  # 0 + x = x: start the sum with the first row instead of zeros
-                np.copyto(col_sq, block[0])
-                rest = block[1:]
+            if first:  # 0 + x = x: the first block's sums start the total
+                np.einsum("ij,ij->j", block, block, out=col_sq)
                 first = False
-            for row in rest:
-                col_sq += row
+            else:
+                np.einsum("ij,ij->j", block, block, out=partial)
+                col_sq += partial
+    if compute_m:
+        assert col_sq is not None
+        col_sq *= 1.0 / n  # the square of the common scale -1/sqrt(n)
     return ZT, col_sq
 
 

@@ -47,6 +47,22 @@ def test_signs_reject_a_reversed_range():
         rademacher_signs(0, 10, 5)
 
 
+def test_the_in_memory_srht_draws_the_same_matrix_from_the_same_seed(data):
+    """SRHT and ChunkedSRHT take the same two draws in the same order (sign seed, then rows), so a
+    seed names one S_f whether X is in memory or in chunks."""
+    from fastmix.srht import SRHT
+
+    for seed in (0, 3, np.random.SeedSequence(11)):
+        S, C = SRHT(N, K, random_state=seed), ChunkedSRHT(N, K, random_state=seed)
+        assert S.entropy == C.entropy
+        np.testing.assert_array_equal(S.signs, C.signs())
+        np.testing.assert_array_equal(S.rows, C.rows)
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    SRHT(N, K, random_state=g1), ChunkedSRHT(N, K, random_state=g2)
+    assert g1.integers(2**62) == g2.integers(2**62)  # and leave the generator in the same state
+    assert SRHT.from_draw(S.signs, S.rows).entropy is None
+
+
 # ------------------------------------------------------------------------------ exactness
 @pytest.mark.parametrize("chunks", [(N,), (1024,) * 4, (64,) * 64, (2048, 1024, 512, 256, 256)])
 def test_chunks_reproduce_the_in_memory_srht(data, chunks):

@@ -429,9 +429,10 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
 
 
 def test_changelog_date_must_match_release_date(tmp_repo):
-    _edit(tmp_repo / "CHANGELOG.md", f"## [{CUR}] - {CUR_DATE}", f"## [{CUR}] - 2026-12-02")
+    other = "2000-01-01" if CUR_DATE != "2000-01-01" else "2000-01-02"
+    _edit(tmp_repo / "CHANGELOG.md", f"## [{CUR}] - {CUR_DATE}", f"## [{CUR}] - {other}")
     problems = citation.validate(citation.load_sources(tmp_repo))
-    assert any("dated '2026-12-02'" in p for p in problems)
+    assert any(f"dated '{other}'" in p for p in problems)
 
 
 def test_address_mismatch_with_pyproject_is_reported(tmp_repo):

@@ -22,7 +22,7 @@ from fastmix import regression as R
 from fastmix import threads
 from fastmix.hadamard import fwht
 from fastmix.mechanisms import calibrate_fast_mix, fast_mix, mix_sketch, multiple_fast_mixing
-from fastmix.srht import SRHT, SketchWorkspace, sketch_quantities
+from fastmix.srht import SRHT, SketchWorkspace, draw_entropy, rademacher_signs, sketch_quantities
 
 RTOL = 1e-10
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,7 +38,7 @@ def _unit_rows(n, d, seed):
 
 def _dense_srht(n, k, rng):
     """Definition 3: S_f = sqrt(n/k) P H_n B, drawn as the package draws it (signs, then rows)."""
-    signs = rng.choice(np.array([-1.0, 1.0]), size=n)
+    signs = rademacher_signs(draw_entropy(rng), 0, n)
     rows = np.sort(rng.choice(n, size=k, replace=False))
     H = scipy.linalg.hadamard(n) / math.sqrt(n)
     return math.sqrt(n / k) * H[rows] * signs[None, :]
