@@ -14,6 +14,25 @@
 
 # %% [markdown]
 # # Where each solver is fastest
+#
+# The point of {cite:t}`lev2026fastmix` is runtime: FastIHM replaces IHM's dense $k \times n$
+# Gaussian sketch {cite:p}`lev2026near` by a subsampled randomized Hadamard transform, and Figure 3
+# reports it 1.5 to 3 times faster than IHM at four data shapes. This page measures the whole regime
+# on one core: the time and peak memory of one solve for every least-squares solver of the package,
+# along two sweeps, the number of rows $n$ at fixed $d$ and the number of features $d$ at fixed $n$:
+#
+# * **FastIHM** (Algorithm 2) at two SRHT sizes $k_2 = r\max\{d, \log(4T/\varrho)\}$ capped at $n$: the
+#   paper's smallest ratio $r = 4$, and $r = 800$, the default of
+#   {py:class}`~fastmix.regression.FastIHMRegressor`;
+# * **IHM** with the dense sketch (the paper's baseline) and **IHM (Gram)**, which draws the same
+#   sketched matrix through the Gram factor $G (X^\top X)^{1/2}$;
+# * **AdaSSP** {cite:p}`wang2018revisiting`;
+# * the non-private **FastIHS** {cite:p}`pilanci2016iterative` and **OLS**.
+#
+# Sizes follow the paper's experiments ($k = k_1$ from Appendix H, $\delta = 1/n^2$, $\varrho =
+# \delta/10$, $T = 4$). Accuracy is not measured here: {doc}`solver_choice` maps it. The page leads with
+# the run read from the results store; a quick run at the notebook's defaults comes last, only to
+# show that the code works.
 
 # %% tags=["parameters"]
 log2_ns: str = "10,11,12"  # comma-separated log2(n) of the n sweep (full map: 14,...,22)
@@ -27,3 +46,315 @@ dense_ihm_max_seconds: float = 120.0  # dense IHM is not run where its predicted
 long_solve_seconds: float = 20.0  # where one solve takes longer, two timed runs instead of `repeats`
 blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
 seed: int = 0  # root seed of every run (numpy SeedSequence)
+
+# %% tags=["hide-input"]
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Markdown, display
+
+from fastmix.claims import claims_markdown
+from fastmix.pages import caption, use_book_style
+from fastmix.provenance import provenance_report
+from fastmix.store import ResultsStore, entry_markdown
+from fastmix.studies import regime_map as study
+from fastmix.studies import run_study
+
+started_at = time.time()
+NAME = "regime_map"
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+STYLE = {
+    "FastIHM (r = 4)": ("C1", "o", "-"),
+    "FastIHM (r = 800)": ("C3", "o", "--"),
+    "IHM (dense)": ("C0", "s", "-"),
+    "IHM (Gram)": ("C4", "^", "--"),
+    "AdaSSP": ("C2", "D", "-"),
+    "FastIHS (non-private)": ("0.45", "v", ":"),
+    "OLS (non-private)": ("0.2", "x", ":"),
+}
+
+use_book_style()
+
+TIME_TEXT = (
+    "Single-thread CPU time of one solve ($T$ iterations for the iterative solvers; median of the timed runs) "
+    "against $n$ at fixed $d$ (left) and against $d$ at fixed $n$ (middle), log-log; right: the same $d$ sweep as "
+    "time per entry of $X$ per iteration, $t / (T n d)$, which stays flat for work proportional to the size of $X$ "
+    "and grows like $d$ for work proportional to $n d^2$. Open markers: dense IHM's predicted time where it was not "
+    "run."
+)
+MEMORY_TEXT = (
+    "Peak extra memory of one solve as NumPy reports it to tracemalloc, in units of the size of $X$ ($8 n d$ "
+    "bytes), against $n$ (left) and $d$ (right)."
+)
+
+
+def setting_text(tables, p):
+    shapes = tables["shapes"]
+    n_sweep = shapes[shapes["sweep"] == "n"]
+    d_sweep = shapes[shapes["sweep"] == "d"]
+    parts = []
+    if not n_sweep.empty:
+        parts.append(
+            f"$n = 2^{{{int(np.log2(n_sweep['n'].min()))}}}$ to $2^{{{int(np.log2(n_sweep['n'].max()))}}}$ at "
+            f"$d = {int(n_sweep['d'].iloc[0])}$"
+        )
+    if not d_sweep.empty:
+        parts.append(
+            f"$d = {int(d_sweep['d'].min())}$ to ${int(d_sweep['d'].max())}$ at "
+            f"$n = 2^{{{int(np.log2(d_sweep['n'].iloc[0]))}}}$"
+        )
+    timed = tables["runs"][tables["runs"]["status"] == study.TIMED]
+    return (
+        "; ".join(parts)
+        + f"; $T = {p['T']}$, $\\varepsilon = {p['epsilon']:g}$, up to {p['repeats']} timed runs per cell, "
+        + f"{len(timed):,} timed solves, {p['blas_threads'] or 'default'} BLAS thread(s)"
+    )
+
+
+def _plot_series(ax, s, skipped, var, series, per_entry=False, T=4):
+    sub = s[s["series"] == series].sort_values(var)
+    color, marker, ls = STYLE[series]
+    if not sub.empty:
+        y = sub["cpu_s"] / (T * sub["n"] * sub["d"]) * 1e9 if per_entry else sub["cpu_s"]
+        ax.plot(sub[var], y, marker=marker, ls=ls, color=color, label=series, ms=5)
+    sk = skipped[skipped["series"] == series]
+    if not sk.empty:
+        y = sk["predicted_s"] / (T * sk["n"] * sk["d"]) * 1e9 if per_entry else sk["predicted_s"]
+        ax.plot(sk[var], y, marker=marker, ls="none", mfc="none", color=color, ms=6)
+
+
+def draw_time(tables, title, T):
+    runs = tables["runs"]
+    s = study.summary(runs)
+    skipped = runs[runs["status"] != study.TIMED]
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4.2))
+    panels = [(axes[0], "n", "n", False), (axes[1], "d", "d", False), (axes[2], "d", "d", True)]
+    for ax, sweep, var, per_entry in panels:
+        ss, sk = s[s["sweep"] == sweep], skipped[skipped["sweep"] == sweep]
+        for series in study.SERIES:
+            _plot_series(ax, ss, sk, var, series, per_entry=per_entry, T=T)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_xlabel(f"${var}$")
+        ax.set_ylabel("ns per entry of $X$ per iteration" if per_entry else "seconds per solve")
+        if not ss.empty:
+            fixed = f"$d = {int(ss['d'].iloc[0])}$" if sweep == "n" else f"$n = 2^{{{int(np.log2(ss['n'].iloc[0]))}}}$"
+            ax.set_title(fixed + (", per entry" if per_entry else ""), fontsize=11)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10, bbox_to_anchor=(0.5, -0.04))
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout(rect=(0, 0.1, 1, 1))
+    plt.show()
+
+
+def draw_memory(tables, title):
+    s = study.summary(tables["runs"])
+    fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
+    for ax, sweep in zip(axes, ("n", "d"), strict=True):
+        ss = s[s["sweep"] == sweep]
+        for series in study.SERIES:
+            sub = ss[ss["series"] == series].sort_values(sweep)
+            if sub.empty:
+                continue
+            color, marker, ls = STYLE[series]
+            ax.plot(sub[sweep], sub["peak_over_x"], marker=marker, ls=ls, color=color, label=series, ms=5)
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_xlabel(f"${sweep}$")
+        ax.set_ylabel("peak extra memory / size of $X$")
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=10, bbox_to_anchor=(0.5, -0.06))
+    fig.suptitle(title, fontsize=10)
+    plt.tight_layout(rect=(0, 0.12, 1, 1))
+    plt.show()
+
+
+def exponents_markdown(runs):
+    """The growth exponents of both sweeps as one Markdown table."""
+    n_ex = study.growth_exponents(runs, "n").set_index("series")
+    d_ex = study.growth_exponents(runs, "d").set_index("series")
+    lines = [
+        "| solver | exponent in $n$ | fitted over $n$ | exponent in $d$ | fitted over $d$ |",
+        "|---|---:|---|---:|---|",
+    ]
+    for series in study.SERIES:
+        cells = []
+        for ex, var in ((n_ex, "n"), (d_ex, "d")):
+            if series in ex.index:
+                r = ex.loc[series]
+                span = (
+                    f"$2^{{{int(np.log2(r['from']))}}}$ to $2^{{{int(np.log2(r['to']))}}}$"
+                    if var == "n"
+                    else f"{int(r['from'])} to {int(r['to'])}"
+                )
+                cells += [f"{r['exponent']:.2f} ± {r['stderr']:.2f}", span]
+            else:
+                cells += ["-", "-"]
+        lines.append(f"| {series} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def winners_prose(runs):
+    """Which private solver is fastest where, and by how much, in words computed from the runs."""
+    w = study.winners(runs)
+    if w.empty:
+        return ""
+    counts = w["fastest_private"].value_counts()
+    total = len(w)
+    lead = ", ".join(f"{k} at {v}" for k, v in counts.items())
+    parts = [f"The fastest private solver is {lead} of the {total} measured shapes."]
+    dense = w[w["fastihm_over_dense"].notna()]
+    if not dense.empty:
+        slow = int((dense["slowest_private"] == "IHM (dense)").sum())
+        parts.append(f"Dense IHM is the slowest private solver at {slow} of the {len(dense)} shapes where it ran.")
+    for sweep, var in (("n", "n"), ("d", "d")):
+        sub = w[w["sweep"] == sweep]
+        if sub.empty:
+            continue
+        r = sub["fastihm_over_gram"]
+        parts.append(
+            f"Along the {var} sweep, the faster of the two FastIHM sizes takes {r.min():.1f} to {r.max():.1f} times "
+            f"as long as IHM through its Gram factor"
+            + (
+                f", and {sub['fastihm_over_dense'].min():.2f} to {sub['fastihm_over_dense'].max():.2f} times as long "
+                f"as dense IHM where dense IHM ran."
+                if sub["fastihm_over_dense"].notna().any()
+                else "."
+            )
+        )
+    return " ".join(parts)
+
+
+store = ResultsStore(NAME)
+stored = store.load("shapes", "runs")
+
+# %% [markdown]
+# ## The map at full scale
+#
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix.run --paper-scale regime_map` (its parameters are in
+# `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+
+# %% mystnb={"figure": {"caption": "**Figure M.1.** {glue:md}`regime-time-caption:myst`", "name": "regime-time"}} tags=["remove-input"]
+if stored is not None:
+    P = store.parameters()
+    caption("regime-time", TIME_TEXT + " From the results store: " + setting_text(stored, P) + ".")
+    draw_time(stored, "results store", int(P["T"]))
+else:
+    print("No stored results to draw; see the note above.")
+
+# %% [markdown]
+# How fast each solver's time grows: the slope of $\log t$ against $\log n$ and against $\log d$,
+# fitted by least squares to every timed run at the four largest sizes of each sweep (± one standard
+# error). A slope of 1 in $n$ means time proportional to the number of rows; in $d$, 1 is the cost of
+# touching every entry of $X$ a fixed number of times and 2 the cost of forming $X^\top X$.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown(exponents_markdown(stored["runs"])))
+    display(Markdown(winners_prose(stored["runs"])))
+
+# %% mystnb={"figure": {"caption": "**Figure M.2.** {glue:md}`regime-memory-caption:myst`", "name": "regime-memory"}} tags=["remove-input"]
+if stored is not None:
+    caption("regime-memory", MEMORY_TEXT + " From the results store: " + setting_text(stored, P) + ".")
+    draw_memory(stored, "results store")
+
+# %% [markdown]
+# ## Why the map looks like this
+#
+# The solvers spend their time on two different kinds of work.
+#
+# * **Transforms are bandwidth-bound.** One FastMix draw of FastIHM multiplies $X$ by the SRHT:
+#   a sign flip, a Walsh-Hadamard transform of every column ($n \log_2 n$ additions each) and a row
+#   sample, then the adjoint for $\hat m$ and a length-$n$ transform for the coherence. Each step
+#   streams $X$-sized buffers through memory a few times while doing a handful of additions per
+#   entry, so the time per entry of $X$ is nearly constant in $d$ (the right panel of Figure M.1) and
+#   grows only like $\log n$ in $n$. On top of that comes the explicit Gaussian step $S_G Z$: $k_1
+#   k_2$ fresh normals and a $k_1 \times k_2$ by $k_2 \times d$ product per draw, which is what
+#   makes the larger ratio ($r = 800$, the estimator's default) several times slower than $r = 4$.
+# * **The Gram route is compute-bound.** IHM through its Gram factor and AdaSSP form $X^\top X$ once:
+#   $n d^2$ multiply-adds that BLAS performs at close to the core's peak, with one read of $X$.
+#   At small $d$ that is less work than the transforms' several passes; its cost per entry grows like
+#   $d$, so at large enough $d$ the transforms would win (the cell after this list says where the
+#   fitted curves cross on this machine).
+# * **Dense IHM multiplies by a $k \times n$ Gaussian matrix** in every iteration: $k n d$
+#   multiply-adds plus $k n$ normals, with $k$ proportional to $d$, so its cost grows like $n d^2$ with
+#   a much larger constant than the Gram route's. This is the baseline of the paper's Figure 3.
+#
+# %% tags=["remove-input"]
+D_SWEEP = stored["shapes"].loc[stored["shapes"]["sweep"] == "d", "n"] if stored is not None else []
+if len(D_SWEEP):
+    CROSS = study.crossover_d(stored["runs"])
+    D_SWEEP_N = int(D_SWEEP.iloc[0])
+    if CROSS is None:
+        display(Markdown("The fitted $d$-sweep power laws of FastIHM ($r = 4$) and IHM (Gram) do not cross."))
+    else:
+        where = "within the measured range" if CROSS[1] else "an extrapolation beyond the measured range"
+        display(
+            Markdown(
+                f"The fitted $d$-sweep power laws of FastIHM ($r = 4$) and IHM (Gram) cross at "
+                f"$d \\approx {CROSS[0]:,.0f}$ for $n = 2^{{{int(np.log2(D_SWEEP_N))}}}$ ({where})."
+            )
+        )
+
+# %% [markdown]
+# The Gram route releases the same distribution as dense IHM (each row of $S X$ is $N(0, X^\top X)$),
+# so its speed is not bought with privacy or accuracy; FastIHM's mechanism is a different one, and
+# its accuracy against IHM's is the subject of {doc}`solver_choice`.
+
+# %% [markdown]
+# ## Checks
+#
+# Each row is a statement (the paper's, or ours where marked), the number that decides it and a rule
+# fixed before the numbers were computed.
+
+# %% tags=["remove-input"]
+CLAIMS = study.claims(stored) if stored is not None else []
+display(
+    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
+)
+
+# %% [markdown]
+# ## What this map does and does not say
+#
+# * **One machine, one thread.** A two-core virtual machine shared with other work; every BLAS and
+#   OpenMP pool limited to one thread, so the times are single-core CPU times (the store's provenance
+#   records the load during every cell). How the picture changes with many threads is not measured
+#   here: BLAS's products and the transforms' memory passes scale differently with cores.
+# * **FastIHM's Gaussian step.** Timed with the paper's explicit step ($k_1 k_2$ normals per draw).
+#   {py:func}`~fastmix.regression.fast_ihm` also offers `gaussian_step="gram"`, which samples the same
+#   law from $Z^\top Z$ without drawing $k_1 k_2$ normals; `benchmarks/bench_dp_ols.py` times both
+#   against the transforms' floor.
+# * **Dense IHM** is not run where its predicted solve would exceed the time limit in the setting;
+#   its predicted times are drawn with open markers and are not measurements.
+# * **Memory** is what NumPy reports to `tracemalloc`: it includes every array the solver allocates,
+#   not BLAS's internal work space or the interpreter.
+# * **Data.** The synthetic correlated design of Appendix H; the runtimes depend on the shape, not on
+#   the values.
+#
+# ## Smoke-scale run: the code still works
+#
+# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# defaults unless changed); at these sizes fixed costs dominate and it decides nothing.
+
+# %% mystnb={"figure": {"caption": "**Figure M.1 (smoke scale).** {glue:md}`regime-smoke-caption:myst`", "name": "regime-smoke"}} tags=["hide-input"]
+smoke = run_study(NAME, PARAMS, log=None)
+caption(
+    "regime-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + TIME_TEXT
+    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+)
+draw_time(smoke, "smoke scale (not evidence)", T)
+
+# %% [markdown]
+# ## Provenance
+
+# %%
+provenance_report(parameters=PARAMS, seed=seed, started_at=started_at)

@@ -62,6 +62,7 @@ SMOKE_PARAMETERS: dict[str, dict] = {
         "k2_ratios": "4,8,16",
     },
     "solver_choice": {"log2_ns": "9", "ds": "4,8", "epsilons": "1.259", "trials": 2},
+    "regime_map": {"log2_ns": "8,9", "n_sweep_d": 4, "ds": "2,4", "d_sweep_log2_n": 8, "repeats": 2},
 }
 
 pytestmark = pytest.mark.notebook

@@ -33,6 +33,7 @@ TINY = {
     "privacy_audit": {"n": 32, "d": 3, "k2": 8, "k1": 6, "n_alphas": 8, "n_starts": 0, "n_releases": 2000},
     "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
     "solver_choice": {"log2_ns": "8", "ds": "4", "epsilons": "1.0,10.0", "trials": 2},
+    "regime_map": {"log2_ns": "7,8", "n_sweep_d": 4, "ds": "2,4", "d_sweep_log2_n": 7, "repeats": 2},
 }
 COLUMNS = {
     "appendix_i_airline": {
@@ -113,6 +114,25 @@ COLUMNS = {
             "runtime_s",
             "eta",
             "eps_spent",
+            "load1_before",
+            "load1_after",
+        },
+    },
+    "regime_map": {
+        "shapes": {"cell", "sweep", "n", "d", "k", "k1", "k2_r4", "k2_r800", "delta", "rho", "x_bytes", "design"},
+        "runs": {
+            "cell",
+            "sweep",
+            "n",
+            "d",
+            "series",
+            "repeat",
+            "cpu_s",
+            "wall_s",
+            "peak_bytes",
+            "x_bytes",
+            "status",
+            "predicted_s",
             "load1_before",
             "load1_after",
         },
@@ -399,3 +419,98 @@ def test_solver_choice_skips_dense_ihm_beyond_its_size(tmp_path):
     assert set(t["runs"].loc[t["runs"]["series"] == "IHM (Gram)", "n"]) == {2**7, 2**8}
     spent = t["runs"].dropna(subset=["eps_spent"])
     assert np.all(spent["eps_spent"] <= 1.0 + 1e-12)
+
+
+def _regime_runs(laws, sweep="d", sizes=(8, 16, 32, 64), fixed=2**12, repeats=3, seed=0, noise=0.05):
+    """A runs table for regime_map's readers: per series, times ``c * size^b`` with lognormal noise."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for series, (c, b) in laws.items():
+        for size in sizes:
+            n, d = (fixed, size) if sweep == "d" else (size, fixed)
+            for r in range(repeats):
+                t = c * size**b * float(np.exp(noise * rng.standard_normal()))
+                rows.append(
+                    {
+                        "sweep": sweep,
+                        "n": n,
+                        "d": d,
+                        "series": series,
+                        "repeat": r,
+                        "cpu_s": t,
+                        "wall_s": t,
+                        "peak_bytes": 8 * n * d,
+                        "x_bytes": 8 * n * d,
+                        "status": "timed",
+                        "predicted_s": np.nan,
+                        "load1_before": 0.5,
+                        "load1_after": 0.5,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def test_regime_map_growth_exponents_and_crossover_recover_known_laws():
+    study = study_module("regime_map")
+    runs = _regime_runs({"FastIHM (r = 4)": (1e-2, 1.0), "IHM (Gram)": (1e-4, 2.0)})
+    ex = study.growth_exponents(runs, "d").set_index("series")
+    assert ex.loc["FastIHM (r = 4)", "exponent"] == pytest.approx(1.0, abs=0.1)
+    assert ex.loc["IHM (Gram)", "exponent"] == pytest.approx(2.0, abs=0.1)
+    assert ex.loc["IHM (Gram)", "stderr"] < 0.1
+    d_star, inside = study.crossover_d(runs)
+    assert d_star == pytest.approx(100.0, rel=0.3) and not inside  # 1e-2 d = 1e-4 d^2 at d = 100 > 64
+    # equal exponents do not cross, nor does a pair whose slower-growing member is already slower
+    equal = _regime_runs({"FastIHM (r = 4)": (1e-2, 1.0), "IHM (Gram)": (1e-3, 1.0)}, noise=0.0)
+    assert study.crossover_d(equal) is None
+    assert study.crossover_d(runs, faster_in_d="IHM (Gram)", slower_in_d="FastIHM (r = 4)") is None
+
+
+def test_regime_map_claims_can_fail_and_winners_follow_the_medians():
+    study = study_module("regime_map")
+    laws = {
+        "FastIHM (r = 4)": (1e-2, 1.0),
+        "IHM (dense)": (1e-1, 2.0),
+        "IHM (Gram)": (1e-4, 2.0),
+        "AdaSSP": (1e-5, 2.0),
+    }
+    runs = _regime_runs(laws)
+    held = {c.claim: c.holds for c in study.claims({"runs": runs})}
+    assert held == {
+        "FastIHM (r = 4) is faster than IHM with the dense sketch": True,
+        "IHM through its Gram factor is faster than FastIHM (r = 4)": True,
+        "Gram IHM's time grows faster in d than FastIHM's": True,
+    }
+    w = study.winners(runs)
+    assert set(w["fastest_private"]) == {"AdaSSP"} and set(w["slowest_private"]) == {"IHM (dense)"}
+    assert w["fastihm_over_gram"].iloc[0] == pytest.approx(1e-2 * 8 / (1e-4 * 64), rel=0.15)
+    # FastIHM slower than dense IHM, Gram slower than FastIHM, equal growth: every claim fails
+    flipped = _regime_runs(
+        {"FastIHM (r = 4)": (1e-2, 1.0), "IHM (dense)": (1e-4, 1.0), "IHM (Gram)": (1e-1, 1.0), "AdaSSP": (1e-5, 1.0)}
+    )
+    assert not any(c.holds for c in study.claims({"runs": flipped}))
+
+
+def test_regime_map_skips_dense_ihm_with_its_predicted_time_and_pins_threads():
+    from threadpoolctl import threadpool_info
+
+    t = run_study(
+        "regime_map",
+        {
+            "log2_ns": "7,8,9",
+            "n_sweep_d": 4,
+            "ds": "2",
+            "d_sweep_log2_n": 7,
+            "repeats": 2,
+            "dense_ihm_max_seconds": 1e-9,
+        },
+        log=None,
+    )
+    runs = t["runs"]
+    dense = runs[(runs["series"] == "IHM (dense)") & (runs["sweep"] == "n")]
+    timed, skipped = dense[dense["status"] == "timed"], dense[dense["status"] != "timed"]
+    assert set(timed["n"]) == {2**7}  # the first cell of a sweep is measured, the rest predicted
+    assert set(skipped["n"]) == {2**8, 2**9} and skipped["cpu_s"].isna().all()
+    assert (skipped["predicted_s"] > 0).all() and skipped["status"].str.startswith("not run: predicted").all()
+    assert set(runs.loc[runs["series"] == "IHM (Gram)", "n"]) == {2**7, 2**8, 2**9}
+    assert (runs.loc[runs["status"] == "timed", "cpu_s"] > 0).all()
+    assert all(p["num_threads"] == 1 for p in threadpool_info())

@@ -59,6 +59,7 @@ PAPER_ITEMS = {
     "notebooks/figure2_dp_ols": "Figure 2 (FastIHM against IHM)",
     "notebooks/figure3_runtime": "Figure 3 (runtime ratios)",
     "notebooks/solver_choice": "Figures 2 and 3 extended: which private solver when (ours)",
+    "notebooks/regime_map": "Figure 3 extended: time and memory over n and d (ours)",
     "notebooks/appendix_f_coherence": "Appendix F (SRHT coherence)",
     "notebooks/appendix_i_airline": "Appendix I and Figure 4 (airline)",
     "notebooks/appendix_j_statistics": "Appendix J and Table 1 (dataset statistics)",

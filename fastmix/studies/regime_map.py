@@ -64,6 +64,7 @@ __all__ = [
     "summary",
     "growth_exponents",
     "winners",
+    "crossover_d",
     "claims",
 ]
 
@@ -297,6 +298,25 @@ def summary(runs):
     return out
 
 
+def _power_law_fit(timed, var: str, series: str, points: int):
+    """``(intercept, slope, stderr of slope, sizes, repeats)`` of log CPU time on log ``var``, or None.
+
+    Fitted on every timed repeat of ``series`` at the ``points`` largest sizes it was measured at.
+    """
+    s = timed[timed["series"] == series]
+    sizes = sorted(s[var].unique())[-points:]
+    if len(sizes) < 2:
+        return None
+    s = s[s[var].isin(sizes)]
+    x = np.log(s[var].to_numpy(dtype=float))
+    t = np.log(np.maximum(s["cpu_s"].to_numpy(dtype=float), 1e-9))
+    A = np.column_stack([np.ones_like(x), x])
+    coef, *_ = np.linalg.lstsq(A, t, rcond=None)
+    resid = t - A @ coef
+    cov = (resid @ resid / max(1, len(t) - 2)) * np.linalg.inv(A.T @ A)
+    return float(coef[0]), float(coef[1]), float(math.sqrt(max(cov[1, 1], 0.0))), sizes, len(s)
+
+
 def growth_exponents(runs, sweep: str, *, points: int = 4):
     """Least-squares slope of log CPU time on log n (``sweep="n"``) or log d (``"d"``), per series.
 
@@ -310,38 +330,31 @@ def growth_exponents(runs, sweep: str, *, points: int = 4):
     timed = runs[(runs["status"] == TIMED) & (runs["sweep"] == sweep)]
     rows = []
     for series in SERIES:
-        s = timed[timed["series"] == series]
-        sizes = sorted(s[var].unique())[-points:]
-        s = s[s[var].isin(sizes)]
-        if len(sizes) < 2:
+        fit = _power_law_fit(timed, var, series, points)
+        if fit is None:
             continue
-        x = np.log(s[var].to_numpy(dtype=float))
-        t = np.log(np.maximum(s["cpu_s"].to_numpy(dtype=float), 1e-9))
-        A = np.column_stack([np.ones_like(x), x])
-        coef, *_ = np.linalg.lstsq(A, t, rcond=None)
-        resid = t - A @ coef
-        dof = max(1, len(t) - 2)
-        cov = (resid @ resid / dof) * np.linalg.inv(A.T @ A)
+        _, slope, se, sizes, count = fit
         rows.append(
             {
                 "series": series,
-                "exponent": float(coef[1]),
-                "stderr": float(math.sqrt(max(cov[1, 1], 0.0))),
+                "exponent": slope,
+                "stderr": se,
                 "from": int(min(sizes)),
                 "to": int(max(sizes)),
                 "sizes": len(sizes),
-                "repeats": len(s),
+                "repeats": count,
             }
         )
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=["series", "exponent", "stderr", "from", "to", "sizes", "repeats"])
 
 
 def winners(runs):
     """Per shape: the fastest private solver and its margin over the next, and the fastest overall.
 
     The margin is the ratio of median CPU times (second fastest / fastest). Returns a DataFrame:
-    sweep, n, d, fastest_private, runner_up, margin, fastest_fastihm_over_gram (median time of
-    the faster FastIHM over IHM (Gram)'s) and fastest_overall.
+    sweep, n, d, fastest_private, runner_up, margin, fastihm_over_gram and fastihm_over_dense
+    (median time of the faster FastIHM over IHM (Gram)'s and over dense IHM's), slowest_private
+    and fastest_overall.
     """
     import pandas as pd
 
@@ -365,10 +378,33 @@ def winners(runs):
                 "fastihm_over_dense": float(fast.min() / med["IHM (dense)"])
                 if len(fast) and "IHM (dense)" in med.index
                 else np.nan,
+                "slowest_private": private.index[-1],
                 "fastest_overall": med.sort_values().index[0],
             }
         )
     return pd.DataFrame(rows)
+
+
+def crossover_d(runs, faster_in_d: str = "FastIHM (r = 4)", slower_in_d: str = "IHM (Gram)", *, points: int = 4):
+    """Where the fitted d-sweep power laws of two solvers cross: ``(d, inside)``, or None.
+
+    Fits ``log t = a + b log d`` to each series as :func:`growth_exponents` does and solves for the
+    d of equal time. ``inside`` says whether it lies within the measured d range (otherwise it is an
+    extrapolation). None when the d sweep lacks either series, or when ``slower_in_d``'s exponent
+    does not exceed ``faster_in_d``'s by more than two standard errors of their difference (the
+    curves are then not known to meet).
+    """
+    timed = runs[(runs["status"] == TIMED) & (runs["sweep"] == "d")]
+    f1 = _power_law_fit(timed, "d", faster_in_d, points)
+    f2 = _power_law_fit(timed, "d", slower_in_d, points)
+    if f1 is None or f2 is None:
+        return None
+    (a1, b1, se1, *_), (a2, b2, se2, *_) = f1, f2
+    if b2 - b1 <= 2.0 * math.hypot(se1, se2):
+        return None
+    d_star = float(np.exp((a1 - a2) / (b2 - b1)))
+    lo, hi = float(timed["d"].min()), float(timed["d"].max())
+    return d_star, bool(lo <= d_star <= hi)
 
 
 def claims(tables, alpha: float = 0.05):
