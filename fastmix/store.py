@@ -529,7 +529,8 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     """A short Markdown note for the top of a figure page: what the store holds for ``name``.
 
     Complete or partial entries give the fastmix version and commit that computed them, the
-    date, the computing time and the machine; a missing entry says so and gives the command.
+    date, the computing time and the machine, and say so when that version is an older minor
+    version than the installed one; a missing entry says so and gives the command.
     """
     status = entry_status(name, root)
     command = f".venv/bin/python -m fastmix.run --paper-scale {name}"
@@ -559,5 +560,14 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
         text += (
             " **The run is not finished:** the figures below show the cells computed so far, and the same "
             "command resumes it."
+        )
+    from . import __version__
+
+    stored, current = _minor(status.fastmix_version), _minor(__version__)
+    if stored is not None and current is not None and stored < current:
+        text += (
+            f" **Computed by an older version:** fastmix {__version__} may draw other random numbers for the "
+            f"same seed (see the changelog), so this command recomputes the entry; the stored numbers "
+            f"reproduce at commit `{status.short_commit}`."
         )
     return text

@@ -112,6 +112,20 @@ def test_entry_markdown_names_the_command_or_the_commit(tmp_path):
         st.add_cell("runs", "a", [{"x": 1}])
     text = S.entry_markdown("demo", tmp_path)
     assert "not finished" in text and fastmix.__version__ in text
+    assert "older version" not in text
+
+
+def test_entry_markdown_says_when_an_older_minor_version_computed_the_entry(tmp_path, monkeypatch):
+    st = _store(tmp_path)
+    with st.sitting({}):
+        st.add_cell("runs", "a", [{"x": 1}])
+    st.mark_complete()
+    major, minor = (int(v) for v in fastmix.__version__.split(".")[:2])
+    monkeypatch.setattr("fastmix.__version__", f"{major}.{minor + 1}.0")
+    text = S.entry_markdown("demo", tmp_path)
+    assert "**Computed by an older version:**" in text and f"{major}.{minor + 1}.0" in text
+    monkeypatch.setattr("fastmix.__version__", f"{major}.{minor}.7")  # a patch release is not older
+    assert "older version" not in S.entry_markdown("demo", tmp_path)
 
 
 def test_cell_table_skips_stored_cells(tmp_path):
