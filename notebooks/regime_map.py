@@ -274,19 +274,22 @@ if stored is not None:
 #   a sign flip, a Walsh-Hadamard transform of every column ($n \log_2 n$ additions each) and a row
 #   sample, then the adjoint for $\hat m$ and a length-$n$ transform for the coherence. Each step
 #   streams $X$-sized buffers through memory a few times while doing a handful of additions per
-#   entry, so the time per entry of $X$ is nearly constant in $d$ (the right panel of Figure M.1) and
-#   grows only like $\log n$ in $n$. On top of that comes the explicit Gaussian step $S_G Z$: $k_1
-#   k_2$ fresh normals and a $k_1 \times k_2$ by $k_2 \times d$ product per draw, which is what
-#   makes the larger ratio ($r = 800$, the estimator's default) several times slower than $r = 4$.
+#   entry, so this part's time per entry of $X$ does not grow with $d$ and grows like $\log n$ in
+#   $n$. The rest of a draw acts on small matrices whose sizes grow with $d$: $k_1$ and $k_2 =
+#   r\max\{d, \log(4T/\varrho)\}$ are both proportional to $d$ once $d$ exceeds the logarithm, so the
+#   explicit Gaussian step $S_G Z$ ($k_1 k_2$ fresh normals and a $k_1 \times k_2$ by $k_2 \times d$
+#   product) costs on the order of $d^3$, and 200 times more at $r = 800$ than at $r = 4$. The right
+#   panel of Figure M.1 shows where that part starts to count.
 # * **The Gram route is compute-bound.** IHM through its Gram factor and AdaSSP form $X^\top X$ once:
-#   $n d^2$ multiply-adds that BLAS performs at close to the core's peak, with one read of $X$.
-#   At small $d$ that is less work than the transforms' several passes; its cost per entry grows like
-#   $d$, so at large enough $d$ the transforms would win (the cell after this list says where the
-#   fitted curves cross on this machine).
+#   $n d^2$ multiply-adds in one BLAS call, with one read of $X$. At small $d$ that is less work than
+#   the transforms' several passes. Its operation count per entry grows like $d$, so at large enough
+#   $d$ the transforms would win; how fast its time grows on this machine is its exponent in the
+#   table above, and the cell after this list says where the fitted curves cross.
 # * **Dense IHM multiplies by a $k \times n$ Gaussian matrix** in every iteration: $k n d$
-#   multiply-adds plus $k n$ normals, with $k$ proportional to $d$, so its cost grows like $n d^2$ with
-#   a much larger constant than the Gram route's. This is the baseline of the paper's Figure 3.
-#
+#   multiply-adds plus $k n$ normals, with $k$ proportional to $d$, so its operation count grows like
+#   $n d^2$ with a much larger constant than the Gram route's. This is the baseline of the paper's
+#   Figure 3.
+
 # %% tags=["remove-input"]
 D_SWEEP = stored["shapes"].loc[stored["shapes"]["sweep"] == "d", "n"] if stored is not None else []
 if len(D_SWEEP):
@@ -334,7 +337,8 @@ display(
 # * **Dense IHM** is not run where its predicted solve would exceed the time limit in the setting;
 #   its predicted times are drawn with open markers and are not measurements.
 # * **Memory** is what NumPy reports to `tracemalloc`: it includes every array the solver allocates,
-#   not BLAS's internal work space or the interpreter.
+#   not the work space LAPACK and BLAS allocate themselves. OLS does almost all of its work inside
+#   LAPACK, so its curve is a lower bound.
 # * **Data.** The synthetic correlated design of Appendix H; the runtimes depend on the shape, not on
 #   the values.
 #
