@@ -82,6 +82,7 @@ PAGES: dict[str, list[Label]] = {
     "notebooks/kernel_rates": [_store("Figure R.1"), _live("Figure R.1" + SMOKE)],
     "notebooks/solver_choice": [_store("Figure C.1"), _store("Figure C.2"), _live("Figure C.1" + SMOKE)],
     "notebooks/regime_map": [_store("Figure M.1"), _store("Figure M.2"), _live("Figure M.1" + SMOKE)],
+    "notebooks/beyond_one_machine": [_store("Figure B.1"), _live("Figure B.1" + SMOKE)],
     "notebooks/hello_fastmix": [_live("Figure H.1")],
 }
 

@@ -63,6 +63,7 @@ SMOKE_PARAMETERS: dict[str, dict] = {
     },
     "solver_choice": {"log2_ns": "9", "ds": "4,8", "epsilons": "1.259", "trials": 2},
     "regime_map": {"log2_ns": "8,9", "n_sweep_d": 4, "ds": "2,4", "d_sweep_log2_n": 8, "repeats": 2},
+    "beyond_one_machine": {"log2_ns": "10", "out_of_core_log2_n": 11, "d": 3, "chunk_log2_rows": 9, "repeats": 1},
 }
 
 pytestmark = pytest.mark.notebook

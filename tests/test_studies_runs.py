@@ -34,6 +34,14 @@ TINY = {
     "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
     "solver_choice": {"log2_ns": "8", "ds": "4", "epsilons": "1.0,10.0", "trials": 2},
     "regime_map": {"log2_ns": "7,8", "n_sweep_d": 4, "ds": "2,4", "d_sweep_log2_n": 7, "repeats": 2},
+    "beyond_one_machine": {
+        "log2_ns": "10",
+        "out_of_core_log2_n": 11,
+        "d": 3,
+        "chunk_log2_rows": 9,
+        "repeats": 1,
+        "series": "IHM (Gram)",
+    },
 }
 COLUMNS = {
     "appendix_i_airline": {
@@ -114,6 +122,25 @@ COLUMNS = {
             "runtime_s",
             "eta",
             "eps_spent",
+            "load1_before",
+            "load1_after",
+        },
+    },
+    "beyond_one_machine": {
+        "setting": {"cell", "memory_bytes", "cpu_count", "n_workers", "processes", "chunk_rows", "zarr_path"},
+        "runs": {
+            "cell",
+            "mode",
+            "n",
+            "d",
+            "series",
+            "repeat",
+            "wall_s",
+            "x_bytes",
+            "bytes_read",
+            "passes",
+            "peak_worker_rss",
+            "relative_difference",
             "load1_before",
             "load1_after",
         },
@@ -514,3 +541,44 @@ def test_regime_map_skips_dense_ihm_with_its_predicted_time_and_pins_threads():
     assert set(runs.loc[runs["series"] == "IHM (Gram)", "n"]) == {2**7, 2**8, 2**9}
     assert (runs.loc[runs["status"] == "timed", "cpu_s"] > 0).all()
     assert all(p["num_threads"] == 1 for p in threadpool_info())
+
+
+def test_beyond_one_machine_summary_line_decides_both_targets():
+    study = study_module("beyond_one_machine")
+    gib = 2**30
+    setting = pd.DataFrame([{"memory_bytes": 24 * gib}])
+
+    def runs(peak, dask_s):
+        rows = [
+            {"mode": "in memory", "n": 2**22, "d": 32, "series": "FastIHM", "wall_s": 1.0},
+            {"mode": "dask", "n": 2**22, "d": 32, "series": "FastIHM", "wall_s": dask_s},
+            {"mode": "out of core", "n": 2**27, "d": 32, "series": "FastIHM", "wall_s": 300.0},
+        ]
+        frame = pd.DataFrame(rows)
+        frame["x_bytes"] = 8 * frame["n"] * frame["d"]
+        frame["passes"] = [np.nan, np.nan, 8.0]
+        frame["peak_worker_rss"] = [np.nan, np.nan, peak]
+        return frame
+
+    good = study.summary_line({"setting": setting, "runs": runs(2 * gib, 1.4)})
+    assert good.startswith("dask: out of core n=2^27 d=32 X=32.0 GiB (1.33x RAM)")
+    assert "target < 25%: met" in good and "FastIHM 1.40x (target <= 1.5x: met)" in good
+    bad = study.summary_line({"setting": setting, "runs": runs(7 * gib, 1.6)})
+    assert "target < 25%: NOT met" in bad and "(target <= 1.5x: NOT met)" in bad
+    assert study.throughput_ratios(runs(1.0, 3.0))["dask_over_in_memory"].tolist() == [3.0]
+
+
+def test_beyond_one_machine_data_do_not_depend_on_the_chunking(tmp_path):
+    study = study_module("beyond_one_machine")
+    X1, y1 = study.dask_sphere_data(2**10, 3, 2**8, seed=4)
+    X0, y0 = study.sphere_chunk(4, 1, 2**8, 3)
+    np.testing.assert_array_equal(X1[2**8 : 2**9].compute(), X0)
+    np.testing.assert_array_equal(y1[2**8 : 2**9].compute(), y0)
+    assert np.all(np.linalg.norm(X1.compute(), axis=1) <= 1.0 + 1e-12) and np.all(np.abs(y1.compute()) <= 1.0)
+    first = study.write_zarr(tmp_path / "x.zarr", 2**10, 3, 2**8, seed=4)
+    again = study.write_zarr(tmp_path / "x.zarr", 2**10, 3, 2**8, seed=4)
+    assert not first["reused"] and again["reused"] and again["bytes_on_disk"] > 0
+    import dask.array as da
+
+    np.testing.assert_array_equal(da.from_zarr(first["path"], component="X").compute(), X1.compute())
+    assert not study.write_zarr(tmp_path / "x.zarr", 2**10, 3, 2**8, seed=5)["reused"]  # other data: rewritten

@@ -60,6 +60,7 @@ PAPER_ITEMS = {
     "notebooks/figure3_runtime": "Figure 3 (runtime ratios)",
     "notebooks/solver_choice": "Figures 2 and 3 extended: which private solver when (ours)",
     "notebooks/regime_map": "Figure 3 extended: time and memory over n and d (ours)",
+    "notebooks/beyond_one_machine": "Algorithms 1-3 on Dask arrays, out of core (ours)",
     "notebooks/appendix_f_coherence": "Appendix F (SRHT coherence)",
     "notebooks/appendix_i_airline": "Appendix I and Figure 4 (airline)",
     "notebooks/appendix_j_statistics": "Appendix J and Table 1 (dataset statistics)",

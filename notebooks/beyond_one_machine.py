@@ -1,0 +1,244 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#       format_version: '1.3'
+#       jupytext_version: 1.19.6
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Beyond one machine
+#
+# FastMix {cite:p}`lev2026fastmix` is a private least-squares solver whose cost is that of a fast
+# transform, which matters most when $n$ is so large that $X$ no longer fits in one machine's memory.
+# The SRHT splits exactly along rows, so FastIHM, and IHM through its Gram factor, run on a
+# Dask array held in row chunks: on local worker processes, out of core from
+# a Zarr store on disk, or on a cluster. This page derives the split, counts what travels, and
+# measures the Dask path against the in-memory one.
+#
+# ## The exact SRHT in row chunks
+#
+# In Sylvester order the unnormalised Hadamard matrix has entries $(H_n)_{r i} = (-1)^{\langle r, i
+# \rangle}$, where $\langle r, i \rangle$ counts the binary digits that $r$ and $i$ share. Take a chunk
+# of $m$ rows (a power of two) starting at a multiple $s$ of $m$. For $i = s + j$ with $j < m$ the
+# digits of $s$ and $j$ do not overlap, so
+#
+# $$
+# (H_n)_{r,\, s + j} = (-1)^{\langle r, s \rangle} \, (H_m)_{r \bmod m,\, j}.
+# $$
+#
+# Writing $B_c$ and $X_c$ for the chunk's signs and rows, row $r$ of $H_n B X$ is therefore
+#
+# $$
+# (H_n B X)_r = \sum_{c} (-1)^{\langle r, s_c \rangle} \, (H_m B_c X_c)_{r \bmod m}:
+# $$
+#
+# each chunk transforms its own rows with a length-$m$ transform, keeps the $k$ sampled rows, each
+# with its sign, and the $k \times d$ pieces are summed. The adjoint needs only the $k \times d$
+# sketch $Z$ in every chunk (a signed scatter into an $m \times d$ buffer, then a local transform), so
+# $\hat m$ of Algorithm 1 is a maximum of per-chunk row norms, and the coherence $\hat\Delta$ folds the
+# indicator of the sampled rows chunk by chunk. This is the global $S_f$ of Definition 3, not a
+# block-diagonal approximation: every privacy statement holds unchanged
+# ({py:mod}`fastmix.chunked`).
+#
+# **Same seed, same release.** The signs are a function of the seed and the row index only
+# ({py:func}`fastmix.srht.rademacher_signs`), and the chunked path draws from the generator in the same
+# order as the in-memory one, so a seed gives the same sketch and the same coefficients in memory and
+# on Dask, whatever the chunking, up to floating-point summation order.
+#
+# **What travels.** With $P$ chunks, one FastMix draw sends $P$ pieces of $k_2 \times d$ numbers to
+# the client (the forward sums), $Z$ back to every chunk ($P k_2 d$ numbers) and one number per chunk
+# for $\hat m$: $O(P k_2 d)$ per draw, nothing of length $n$. The Laplace and Gaussian steps of
+# Algorithm 1 and $\lambda_{\min}(Z^\top Z)$ act on $k \times d$ matrices on the client. Each gradient
+# step of Algorithms 2 and IHM sends $d$ numbers per chunk; the Gram route sends one $d \times d$
+# matrix per chunk, once.
+
+# %% tags=["parameters"]
+log2_ns: str = "14,15"  # comma-separated log2(n) of the in-memory comparison (full run: 20,22)
+out_of_core_log2_n: int = 15  # log2(n) of the out-of-core run from a Zarr store; 0 skips it (full run: 27)
+d: int = 8  # number of features (full run: 32)
+chunk_log2_rows: int = 12  # log2 of the rows per chunk (full run: 20, so 256 MiB per chunk at d of 32)
+n_workers: int = 2  # worker processes of the LocalCluster, one thread each
+processes: bool = False  # True: separate worker processes (measures their I/O and memory); False: threads
+series: str = "FastIHM,IHM (Gram)"  # solvers to time
+repeats: int = 2  # timed solves per size and path
+T: int = 4  # iterations (Appendix H)
+epsilon: float = 1.259  # privacy budget (runtime hardly depends on it)
+k2_ratio: float = 4.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)) (4: the paper's smallest ratio)
+zarr_dir: str = ""  # folder for the Zarr store (default _build/dask-data; reused when it holds the same data)
+seed: int = 0  # root seed of the data and of every solve (numpy SeedSequence)
+
+# %% tags=["hide-input"]
+import time
+
+import matplotlib.pyplot as plt
+import numpy as np
+from IPython.display import Markdown, display
+
+from fastmix.claims import claims_markdown
+from fastmix.pages import caption, use_book_style
+from fastmix.provenance import provenance_report
+from fastmix.store import ResultsStore, entry_markdown
+from fastmix.studies import beyond_one_machine as study
+from fastmix.studies import run_study
+
+started_at = time.time()
+NAME = "beyond_one_machine"
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+STYLE = {"FastIHM": "C1", "IHM (Gram)": "C4"}
+MARKERS = {"in memory": ("o", "-"), "dask": ("s", "--"), "out of core": ("*", "none")}
+
+use_book_style()
+
+SCALING_TEXT = (
+    "Wall time of one private least-squares solve ($T$ iterations) against $n$: in this process on a NumPy array "
+    "(in memory), on a Dask array persisted in the memory of the local workers (dask), and on a Dask array read "
+    "chunk by chunk from a Zarr store on disk (out of core); median of the timed solves."
+)
+
+
+def setting_text(tables, p):
+    s = tables["setting"].iloc[0]
+    return (
+        f"$d = {p['d']}$, chunks of $2^{{{p['chunk_log2_rows']}}}$ rows, {int(s['n_workers'])} "
+        f"{'worker processes' if bool(s['processes']) else 'worker threads'} of one thread each, $T = {p['T']}$, "
+        f"$\\varepsilon = {p['epsilon']:g}$, {len(tables['runs'])} timed solves"
+    )
+
+
+def draw_scaling(tables, title):
+    runs = tables["runs"]
+    med = runs.groupby(["mode", "series", "n"])["wall_s"].median().reset_index()
+    _, ax = plt.subplots(figsize=(7.5, 4.4))
+    for (mode, series), sub in med.groupby(["mode", "series"], sort=False):
+        marker, ls = MARKERS[mode]
+        ax.plot(
+            sub["n"],
+            sub["wall_s"],
+            marker=marker,
+            ls=ls,
+            color=STYLE[series],
+            ms=9 if mode == "out of core" else 5,
+            label=f"{series}, {mode}",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_xlabel("$n$")
+    ax.set_ylabel("seconds per solve (wall)")
+    ax.legend(fontsize=9, ncol=2)
+    ax.set_title(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+def table_markdown(tables):
+    runs = tables["runs"]
+    lines = [
+        "| path | $n$ | solver | wall time [s] | passes over $X$ read from storage | peak worker memory | "
+        "largest relative difference to the in-memory $\\hat\\theta$ |",
+        "|---|---:|---|---:|---:|---:|---:|",
+    ]
+    g = runs.groupby(["mode", "n", "series"], sort=False)
+    for (mode, n, series), sub in g:
+        rss = sub["peak_worker_rss"].max()
+        passes = sub["passes"].median()
+        diff = sub["relative_difference"].max()
+        lines.append(
+            f"| {mode} | $2^{{{int(np.log2(n))}}}$ | {series} | {sub['wall_s'].median():.2f} | "
+            + (f"{passes:.2f}" if np.isfinite(passes) else "-")
+            + " | "
+            + (f"{rss / 2**30:.2f} GiB" if np.isfinite(rss) else "-")
+            + " | "
+            + (f"{diff:.1e}" if np.isfinite(diff) else "-")
+            + " |"
+        )
+    return "\n".join(lines)
+
+
+store = ResultsStore(NAME)
+stored = store.load("setting", "runs")
+
+# %% [markdown]
+# ## Measured on this machine
+#
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix.run --paper-scale beyond_one_machine`; `benchmarks/bench_dask.py` runs
+# the same and prints its figures against the targets. The out-of-core matrix is larger than the
+# machine's memory, so it cannot stay in the page cache and every pass reads it from disk.
+
+# %% tags=["remove-input"]
+display(Markdown(entry_markdown(NAME)))
+
+# %% mystnb={"figure": {"caption": "**Figure B.1.** {glue:md}`dask-scaling-caption:myst`", "name": "dask-scaling"}} tags=["remove-input"]
+if stored is not None:
+    caption("dask-scaling", SCALING_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + ".")
+    draw_scaling(stored, "results store")
+    display(Markdown(table_markdown(stored)))
+    display(Markdown("`" + study.summary_line(stored) + "`"))
+else:
+    print("No stored results to draw; see the note above.")
+
+# %% [markdown]
+# ## Checks
+#
+# Each row is a statement of ours about the Dask path, the number that decides it and a rule fixed
+# before the numbers were computed.
+
+# %% tags=["remove-input"]
+CLAIMS = study.claims(stored) if stored is not None else []
+display(
+    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
+)
+
+# %% [markdown]
+# ## Running the same code on a cluster
+#
+# Nothing in the solvers depends on where the workers are. Connect a `distributed.Client` to a
+# scheduler, open the data as a Dask array chunked along rows (one chunk of columns), and call the
+# same functions:
+#
+# ```python
+# import dask.array as da
+# from distributed import Client
+# from fastmix.regression import calibrate_fast_ihm, fast_ihm
+#
+# client = Client("tcp://scheduler-address:8786")  # or a cluster object's client
+# X = da.from_zarr("path/to/store.zarr", component="X")  # rows in chunks of 2^20, say
+# y = da.from_zarr("path/to/store.zarr", component="y")
+# cal = calibrate_fast_ihm(1.0, 1 / X.shape[0] ** 2, k1=192, T=4)
+# result = fast_ihm(X, y, calibration=cal, k2=256, random_state=0)  # NumPy results
+# ```
+#
+# The scheduler can come from any Dask deployment: `dask-jobqueue` starts workers as batch jobs
+# (SLURM, PBS, SGE), `dask-kubernetes` as pods, and `dask-cloudprovider` on cloud virtual
+# machines; fastmix does not reimplement any of them. Chunk lengths must be powers of two, each chunk
+# starting at a multiple of its length; other chunkings are rechunked and the change is recorded in
+# the result. The optional dependencies install with `pip install "fastmix[dask]"`.
+#
+# ## Smoke-scale run: the code still works
+#
+# The cell below runs the study at the parameters at the top of the page (threaded workers, tiny
+# $n$); at these sizes the scheduler's overhead dominates and it decides nothing.
+
+# %% mystnb={"figure": {"caption": "**Figure B.1 (smoke scale).** {glue:md}`dask-smoke-caption:myst`", "name": "dask-smoke"}} tags=["hide-input"]
+smoke = run_study(NAME, PARAMS, log=None)
+caption(
+    "dask-smoke",
+    "Smoke-scale run, computed live at this page's parameters: "
+    + SCALING_TEXT
+    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+)
+draw_scaling(smoke, "smoke scale (not evidence)")
+
+# %% [markdown]
+# ## Provenance
+
+# %%
+provenance_report(parameters=PARAMS, seed=seed, started_at=started_at)
