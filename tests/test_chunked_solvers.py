@@ -244,6 +244,51 @@ def test_the_ledger_is_charged_once_and_not_at_all_when_refused(client, problem)
     assert len(ledger.entries) == len(cost)
 
 
+def _counting_loader(X, path, calls):
+    """A Dask X read from ``path`` by its chunks' tasks, each read appending one byte to ``calls``."""
+    np.save(path, X)
+
+    def load(block_info=None):
+        start, stop = block_info[None]["array-location"][0]
+        with open(calls, "a") as f:
+            f.write(".")
+        return np.load(path, mmap_mode="r")[start:stop].copy()
+
+    chunks = ((1024,) * (X.shape[0] // 1024), (X.shape[1],))
+    return da.map_blocks(load, chunks=chunks, dtype=np.float64, meta=np.empty((0, 0)))
+
+
+def test_a_refused_budget_reads_x_only_for_the_checks(client, problem, tmp_path):
+    X, y = problem
+    calls = str(tmp_path / "calls")
+    Xd = _counting_loader(X, str(tmp_path / "X.npy"), calls)
+    ledger = acc.PrivacyLedger(0.5, 1e-6, relation=acc.ZERO_OUT)  # less than the run costs
+    with pytest.raises(acc.BudgetExceededError):
+        R.fast_ihm(Xd, y, epsilon=1.0, delta=1e-6, k1=30, k2=256, T=3, random_state=0, ledger=ledger)
+    assert ledger.entries == ()
+    with open(calls) as f:
+        assert len(f.read()) == 4  # each of the 4 chunks once, by the checking pass; no sketch pass ran
+
+
+def test_only_sketches_d_vectors_and_scalars_reach_the_client(client, problem, monkeypatch):
+    X, y = problem
+    sizes = []
+
+    def recording(compute):
+        def wrapper(*args, **kwargs):
+            out = compute(*args, **kwargs)
+            sizes.extend(np.size(v) for v in (out if isinstance(out, tuple) else (out,)))
+            return out
+
+        return wrapper
+
+    monkeypatch.setattr(da.Array, "compute", recording(da.Array.compute))
+    monkeypatch.setattr(da, "compute", recording(da.compute))
+    T, k2 = 4, 64
+    R.fast_ihm(*_dask(X, y, UNALIGNED), epsilon=1.0, delta=1e-6, k1=30, k2=k2, T=T, random_state=3)
+    assert len(sizes) >= 3 + T and max(sizes) == T * k2 * D < N  # the T sketches are the largest
+
+
 # ------------------------------------------------------------------------------------ estimators
 @pytest.mark.filterwarnings("ignore::fastmix.regression.NoiseDominatesWarning")  # k2 small for speed
 @pytest.mark.parametrize("fit_intercept", [True, False])
