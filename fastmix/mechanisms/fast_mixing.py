@@ -401,7 +401,7 @@ def fast_mix(
     entries = calibration.ledger_entries()
     if ledger is not None:
         ledger.spend_all(entries)
-    if rechunking is not None:  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk
+    if is_dask_array(data.X):  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk
         (q,), _ = chunked_sketch_draws(data.X, (ChunkedSRHT(n, k2, random_state=rng, backend=backend),))
     else:
         srht = SRHT(n, k2, random_state=rng, backend=backend)
