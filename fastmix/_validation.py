@@ -333,6 +333,32 @@ def check_dask_matrix(X, name: str = "X"):
     return X.astype(np.float64).rechunk({1: -1})
 
 
+def check_dask_rows(X, name: str = "X"):
+    """A 2-D Dask array of real numbers, chunked along rows only, as float64 (for the SRHT routes).
+
+    The SRHT transforms whole rows of X chunk by chunk, so every chunk must hold all d columns and
+    the chunk lengths must be known. Raises a ValueError that says how to fix the chunking otherwise.
+    """
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D Dask array of shape (n, d); got {X.ndim} dimension(s).")
+    if X.dtype.kind not in "fiu":
+        raise TypeError(f"{name} must hold real numbers; got dtype {X.dtype}.")
+    if any(math.isnan(c) for axis in X.chunks for c in axis):
+        raise ValueError(
+            f"{name} has chunks of unknown length (after boolean indexing, for example); call "
+            f"{name}.compute_chunk_sizes() or {name}.rechunk(...) with explicit lengths first."
+        )
+    if len(X.chunks[1]) != 1:
+        raise ValueError(
+            f"{name} is chunked along its columns {tuple(X.chunks[1])}; the SRHT transforms whole rows, so "
+            f"each chunk must hold all d = {X.shape[1]} columns. Pass {name}.rechunk({{1: -1}}) (one column "
+            "chunk; the rows may stay chunked as they are)."
+        )
+    if X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"{name} must have at least 1 row and 1 column; got shape {tuple(X.shape)}.")
+    return X.astype(np.float64)
+
+
 def dask_vector_like(y, X, name: str = "y"):
     """``y`` (a Dask array or array-like of length n) as a float64 Dask vector chunked like the rows of X."""
     import dask.array as da

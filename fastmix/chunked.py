@@ -52,6 +52,9 @@ __all__ = [
     "aligned_chunks",
     "chunked_coherence",
     "chunked_sketch_quantities",
+    "chunked_sketch_draws",
+    "chunked_sketches",
+    "pad_and_align",
     "ChunkedSketch",
 ]
 
@@ -212,7 +215,8 @@ class ChunkedSRHT:
     def apply(self, X) -> np.ndarray:
         """``S_f X`` for an (n, d) NumPy or Dask array (a NumPy result)."""
         if is_dask_array(X):
-            return _dask_forward(self, X)[0]
+            Zs, _ = chunked_sketches(X, (self,))
+            return Zs[0]
         X = np.asarray(X, dtype=np.float64)
         return self.partial_apply(X, 0)
 
@@ -264,24 +268,159 @@ def _prepare_dask(X, n: int):
     return (X.rechunk((plan.after, X.shape[1])) if plan.changed else X), plan
 
 
-def _forward_block(block, srht, block_info=None):
-    start = block_info[0]["array-location"][0][0]
-    return srht.partial_apply(block, start)[None]
+def pad_and_align(X, n_used: int, y=None):
+    """Append ``n_used - n`` zero rows to a Dask X (and zeros to y) lazily, then align the row chunks.
+
+    Under zero-out neighbouring a zero row is an absent record (FastMix paper, Section 2.1), so
+    the padding changes no guarantee, exactly as :func:`fastmix.hadamard.rows_to_power_of_two`
+    in memory. The zero rows are one chunk of their own (``dask.array.concatenate``); the row
+    chunks are then made aligned powers of two (:func:`aligned_chunks`) and y is chunked like X.
+
+    Returns
+    -------
+    X_out, y_out : Dask arrays (y_out None when y is None)
+    rechunking : Rechunking
+        ``before`` the input's row chunks, ``after`` those of ``X_out``, with the reason.
+    """
+    import dask.array as da
+
+    n, d = int(X.shape[0]), int(X.shape[1])
+    before = tuple(int(c) for c in X.chunks[0])
+    added = int(n_used) - n
+    if added < 0:
+        raise ValueError(f"n_used = {n_used} is below the n = {n} rows of X.")
+    if added:
+        X = da.concatenate([X, da.zeros((added, d), chunks=(added, d), dtype=X.dtype)], axis=0)
+        if y is not None:
+            y = da.concatenate([y, da.zeros(added, chunks=added, dtype=y.dtype)])
+    plan = aligned_chunks(X.chunks[0], int(n_used))
+    if plan.changed:
+        X = X.rechunk((plan.after, d))
+    if y is not None:
+        y = y.rechunk((plan.after,))
+    reasons = [f"{added} zero rows appended (n = {n} to {n_used}, a power of two)"] if added else []
+    reasons += [plan.reason] if plan.reason else []
+    return X, y, Rechunking(before, plan.after, "; ".join(reasons))
 
 
-def _m_block(block, Z, srht, block_info=None):
-    start = block_info[0]["array-location"][0][0]
-    R = srht.partial_adjoint(Z, start, block.shape[0]) - block
-    return np.array([np.max(np.einsum("ij,ij->i", R, R))])
+def _location(block_info) -> int:
+    return int(block_info[0]["array-location"][0][0])
 
 
-def _dask_forward(srht: ChunkedSRHT, X):
-    X, plan = _prepare_dask(X, srht.n)
-    d = X.shape[1]
+def _forward_blocks(block, srhts, block_info=None):
+    start = _location(block_info)
+    return np.stack([s.partial_apply(block, start) for s in srhts])[None]
+
+
+def _coherence_block(rows: np.ndarray, start: int, m: int, backend) -> float:
+    """``max |(H_n z)_l|`` over ``l in [start, start + m)``, ``l >= 1`` (eq. 123; see the module docstring)."""
+    u = np.zeros(m)
+    np.add.at(u, rows & (m - 1), _sign_of(rows, start))
+    fwht_rows_unchecked(u, normalized=False, backend=backend)
+    a = np.abs(u[1:] if start == 0 else u)
+    return float(a.max()) if a.size else 0.0
+
+
+def _m_blocks(block, Zs, srhts, block_info=None):
+    """Per draw: the chunk's largest squared row norm of ``S_f^T Z - X`` and its coherence share."""
+    start, m = _location(block_info), block.shape[0]
+    out = np.empty((1, len(srhts), 2))
+    for t, s in enumerate(srhts):
+        R = s.partial_adjoint(Zs[t], start, m) - block
+        out[0, t, 0] = np.max(np.einsum("ij,ij->i", R, R))
+        out[0, t, 1] = _coherence_block(s.rows, start, m, s.backend)
+    return out
+
+
+def _lambda_min(Z: np.ndarray) -> float:
+    k, d = Z.shape
+    return float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0])) if k >= d else 0.0
+
+
+def _check_draws(srhts) -> tuple:
+    srhts = tuple(srhts)
+    if not srhts or len({(s.n, s.k) for s in srhts}) != 1:
+        raise ValueError("the chunked passes need at least one SRHT draw, all with the same n and k.")
+    return srhts
+
+
+def _forward_sums(X, srhts):
+    """The T sketches ``S_t X`` of a validated, aligned Dask X: one pass, T k x d sums to the client."""
+    k, d, T = srhts[0].k, X.shape[1], len(srhts)
     parts = X.map_blocks(
-        _forward_block, srht, dtype=np.float64, chunks=(1, srht.k, d), new_axis=1, meta=np.empty((0, 0, 0))
+        _forward_blocks, srhts, dtype=np.float64, chunks=(1, T, k, d), new_axis=(1, 2), meta=np.empty((0, 0, 0, 0))
     )
-    return parts.sum(axis=0).compute(), X, plan
+    return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
+
+
+def chunked_sketches(X, srhts):
+    """``S_t X`` for several SRHT draws of one Dask X, in one pass (FastMix paper, Definition 3).
+
+    Returns the (T, k, d) NumPy stack of sketches and the :class:`Rechunking` applied to X.
+    """
+    srhts = _check_draws(srhts)
+    X, plan = _prepare_dask(X, srhts[0].n)
+    return _forward_sums(X, srhts), plan
+
+
+def chunked_sketch_draws(X, srhts, *, compute_m: bool = True):
+    """Algorithm 1, line 2 for several SRHT draws of one Dask X: two passes over X in all.
+
+    The first pass sums, chunk by chunk, every draw's share of ``Z_t = S_t X``
+    (:meth:`ChunkedSRHT.partial_apply`); only the T sums of k x d reach the client. The second
+    (``compute_m``) sends the T sketches to the chunks, each of which forms its rows of
+    ``S_t^T Z_t - X`` (row i is ``Z^T S_f e_i - x_i``), and reports, per draw, its largest squared
+    row norm and the largest ``|(H_n z)_l|`` of its block of eq. (123): ``m_hat`` and ``Delta_hat``
+    are max-reduces of T x 2 numbers per chunk. ``lambda_min(Z_t^T Z_t)`` is computed on the client.
+
+    Parameters
+    ----------
+    X : Dask array of shape (n, d)
+        Finite, with one column chunk; row chunks are aligned here (:func:`aligned_chunks`) when
+        they are not aligned powers of two already.
+    srhts : sequence of ChunkedSRHT
+        The draws, all with the same n and k.
+    compute_m : bool, default=True
+        False skips the second pass (``m_hat`` NaN; ``delta_hat`` then from :func:`chunked_coherence`).
+
+    Returns
+    -------
+    quantities : tuple of fastmix.srht.SketchQuantities
+        One per draw, NumPy ``Z`` (``Lambda_hat`` is 1 for an SRHT).
+    rechunking : Rechunking
+    """
+    import dask
+
+    srhts = _check_draws(srhts)
+    n, k = srhts[0].n, srhts[0].k
+    X, plan = _prepare_dask(X, n)
+    d, T = X.shape[1], len(srhts)
+    Zs = _forward_sums(X, srhts)
+    if compute_m:
+        Zd = dask.delayed(Zs, pure=True)
+        per_chunk = X.map_blocks(
+            _m_blocks,
+            Zd,
+            srhts,
+            dtype=np.float64,
+            chunks=(1, T, 2),
+            drop_axis=1,
+            new_axis=(1, 2),
+            meta=np.empty((0, 0, 0)),
+        )
+        best = np.asarray(per_chunk.max(axis=0).compute(), dtype=np.float64)
+        m_hat = [math.sqrt(v) for v in best[:, 0]]
+        delta = [float(v) / k if n > 1 else 0.0 for v in best[:, 1]]
+    else:
+        m_hat = [math.nan] * T
+        delta = [s.coherence(block_rows=max(plan.after)) for s in srhts]
+    qs = tuple(
+        SketchQuantities(
+            Z=Zs[t], m_hat=m_hat[t], delta_hat=delta[t], Lambda_hat=1.0, lambda_min=_lambda_min(Zs[t]), n=n, k=k, d=d
+        )
+        for t in range(T)
+    )
+    return qs, plan
 
 
 @dataclass(frozen=True)
@@ -296,26 +435,9 @@ def chunked_sketch_quantities(X, srht: ChunkedSRHT, *, compute_m: bool = True) -
     """The quantities of Algorithm 1, line 2 for a Dask array X, chunk by chunk.
 
     Two passes over X: the forward sum gives Z; then each chunk forms its rows of
-    ``S_f^T Z - X`` and reports its largest squared row norm, so ``m_hat`` is a max-reduce
-    (``Z^T S_f e_i - x_i`` is row i of ``S_f^T Z - X``). The coherence comes from the sampled
-    rows alone (:func:`chunked_coherence`) and ``lambda_min(Z^T Z)`` from the k x d sketch.
+    ``S_f^T Z - X`` and reports its largest squared row norm and its share of the coherence
+    (eq. 123), so ``m_hat`` and ``Delta_hat`` are max-reduces (:func:`chunked_sketch_draws` with
+    one draw). ``lambda_min(Z^T Z)`` comes from the k x d sketch on the client.
     """
-    Z, Xr, plan = _dask_forward(srht, X)
-    m_hat = math.nan
-    if compute_m:
-        import dask
-
-        Zd = dask.delayed(Z, pure=True)
-        sq = Xr.map_blocks(_m_block, Zd, srht, dtype=np.float64, chunks=(1,), drop_axis=1, meta=np.empty(0))
-        m_hat = float(math.sqrt(sq.max().compute()))
-    q = SketchQuantities(
-        Z=Z,
-        m_hat=m_hat,
-        delta_hat=srht.coherence(block_rows=max(plan.after)),
-        Lambda_hat=1.0,
-        lambda_min=float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0])) if srht.k >= Z.shape[1] else 0.0,
-        n=srht.n,
-        k=srht.k,
-        d=Z.shape[1],
-    )
+    (q,), plan = chunked_sketch_draws(X, (srht,), compute_m=compute_m)
     return ChunkedSketch(q, plan)

@@ -215,8 +215,8 @@ def test_dask_input_that_cannot_work_is_refused_clearly(client):
     Xd, yd = da.from_array(X, chunks=(1000, 6)), da.from_array(y, chunks=(1000,))
     with pytest.raises(ValueError, match="sketch='gram'"):
         R.ihm(Xd, yd, epsilon=1.0, delta=1e-6, k=40)  # the dense sketch needs X in memory
-    with pytest.raises(ValueError, match="power of two"):
-        R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=40, k2=64)
+    with pytest.raises(ValueError, match="n_policy='pad'"):
+        R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=40, k2=64, n_policy="subsample")  # a random subset of rows
     with pytest.raises(ValueError, match="rescale"):
         R.adassp(Xd, yd, epsilon=1.0, delta=1e-6, row_norm_policy="rescale")
     bad = X.copy()

@@ -26,11 +26,14 @@ from .._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
+    is_dask_array,
 )
+from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
+from ..chunked_mechanisms import prepare_chunked
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchQuantities, sketch_quantities
 from ..threads import blas_limit
-from .data import _check_calibration, _check_k2, prepare_data
+from .data import PreparedData, _check_calibration, _check_k2, prepare_data
 from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
 
 __all__ = ["FastMixCalibration", "calibrate_fast_mix", "FastMixRelease", "fast_mix"]
@@ -249,6 +252,9 @@ class FastMixRelease:
     Diagnostics computed from the raw data (NOT private; for research and tests only):
     ``m_hat``, ``delta_hat`` and ``Lambda_hat`` (public: they depend on S_f only),
     ``lambda_min`` = lambda_min(Z^T Z).
+
+    ``rechunking`` is None for an in-memory X; for a Dask X it records how the row chunks were
+    made aligned powers of two (:class:`fastmix.chunked.Rechunking`, padding included).
     """
 
     sketch: np.ndarray
@@ -267,6 +273,7 @@ class FastMixRelease:
     padding: PowerOfTwoRecord
     row_norms: NormEnforcement
     ledger_entries: tuple = field(repr=False)
+    rechunking: Rechunking | None = None
 
     @property
     def gamma_effective(self) -> float:
@@ -289,8 +296,18 @@ def _private_noise_level(
     q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator, m_floor: float
 ) -> tuple[float, float, float]:
     """Algorithm 1 lines 3-5 (Algorithm 3 lines 7-9 with C_X): m_tilde, lambda_tilde, eta_tilde."""
+    z1, z2 = _laplace_pair(rng)
+    return _noise_level_from(q, cal, z1, z2, m_floor)
+
+
+def _laplace_pair(rng: np.random.Generator):
+    """The two standard Laplace draws z1, z2 of Algorithm 1, lines 3-4 (data-independent)."""
+    return rng.laplace(0.0, 1.0, size=2)
+
+
+def _noise_level_from(q: SketchQuantities, cal: FastMixCalibration, z1, z2, m_floor: float):
+    """Algorithm 1 lines 3-5 for given Laplace draws z1, z2: m_tilde, lambda_tilde, eta_tilde."""
     c = cal.c_x
-    z1, z2 = rng.laplace(0.0, 1.0, size=2)
     m_tilde = max(m_floor, q.m_hat + cal.omega * c * q.delta_hat * (cal.tau - z1))
     lambda_tilde = max(0.0, q.lambda_min - cal.omega * c * (c * q.Lambda_hat + 2.0 * m_tilde) * (cal.tau - z2))
     eta_tilde = math.sqrt(max(0.0, cal.gamma * c * (c + 2.0 * m_tilde) - lambda_tilde))
@@ -325,9 +342,18 @@ def fast_mix(
     With the calibration's (gamma, tau, omega) the release is (epsilon, delta)-DP with respect
     to X under zero-out neighbouring (Theorem 1). Runtime O(n d log n + k1 k2 d + k2 d^2 + d^3).
 
+    **Dask input.** X may be a Dask array chunked along rows (one column chunk). The checks run in
+    one pass over its chunks, zero rows are appended lazily where n is not a power of two (recorded
+    in ``padding`` as in memory), the row chunks are made aligned powers of two (recorded in
+    ``rechunking``) and line 2 runs chunk by chunk (:func:`fastmix.chunked.chunked_sketch_draws`):
+    only the k2 x d sketch and scalars reach the client, where the Laplace and Gaussian steps are
+    drawn. The SRHT (:class:`fastmix.chunked.ChunkedSRHT`) consumes the generator exactly as the
+    in-memory one, so the same ``random_state`` gives the same release, in any chunking, up to the
+    order of floating-point sums. The result is the same :class:`FastMixRelease` of NumPy arrays.
+
     Parameters
     ----------
-    X : array-like of shape (n, d)
+    X : array-like of shape (n, d), or a Dask array chunked along rows
         Rows must satisfy ``||x_i|| <= calibration.c_x``. Fortran order avoids a transpose copy.
     calibration : FastMixCalibration
         From :func:`calibrate_fast_mix` with ``n_draws=1``.
@@ -339,7 +365,8 @@ def fast_mix(
         The calibrated budget is spent here before anything is released; the call fails
         before touching the data if the ledger cannot afford it.
     row_norm_policy, n_policy : str
-        See :func:`prepare_data`.
+        See :func:`prepare_data` (for a Dask X: ``"raise"`` or ``"clip"``, and ``"pad"`` or ``"raise"``;
+        see :func:`fastmix.chunked_mechanisms.prepare_chunked`).
     m_floor : float, default=0.0
         Lower clamp of ``m_tilde``: 0 as in Algorithm 1; Appendix C.4 writes 1. A larger floor
         only adds noise, so either choice keeps the guarantee.
@@ -347,6 +374,11 @@ def fast_mix(
         Walsh-Hadamard backend.
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How line 6 is sampled; see :func:`mix_sketch` (same output law either way).
+
+    Returns
+    -------
+    FastMixRelease
+        NumPy arrays and floats, for an in-memory and a Dask X alike.
     """
     _check_calibration(calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=...)", "fast_mix")
     check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
@@ -356,16 +388,25 @@ def fast_mix(
             "multiple_fast_mixing for several draws, or calibrate_fast_mix(..., n_draws=1) for one."
         )
     check_positive(m_floor, "m_floor", allow_zero=True)
-    data = prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+    rechunking = None
+    if is_dask_array(X):
+        chunked = prepare_chunked(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+        data = PreparedData(chunked.X, chunked.row_norms, chunked.padding)
+        rechunking = chunked.rechunking
+    else:
+        data = prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
     entries = calibration.ledger_entries()
     if ledger is not None:
         ledger.spend_all(entries)
-    srht = SRHT(n, k2, random_state=rng, backend=backend)
-    with blas_limit():
-        q = sketch_quantities(data.X, srht, check_input=False)
+    if is_dask_array(data.X):  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk
+        (q,), _ = chunked_sketch_draws(data.X, (ChunkedSRHT(n, k2, random_state=rng, backend=backend),))
+    else:
+        srht = SRHT(n, k2, random_state=rng, backend=backend)
+        with blas_limit():
+            q = sketch_quantities(data.X, srht, check_input=False)
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
@@ -385,4 +426,5 @@ def fast_mix(
         padding=data.padding,
         row_norms=data.row_norms,
         ledger_entries=entries,
+        rechunking=rechunking,
     )

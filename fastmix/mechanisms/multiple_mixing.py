@@ -15,12 +15,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import NormEnforcement, check_positive, check_positive_int, check_random_state
+from .._validation import NormEnforcement, check_positive, check_positive_int, check_random_state, is_dask_array
+from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
+from ..chunked_mechanisms import prepare_chunked
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
 from ..threads import blas_limit
 from .data import PreparedData, _check_calibration, _check_k2, prepare_data
-from .fast_mixing import FastMixCalibration, _private_noise_level
+from .fast_mixing import FastMixCalibration, _laplace_pair, _noise_level_from, _private_noise_level
 from .gaussian_step import mix_sketch
 
 __all__ = ["MultipleFastMixingResult", "multiple_fast_mixing"]
@@ -34,6 +36,7 @@ class MultipleFastMixingResult:
     ``lambda_tilde``, ``eta_tilde`` are private. ``srht_sketches`` (the X_tilde_t = S_H,t X of
     line 5) are NOT private: they are handed to the Gaussian step, :meth:`release`, which is.
     ``m_hat``, ``lambda_min`` are non-private diagnostics; ``delta_hat`` is public.
+    ``rechunking`` is None for an in-memory X and records the row chunks used for a Dask X.
     """
 
     eta: float
@@ -51,6 +54,7 @@ class MultipleFastMixingResult:
     padding: PowerOfTwoRecord
     row_norms: NormEnforcement
     ledger_entries: tuple = field(repr=False)
+    rechunking: Rechunking | None = None
 
     @property
     def n_draws(self) -> int:
@@ -103,37 +107,47 @@ def multiple_fast_mixing(
     ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
     The T draws share one :class:`fastmix.srht.SketchWorkspace` (the blocked pass's buffers are
     allocated once per call) and run with the thread policy of :mod:`fastmix.threads`.
+
+    **Dask input.** X (or ``prepared.X``) may be a Dask array chunked along rows, with one column
+    chunk. It is checked in one pass (``row_norm_policy`` ``"raise"`` or ``"clip"``), padded lazily
+    with zero rows up to a power of two (``n_policy="pad"``, recorded in ``padding`` as in memory)
+    and its row chunks are made aligned powers of two (recorded in ``rechunking``). The T SRHTs and
+    the 2T Laplace draws are taken from the generator in the in-memory order (SRHT t, then its two
+    Laplace draws), and the T sketches, ``m_hat_t`` and ``Delta_hat_t`` then come from two passes
+    over the chunks (:func:`fastmix.chunked.chunked_sketch_draws`): only T k2 x d sketches and
+    scalars reach the client. For the same ``random_state`` the result equals the in-memory one, in
+    any chunking, up to the order of floating-point sums.
+
+    Returns
+    -------
+    MultipleFastMixingResult
+        NumPy arrays and floats, for an in-memory and a Dask X alike.
     """
     _check_calibration(
         calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"
     )
     check_positive(m_floor, "m_floor", allow_zero=True)
-    data = (
-        prepared
-        if prepared is not None
-        else prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
-    )
+    rechunking = None
+    if prepared is not None:
+        data = prepared
+    elif is_dask_array(X):
+        chunked = prepare_chunked(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+        data = PreparedData(chunked.X, chunked.row_norms, chunked.padding)
+        rechunking = chunked.rechunking
+    else:
+        data = prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
     entries = calibration.ledger_entries()
     if ledger is not None:
         ledger.spend_all(entries)
-    T = calibration.n_draws
-    sketches, mt, lt, et, mh, dh, lm = [], [], [], [], [], [], []
-    work = SketchWorkspace(d, n, k2)  # one set of work buffers for the T draws
-    for _ in range(T):
-        srht = SRHT(n, k2, random_state=rng, backend=backend)
-        with blas_limit():
-            q = sketch_quantities(data.X, srht, check_input=False, workspace=work)
-        m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
-        sketches.append(q.Z)
-        mt.append(m_tilde)
-        lt.append(lambda_tilde)
-        et.append(eta_tilde)
-        mh.append(q.m_hat)
-        dh.append(q.delta_hat)
-        lm.append(q.lambda_min)
+    if is_dask_array(data.X):
+        draws, rechunked = _chunked_draws(data.X, calibration, k2, rng, m_floor, backend)
+        rechunking = rechunked if rechunking is None else rechunking
+    else:
+        draws = _in_memory_draws(data.X, calibration, k2, rng, m_floor, backend)
+    sketches, mt, lt, et, mh, dh, lm = (list(v) for v in zip(*draws, strict=True))
     return MultipleFastMixingResult(
         eta=float(max(et)),
         srht_sketches=tuple(sketches),
@@ -150,4 +164,40 @@ def multiple_fast_mixing(
         padding=data.padding,
         row_norms=data.row_norms,
         ledger_entries=entries,
+        rechunking=rechunking,
     )
+
+
+def _in_memory_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend) -> list:
+    """Algorithm 3, lines 3-9 for an in-memory X: per draw (Z, m_tilde, lambda_tilde, eta_tilde, m_hat, ...)."""
+    n, d = X.shape
+    out = []
+    work = SketchWorkspace(d, n, k2)  # one set of work buffers for the T draws
+    for _ in range(calibration.n_draws):
+        srht = SRHT(n, k2, random_state=rng, backend=backend)
+        with blas_limit():
+            q = sketch_quantities(X, srht, check_input=False, workspace=work)
+        m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
+        out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
+    return out
+
+
+def _chunked_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend):
+    """Algorithm 3, lines 3-9 for a Dask X, with the generator consumed as by :func:`_in_memory_draws`.
+
+    Per draw the in-memory loop takes the SRHT (sign seed, then rows) and then the two Laplace
+    draws; the data-dependent steps in between use no randomness. So all T draws are taken first,
+    in that order, and the data are then read in two passes for all T sketches together
+    (:func:`fastmix.chunked.chunked_sketch_draws`).
+    """
+    n = X.shape[0]
+    srhts, laplace = [], []
+    for _ in range(calibration.n_draws):
+        srhts.append(ChunkedSRHT(n, k2, random_state=rng, backend=backend))
+        laplace.append(_laplace_pair(rng))
+    qs, plan = chunked_sketch_draws(X, srhts)
+    out = []
+    for q, (z1, z2) in zip(qs, laplace, strict=True):
+        m_tilde, lambda_tilde, eta_tilde = _noise_level_from(q, calibration, z1, z2, m_floor)
+        out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
+    return out, plan

@@ -19,6 +19,7 @@ from .._validation import (
     ROW_NORM_POLICIES,
     NormEnforcement,
     check_dask_matrix,
+    check_dask_rows,
     check_matrix,
     check_policy,
     check_positive,
@@ -29,7 +30,9 @@ from .._validation import (
     row_norm_error,
     row_norms,
 )
-from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
+from ..chunked import Rechunking, pad_and_align
+from ..chunked_mechanisms import chunked_row_statistics, clip_rows
+from ..hadamard import PowerOfTwoRecord, is_power_of_two, power_of_two_size, rows_to_power_of_two
 from ..mechanisms import PreparedData
 
 
@@ -115,12 +118,17 @@ class PreparedRegression:
     ``X`` is float64 in Fortran order (so ``X.T`` is a C-contiguous Walsh-Hadamard batch and
     no transpose copy is ever needed), ``y`` float64; ``indices`` are the original rows used
     (``None`` when all rows are used, in order).
+
+    For a Dask X (then ``X`` and ``y`` are Dask arrays), ``rechunking`` records how the row chunks
+    were changed for the SRHT and ``max_abs_y`` is the largest ``|y_i|`` found by the checking pass.
     """
 
     X: np.ndarray
     y: np.ndarray
     record: DataRecord
     indices: np.ndarray | None = None
+    rechunking: Rechunking | None = None
+    max_abs_y: float | None = None
 
     def as_mechanism_data(self) -> PreparedData:
         """View for :func:`fastmix.mechanisms.multiple_fast_mixing` (``prepared=``)."""
@@ -180,8 +188,9 @@ def prepare_regression(
         Whether the solver needs ``n`` to be a power of two.
 
     A Dask array X (y a Dask or NumPy vector) is checked in one pass chunk by chunk and kept
-    lazy, for the solvers that need no power of two (``power_of_two=False``), with the
-    per-record policies ``"raise"`` and ``"clip"`` only (see ``_prepare_chunked``).
+    lazy, with the per-record policies ``"raise"`` and ``"clip"`` only; for the SRHT-based solvers
+    (``power_of_two=True``) it must be chunked along rows only, ``n_policy="pad"`` pads it lazily
+    and ``"subsample"`` is refused (see ``_prepare_chunked``).
 
     Raises
     ------
@@ -221,70 +230,80 @@ def _y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = Tru
 CHUNKED_POLICIES = ("raise", "clip")
 
 
-def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, power_of_two) -> PreparedRegression:
+def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, n_policy, power_of_two) -> PreparedRegression:
     """:func:`prepare_regression` for a Dask array X: one pass of checks, per-record maps kept lazy.
 
     The pass computes, chunk by chunk, whether X and y are finite, the row norms (overflow-safe,
     :func:`fastmix._validation.row_norms`), the largest |y_i| and how many rows and responses
-    exceed their bounds. ``"raise"`` then refuses a violated bound with the same message as for
-    an in-memory X; ``"clip"`` projects the offending rows onto the unit ball and clips the
-    offending responses, lazily, as the in-memory path does. X and y stay Dask arrays with one
-    column chunk; the record is the same as for the in-memory path.
+    exceed their bounds (:func:`fastmix.chunked_mechanisms.chunked_row_statistics`). ``"raise"``
+    then refuses a violated bound with the same message as for an in-memory X; ``"clip"`` projects
+    the offending rows onto the unit ball and clips the offending responses, lazily, as the
+    in-memory path does. For the SRHT-based solvers (``power_of_two``) X must be chunked along rows
+    only; ``n_policy="pad"`` appends zero rows lazily (recorded as ``rows_added``, as in memory) and
+    the row chunks become aligned powers of two (:func:`fastmix.chunked.pad_and_align`, recorded in
+    ``rechunking``); ``"subsample"`` is refused. X and y stay Dask arrays with one column chunk;
+    the record is the same as for the in-memory path.
     """
-    import dask.array as da
-
-    if power_of_two:
+    unchecked = row_norm_policy == _UNCHECKED
+    if not unchecked:
+        for name, policy in (("row_norm_policy", row_norm_policy), ("y_policy", y_policy)):
+            if policy not in CHUNKED_POLICIES:
+                raise ValueError(
+                    f"with a Dask X, {name} must be one of {CHUNKED_POLICIES} (maps of one record at a time); got "
+                    f"{policy!r}. 'rescale' divides by the observed maximum, which is not private: divide by a "
+                    "public bound before the solver instead."
+                )
+    if power_of_two and n_policy == "subsample":
         raise ValueError(
-            "this solver needs n to be a power of two (it runs an SRHT) and does not take a Dask array yet; "
-            "ihm(sketch='gram'), adassp and ols do, or pass X as a NumPy array."
+            "n_policy='subsample' draws a random subset of the rows and is not available for a Dask X; use "
+            "n_policy='pad' (zero rows appended lazily; lossless under zero-out neighbours) or 'raise'."
         )
-    for name, policy in (("row_norm_policy", row_norm_policy), ("y_policy", y_policy)):
-        if policy not in CHUNKED_POLICIES:
-            raise ValueError(
-                f"with a Dask X, {name} must be one of {CHUNKED_POLICIES} (maps of one record at a time); got "
-                f"{policy!r}. 'rescale' divides by the observed maximum, which is not private: divide by a public "
-                "bound before the solver instead."
-            )
-    X = check_dask_matrix(X)
+    X = check_dask_rows(X) if power_of_two else check_dask_matrix(X)
     n = int(X.shape[0])
     y = dask_vector_like(y, X)
     clip = check_positive(clip, "clip")
-    finite_x, finite_y = da.isfinite(X).all(), da.isfinite(y).all()
-    norms = da.map_blocks(lambda b: row_norms(np.where(np.isfinite(b), b, 0.0)), X, drop_axis=1, dtype=np.float64)
-    abs_y = da.fabs(y)
-    bound = 1.0 + NORM_TOLERANCE
-    stats = da.compute(
-        finite_x, finite_y, norms.max(), (norms > bound).sum(), abs_y.max(), (abs_y > clip * (1.0 + _Y_TOL)).sum()
-    )
-    ok_x, ok_y, max_norm, n_over, max_y, y_over = stats
-    if not ok_x:
-        raise ValueError("X contains NaN or inf values; remove or impute them first.")
-    if not ok_y:
-        raise ValueError("y contains NaN or inf values; remove or impute them first.")
-    max_norm, n_over, max_y, y_over = float(max_norm), int(n_over), float(max_y), int(y_over)
-    if row_norm_policy == "raise" and n_over:
-        raise row_norm_error(n_over, max_norm, 1.0, rescale=False)
-    if y_policy == "raise" and y_over:
-        raise _y_bound_error(y_over, clip, max_y, rescale=False)
-    if n_over:  # row_norm_policy == "clip"
-        scale = da.where(norms > bound, 1.0 / da.maximum(norms, 1e-300), 1.0)
-        X = X * scale[:, None]
-    if y_over:  # y_policy == "clip"
-        y = da.clip(y, -clip, clip)
+    n_used = power_of_two_size(n, "pad") if power_of_two else n
+    if n_used != n and n_policy == "raise":
+        raise ValueError(
+            f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
+            "(zero rows appended lazily; lossless under zero-out neighbours)."
+        )
+    x_limit = math.inf if unchecked else 1.0 + NORM_TOLERANCE
+    stats = chunked_row_statistics(X, y, x_limit=x_limit, y_limit=math.inf if unchecked else clip * (1.0 + _Y_TOL))
+    max_norm, n_over, max_y, y_over = stats.max_norm, stats.n_rows_over, stats.max_abs_y, stats.n_y_over
+    if unchecked:
+        norms = NormEnforcement(_UNCHECKED, math.inf, 0, max_norm)
+    else:
+        if row_norm_policy == "raise" and n_over:
+            raise row_norm_error(n_over, max_norm, 1.0, rescale=False)
+        if y_policy == "raise" and y_over:
+            raise _y_bound_error(y_over, clip, max_y, rescale=False)
+        X = clip_rows(X, stats, 1.0, x_limit)  # row_norm_policy == "clip" when rows are over
+        if y_over:  # y_policy == "clip"
+            import dask.array as da
+
+            y = da.clip(y, -clip, clip)
+        norms = NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm)
+    rechunking = None
+    if power_of_two:
+        X, y, rechunking = pad_and_align(X, n_used, y)
+        rows = PowerOfTwoRecord("pad", n, n_used) if n_used != n else PowerOfTwoRecord.unchanged(n)
+    else:
+        rows = PowerOfTwoRecord.unchanged(n)
     record = DataRecord(
         n_original=n,
-        n_used=n,
-        n_policy="none",
-        rows_added=0,
+        n_used=n_used,
+        n_policy=n_policy if power_of_two else "none",
+        rows_added=n_used - n,
         rows_dropped=0,
-        row_norms=NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm),
+        row_norms=norms,
         y_policy=y_policy,
         y_bound=clip,
         y_rows_over=y_over,
         y_scale=1.0,
-        power_of_two=PowerOfTwoRecord.unchanged(n),
+        power_of_two=rows,
     )
-    return PreparedRegression(X, y, record, None)
+    return PreparedRegression(X, y, record, None, rechunking=rechunking, max_abs_y=max_y)
 
 
 def _prepare_regression(
@@ -293,7 +312,13 @@ def _prepare_regression(
     """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
     if is_dask_array(X):
         return _prepare_chunked(
-            X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, power_of_two=power_of_two
+            X,
+            y,
+            clip=clip,
+            row_norm_policy=row_norm_policy,
+            y_policy=y_policy,
+            n_policy=n_policy,
+            power_of_two=power_of_two,
         )
     X = check_matrix(X, "X", check_finite=False)  # both branches below compute the row norms, which refuse NaN and inf
     n = X.shape[0]

@@ -17,11 +17,13 @@ from .. import accounting as acc
 from .._validation import (
     PrivacyWarning,
     _is_sparse,
+    check_dask_rows,
     check_delta,
     check_positive,
     check_positive_int,
     check_probability,
     check_random_state,
+    is_dask_array,
 )
 from ..hadamard import power_of_two_size
 from .adaptive_ssp import adassp
@@ -43,6 +45,14 @@ except Exception:  # pragma: no cover - depends on the environment
         pass
 
     _HAVE_SKLEARN = False
+
+
+def _append_constant_column(X, divisor: float, value: float):
+    """``[X / divisor, value]`` for a Dask X, lazily, as one column chunk (the intercept column)."""
+    import dask.array as da
+
+    const = da.full((X.shape[0], 1), value, chunks=(X.chunks[0], 1), dtype=np.float64)
+    return da.concatenate([X / divisor, const], axis=1).rechunk({1: -1})
 
 
 #: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
@@ -99,7 +109,14 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             raise ImportError("The estimators need scikit-learn: pip install 'fastmix[ml]'.")
 
     def fit(self, X, y):
-        """Fit on (X, y); X of shape (n, d), y of shape (n,)."""
+        """Fit on (X, y); X of shape (n, d), y of shape (n,).
+
+        X (and y) may be Dask arrays chunked along rows, X with one column chunk (y may also be a
+        NumPy vector): the solver then reads X chunk by chunk (see :func:`fast_ihm`; FastIHS, AdaSSP
+        and IHM with ``sketch="gram"`` take Dask input too) and the intercept column is appended
+        lazily. The fitted attributes are NumPy arrays and floats, equal to those of an in-memory fit
+        with the same ``random_state`` up to the order of floating-point sums.
+        """
         self._check_sklearn()
         for name, value in (("X", X), ("y", y)):
             dtype = getattr(value, "dtype", None)  # arrays and frames; other inputs are left to scikit-learn
@@ -112,7 +129,11 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         outer = getattr(self, "ledger", None)
         if outer is not None and not isinstance(outer, acc.PrivacyLedger):
             raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
+        chunked = is_dask_array(X)
+        if chunked:
+            X = self._check_dask_input(X)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
         rng = check_random_state(self.random_state)
         fit_intercept = getattr(self, "fit_intercept", False)
         if not isinstance(fit_intercept, (bool, np.bool_)):
@@ -120,9 +141,12 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         if fit_intercept:
             c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
             s = math.sqrt(1.0 + c * c) if self._private else 1.0
-            Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
-            np.divide(X, s, out=Xa[:, :-1])
-            Xa[:, -1] = c / s
+            if chunked:
+                Xa = _append_constant_column(X, s, c / s)
+            else:
+                Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
+                np.divide(X, s, out=Xa[:, :-1])
+                Xa[:, -1] = c / s
             result = self._solve(Xa, y, rng)
             theta = np.asarray(result.theta, dtype=np.float64)
             self.coef_ = theta[:-1] / s
@@ -142,6 +166,14 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         if self._private:
             self.privacy_ledger_ = result.ledger
         return self
+
+    def _check_dask_input(self, X):
+        """A Dask X as float64 chunked along rows; records ``n_features_in_`` as scikit-learn does."""
+        X = check_dask_rows(X)
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_  # a Dask array has no column names
+        return X
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""

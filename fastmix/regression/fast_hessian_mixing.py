@@ -204,8 +204,21 @@ def fast_ihm(
            G_t       = X^T clip_C(y - X theta_t) - eta^2 theta_t + sigma zeta_t     (line 7)
            theta_t+1 = theta_t + (X_hat_t^T X_hat_t / k1)^{-1} G_t                    (line 8)
 
+    **Dask input.** X and y may be Dask arrays chunked along rows (X with one column chunk; y may
+    also be a NumPy vector). The checks run in one pass over the chunks (``row_norm_policy`` and
+    ``y_policy`` ``"raise"`` or ``"clip"``), zero rows are appended lazily up to a power of two
+    (``n_policy="pad"``; recorded in ``result.data`` exactly as in memory) and the row chunks are
+    made aligned powers of two (recorded in ``result.diagnostics["rechunking"]``). MultipleFastMixing
+    then reads X in two passes for all T sketches, and each gradient of line 7 is one more pass
+    (a tree sum of d-vectors). Every random draw happens on the client, in the in-memory order, and
+    only k2 x d sketches, d-vectors and scalars leave the workers, so the same ``random_state``
+    gives the same estimate in any chunking, up to the order of floating-point sums; the ledger is
+    charged once, on the client, however often the cluster retries a task.
+
     Parameters
     ----------
+    X : array-like of shape (n, d), or a Dask array chunked along rows
+    y : array-like of shape (n,), or a Dask array
     epsilon, delta : float
         Target guarantee (ignored when ``calibration`` is given).
     k1, k2 : int
@@ -250,7 +263,8 @@ def fast_ihm(
     Returns
     -------
     result : RegressionResult
-        ``result.theta`` (shape ``(d,)``) is the estimate (``ledger`` total <= (epsilon, delta)).
+        ``result.theta`` (a NumPy array of shape ``(d,)``, for NumPy and Dask input alike) is the
+        estimate (``ledger`` total <= (epsilon, delta)).
     """
     rng = check_random_state(random_state)
     check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
@@ -313,4 +327,6 @@ def fast_ihm(
         "omit_eta_term": omit_eta_term,
         "m_floor": m_floor,
     }
+    if data.rechunking is not None:  # a Dask X: how its row chunks were made aligned powers of two
+        diag["rechunking"] = data.rechunking
     return RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iterates)

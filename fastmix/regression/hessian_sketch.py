@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from .._validation import check_positive, check_positive_int, check_random_state, check_vector
+from ..chunked import ChunkedSRHT, chunked_sketches
 from ..srht import SRHT, SketchWorkspace, sketch
 from .data import _prepare_nonprivate
 from .result import RegressionResult, _clipped_gradient, _solve_spd
@@ -61,10 +62,19 @@ def fast_ihs(
     same iteration in other units), and mapping back; ``diagnostics["scale_x"]`` and
     ``["scale_y"]`` record ``a`` and ``b``. Other input takes the unscaled path unchanged.
 
+    **Dask input.** X and y may be Dask arrays chunked along rows (X with one column chunk). X is
+    checked for finiteness in one pass, padded lazily with zero rows up to a power of two
+    (``n_policy="pad"``, recorded in ``result.data``) and its row chunks made aligned powers of two
+    (``result.diagnostics["rechunking"]``). The T SRHTs are drawn from the generator in the
+    in-memory order, their T sketches come from one pass over the chunks
+    (:func:`fastmix.chunked.chunked_sketches`) and each gradient is one more pass; only k x d
+    sketches and d-vectors reach the client. The same ``random_state`` gives the in-memory estimate
+    in any chunking, up to the order of floating-point sums.
+
     Returns
     -------
     result : RegressionResult
-        ``result.theta`` (shape ``(d,)``) is the estimate.
+        ``result.theta`` (a NumPy array of shape ``(d,)``, for NumPy and Dask input alike) is the estimate.
     """
     T = check_positive_int(T, "T")
     ridge = check_positive(ridge, "ridge", allow_zero=True)
@@ -74,23 +84,35 @@ def fast_ihs(
     n, d = Xp.shape
     k = _check_srht_k(k, n, "k")
     theta = np.zeros(d) if theta0 is None else _check_theta0(theta0, d)
-    a, b = _power_of_two_scales(data.record.row_norms.max_norm_before, yp)
+    max_y = data.max_abs_y if data.max_abs_y is not None else _max_abs(yp)
+    a, b = _power_of_two_scales(data.record.row_norms.max_norm_before, max_y)
     ridge_used = ridge
     if a != 1.0 or b != 1.0:
         Xp, yp = Xp * a, yp * b  # keeps Fortran order
         ridge_used = ridge * a * a
         theta = theta * (b / a)
-    work = SketchWorkspace(d, n, k)
+    if data.rechunking is not None:
+        # A Dask X: only the SRHTs draw from rng, so the T draws are taken first, in the in-memory
+        # order, and their T sketches come from one pass over the chunks.
+        Zs, _ = chunked_sketches(Xp, [ChunkedSRHT(n, k, random_state=rng, backend=backend) for _ in range(T)])
+        sketches = iter(Zs)
+    else:
+        work = SketchWorkspace(d, n, k)
     iterates = []
     for _ in range(T):
-        srht = SRHT(n, k, random_state=rng, backend=backend)
-        Z = _srht_sketch(Xp, srht, work)
+        if data.rechunking is not None:
+            Z = next(sketches)
+        else:
+            srht = SRHT(n, k, random_state=rng, backend=backend)
+            Z = _srht_sketch(Xp, srht, work)
         H = Z.T @ Z
         H.flat[:: d + 1] += ridge_used
         g = _clipped_gradient(Xp, yp, theta, None)
         theta = theta + _solve_spd(H, g)
         iterates.append(theta.copy())
-    diag = {"k": k, "T": T, "ridge": ridge}
+    diag: dict = {"k": k, "T": T, "ridge": ridge}
+    if data.rechunking is not None:
+        diag["rechunking"] = data.rechunking
     if a != 1.0 or b != 1.0:
         theta = theta * (a / b)
         iterates = [t * (a / b) for t in iterates]
@@ -101,12 +123,15 @@ def fast_ihs(
 _HUGE = 2.0**200
 
 
-def _power_of_two_scales(max_row_norm: float, y: np.ndarray) -> tuple[float, float]:
+def _max_abs(y: np.ndarray) -> float:
+    return float(np.max(np.abs(y))) if y.size else 0.0
+
+
+def _power_of_two_scales(max_row_norm: float, max_y: float) -> tuple[float, float]:
     """Powers of two that bring a huge max row norm and a huge max |y_i| below 1 (else 1.0)."""
     a = b = 1.0
     if max_row_norm > _HUGE:
         a = math.ldexp(1.0, -math.frexp(max_row_norm)[1])
-    max_y = float(np.max(np.abs(y))) if y.size else 0.0
     if max_y > _HUGE:
         b = math.ldexp(1.0, -math.frexp(max_y)[1])
     return a, b
