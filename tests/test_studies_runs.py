@@ -40,7 +40,6 @@ TINY = {
         "d": 3,
         "chunk_log2_rows": 9,
         "repeats": 1,
-        "series": "IHM (Gram)",
     },
 }
 COLUMNS = {
