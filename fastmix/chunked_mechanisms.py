@@ -5,7 +5,7 @@ FastMix (Algorithm 1 of the FastMix paper), MultipleFastMixing (Algorithm 3), Fa
 run the checks of the in-memory path, chunk by chunk and in a single pass over X (and y):
 
 * finiteness of X and y;
-* the row norms of X (overflow-safe, :func:`fastmix._validation.row_norms`), their maximum and
+* the row norms of X (overflow-safe, ``fastmix._validation.row_norms``), their maximum and
   how many exceed the public bound C_X;
 * the largest ``|y_i|`` and how many responses exceed C.
 
@@ -80,7 +80,7 @@ def chunked_row_statistics(X, y=None, *, x_limit: float, y_limit: float = math.i
 def clip_rows(X, stats: ChunkedRowStatistics, bound: float, x_limit: float):
     """X with every row of norm above ``x_limit`` projected onto the ball of radius ``bound`` (lazy).
 
-    The same map as :func:`fastmix._validation.check_row_norms` with ``policy="clip"``: such a row is
+    The same map as ``fastmix._validation.check_row_norms`` with ``policy="clip"``: such a row is
     multiplied by ``bound / ||x_i||``, every other row by 1 (unchanged).
     """
     import dask.array as da
