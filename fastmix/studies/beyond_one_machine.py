@@ -131,7 +131,7 @@ def dask_sphere_data(n: int, d: int, chunk_rows: int, seed: int):
 
 
 def write_zarr(path: str | os.PathLike, n: int, d: int, chunk_rows: int, seed: int, client=None) -> dict:
-    """Write the design's X and y to a Zarr group at ``path`` (reused when it holds the same data).
+    """Write the design's X and y, uncompressed, to a Zarr group at ``path`` (reused when it holds the same data).
 
     Returns a description: path, bytes on disk, whether it was reused, seconds to write.
     """
@@ -139,7 +139,7 @@ def write_zarr(path: str | os.PathLike, n: int, d: int, chunk_rows: int, seed: i
     import zarr
 
     path = Path(path)
-    want = {"n": n, "d": d, "chunk_rows": min(chunk_rows, n), "seed": seed, "design": "unit sphere"}
+    want = {"n": n, "d": d, "chunk_rows": min(chunk_rows, n), "seed": seed, "design": "unit sphere", "codec": "none"}
     started = time.time()
     reused = False
     try:
@@ -150,8 +150,12 @@ def write_zarr(path: str | os.PathLike, n: int, d: int, chunk_rows: int, seed: i
     if not reused:
         X, y = dask_sphere_data(n, d, chunk_rows, seed)
         path.parent.mkdir(parents=True, exist_ok=True)
-        da.to_zarr(X, str(path), component="X", overwrite=True, compute=True)
-        da.to_zarr(y, str(path), component="y", overwrite=True, compute=True)
+        for array, component in ((X, "X"), (y, "y")):
+            # uncompressed: random doubles do not compress, and every byte read is then a byte of X
+            try:
+                da.to_zarr(array, str(path), component=component, overwrite=True, compute=True, compressors=None)
+            except TypeError:  # zarr 2 names the option in the singular
+                da.to_zarr(array, str(path), component=component, overwrite=True, compute=True, compressor=None)
         zarr.open_group(str(path), mode="r+").attrs["fastmix"] = want
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     return {"path": str(path), "bytes_on_disk": int(size), "reused": reused, "seconds": time.time() - started}
