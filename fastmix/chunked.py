@@ -193,11 +193,30 @@ class ChunkedSRHT:
         self._check_chunk(start, m)
         if not np.all(np.isfinite(XT)):
             raise ValueError(f"the chunk of X starting at row {start} contains NaN or inf; remove or impute them.")
-        XT *= self.signs(start, start + m)
-        fwht_rows_unchecked(XT, normalized=False, backend=self.backend)
+        out = self._apply_batch(XT, start, XT)
+        return out[:, 0] if one_d else out
+
+    def _apply_batch(self, XT: np.ndarray, start: int, work: np.ndarray) -> np.ndarray:
+        """:meth:`partial_apply` of a validated, aligned chunk given as its C-contiguous (d, m) batch.
+
+        ``work`` is a buffer of the same shape (it may be ``XT`` itself, which is then overwritten).
+        """
+        m = XT.shape[1]
+        np.multiply(XT, self.signs(start, start + m), out=work)
+        fwht_rows_unchecked(work, normalized=False, backend=self.backend)
         local, sign = self._local(start, m)
-        out = (XT[:, local] * (sign / math.sqrt(self.k))).T
-        return out[:, 0] if one_d else np.ascontiguousarray(out)
+        return np.ascontiguousarray((work[:, local] * (sign / math.sqrt(self.k))).T)
+
+    def _residual_batch(self, Z: np.ndarray, XT: np.ndarray, start: int, work: np.ndarray) -> np.ndarray:
+        """``(S_f^T Z - X_c)^T`` of an aligned chunk, in ``work`` (shape (d, m)); ``XT`` its (d, m) batch."""
+        m = XT.shape[1]
+        local, sign = self._local(start, m)
+        work.fill(0.0)
+        np.add.at(work.T, local, Z.reshape(self.k, -1) * (sign / math.sqrt(self.k))[:, None])
+        fwht_rows_unchecked(work, normalized=False, backend=self.backend)
+        work *= self.signs(start, start + m)
+        work -= XT
+        return work
 
     def partial_adjoint(self, Z: np.ndarray, start: int, m: int) -> np.ndarray:
         """Rows ``[start, start + m)`` of ``S_f^T Z`` for a (k, d) or (k,) ``Z``."""
@@ -307,9 +326,18 @@ def _location(block_info) -> int:
     return int(block_info[0]["array-location"][0][0])
 
 
+def _chunk_batch(block) -> np.ndarray:
+    """A chunk of X as the C-contiguous (d, m) batch the transforms run along (one copy)."""
+    return np.ascontiguousarray(np.asarray(block, dtype=np.float64).T)
+
+
 def _forward_blocks(block, srhts, block_info=None):
+    """The chunk's share of every draw's sketch: the chunk is transposed once, then one buffer is
+    reused by the T draws (the chunk was checked by the solvers' single pass)."""
     start = _location(block_info)
-    return np.stack([s.partial_apply(block, start) for s in srhts])[None]
+    XT = _chunk_batch(block)
+    work = np.empty_like(XT)
+    return np.stack([s._apply_batch(XT, start, work) for s in srhts])[None]
 
 
 def _coherence_block(rows: np.ndarray, start: int, m: int, backend) -> float:
@@ -324,10 +352,12 @@ def _coherence_block(rows: np.ndarray, start: int, m: int, backend) -> float:
 def _m_blocks(block, Zs, srhts, block_info=None):
     """Per draw: the chunk's largest squared row norm of ``S_f^T Z - X`` and its coherence share."""
     start, m = _location(block_info), block.shape[0]
+    XT = _chunk_batch(block)
+    work = np.empty_like(XT)
     out = np.empty((1, len(srhts), 2))
     for t, s in enumerate(srhts):
-        R = s.partial_adjoint(Zs[t], start, m) - block
-        out[0, t, 0] = np.max(np.einsum("ij,ij->i", R, R))
+        R = s._residual_batch(Zs[t], XT, start, work)  # column i: Z^T S_f e_i - x_i
+        out[0, t, 0] = np.max(np.einsum("ij,ij->j", R, R))
         out[0, t, 1] = _coherence_block(s.rows, start, m, s.backend)
     return out
 
@@ -353,17 +383,29 @@ def _forward_sums(X, srhts):
     return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
 
 
-def chunked_sketches(X, srhts):
+def _check_finite_dask(X) -> None:
+    """ValueError when the Dask array X holds NaN or inf (one pass, one boolean to the client)."""
+    import dask.array as da
+
+    if not bool(da.isfinite(X).all().compute()):
+        raise ValueError("X contains NaN or inf values; remove or impute them first.")
+
+
+def chunked_sketches(X, srhts, *, check_finite: bool = True):
     """``S_t X`` for several SRHT draws of one Dask X, in one pass (FastMix paper, Definition 3).
 
-    Returns the (T, k, d) NumPy stack of sketches and the :class:`Rechunking` applied to X.
+    ``check_finite=False`` skips the pass that refuses NaN and inf, for a caller that has checked X
+    already (the solvers' single checking pass). Returns the (T, k, d) NumPy stack of sketches and
+    the :class:`Rechunking` applied to X.
     """
     srhts = _check_draws(srhts)
     X, plan = _prepare_dask(X, srhts[0].n)
+    if check_finite:
+        _check_finite_dask(X)
     return _forward_sums(X, srhts), plan
 
 
-def chunked_sketch_draws(X, srhts, *, compute_m: bool = True):
+def chunked_sketch_draws(X, srhts, *, compute_m: bool = True, check_finite: bool = True):
     """Algorithm 1, line 2 for several SRHT draws of one Dask X: two passes over X in all.
 
     The first pass sums, chunk by chunk, every draw's share of ``Z_t = S_t X``
@@ -382,6 +424,8 @@ def chunked_sketch_draws(X, srhts, *, compute_m: bool = True):
         The draws, all with the same n and k.
     compute_m : bool, default=True
         False skips the second pass (``m_hat`` NaN; ``delta_hat`` then from :func:`chunked_coherence`).
+    check_finite : bool, default=True
+        False skips the pass that refuses NaN and inf, for a caller that has checked X already.
 
     Returns
     -------
@@ -394,6 +438,8 @@ def chunked_sketch_draws(X, srhts, *, compute_m: bool = True):
     srhts = _check_draws(srhts)
     n, k = srhts[0].n, srhts[0].k
     X, plan = _prepare_dask(X, n)
+    if check_finite:
+        _check_finite_dask(X)
     d, T = X.shape[1], len(srhts)
     Zs = _forward_sums(X, srhts)
     if compute_m:

@@ -53,6 +53,21 @@ def _block_norms(block: np.ndarray) -> np.ndarray:
     return row_norms(np.where(np.isfinite(block), block, 0.0))
 
 
+def _block_statistics(block: np.ndarray, x_limit: float) -> np.ndarray:
+    """``[[finite, largest row norm, rows over x_limit]]`` of one chunk, from one read of it.
+
+    :func:`fastmix._validation.row_norms` refuses NaN and inf (a non-finite entry makes its row's
+    squared norm non-finite), so the norms prove the chunk finite on the way.
+    """
+    try:
+        norms = row_norms(block)
+    except ValueError:
+        if np.all(np.isfinite(block)):
+            raise  # a row norm beyond the float64 range, not a NaN or inf
+        return np.array([[0.0, np.nan, np.nan]])
+    return np.array([[1.0, float(norms.max()) if norms.size else 0.0, float(np.count_nonzero(norms > x_limit))]])
+
+
 def chunked_row_statistics(X, y=None, *, x_limit: float, y_limit: float = math.inf) -> ChunkedRowStatistics:
     """One pass over a Dask X (and y): finiteness, row norms, ``|y|``; ValueError on NaN or inf.
 
@@ -61,20 +76,23 @@ def chunked_row_statistics(X, y=None, *, x_limit: float, y_limit: float = math.i
     """
     import dask.array as da
 
-    norms = da.map_blocks(_block_norms, X, drop_axis=1, dtype=np.float64)
-    todo = [da.isfinite(X).all(), norms.max(), (norms > x_limit).sum()]
+    norms = da.map_blocks(_block_norms, X, drop_axis=1, dtype=np.float64)  # lazy: used only to clip rows
+    per_chunk = X.map_blocks(_block_statistics, float(x_limit), dtype=np.float64, chunks=(1, 3), meta=np.empty((0, 0)))
+    todo = [per_chunk]
     if y is not None:
         abs_y = da.fabs(y)
         todo += [da.isfinite(y).all(), abs_y.max(), (abs_y > y_limit).sum()]
     got = da.compute(*todo)
-    if not got[0]:
+    stats = np.asarray(got[0], dtype=np.float64).reshape(-1, 3)
+    if not np.all(stats[:, 0] == 1.0):
         raise ValueError("X contains NaN or inf values; remove or impute them first.")
     max_y, y_over = 0.0, 0
     if y is not None:
-        if not got[3]:
+        if not got[1]:
             raise ValueError("y contains NaN or inf values; remove or impute them first.")
-        max_y, y_over = float(got[4]), int(got[5])
-    return ChunkedRowStatistics(float(got[1]), int(got[2]), max_y, y_over, norms)
+        max_y, y_over = float(got[2]), int(got[3])
+    max_norm = float(stats[:, 1].max()) if stats.size else 0.0
+    return ChunkedRowStatistics(max_norm, int(stats[:, 2].sum()), max_y, y_over, norms)
 
 
 def clip_rows(X, stats: ChunkedRowStatistics, bound: float, x_limit: float):

@@ -226,6 +226,13 @@ def test_input_that_cannot_work_is_refused_clearly(client, problem):
     bad[2500, 1] = np.inf
     with pytest.raises(ValueError, match="X contains NaN or inf"):
         R.fast_ihs(da.from_array(bad, chunks=(1024, D)), yd, k=64)
+    bad[2500, 1] = np.nan  # the sketch passes skip their own check: the single checking pass must refuse it
+    for call in (
+        lambda Xb: fast_mix(Xb, cal, k2=64),
+        lambda Xb: R.fast_ihm(Xb, yd, epsilon=1.0, delta=1e-6, k1=30, k2=64),
+    ):
+        with pytest.raises(ValueError, match="X contains NaN or inf"):
+            call(da.from_array(bad, chunks=(1024, D)))
     with pytest.raises(ValueError, match=r"shape \(4096,\)"):
         R.fast_ihm(Xd, yd[:-1], epsilon=1.0, delta=1e-6, k1=30, k2=64)
 

@@ -402,7 +402,9 @@ def fast_mix(
     if ledger is not None:
         ledger.spend_all(entries)
     if is_dask_array(data.X):  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk
-        (q,), _ = chunked_sketch_draws(data.X, (ChunkedSRHT(n, k2, random_state=rng, backend=backend),))
+        (q,), _ = chunked_sketch_draws(
+            data.X, (ChunkedSRHT(n, k2, random_state=rng, backend=backend),), check_finite=False
+        )
     else:
         srht = SRHT(n, k2, random_state=rng, backend=backend)
         with blas_limit():

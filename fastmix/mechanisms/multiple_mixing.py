@@ -195,7 +195,7 @@ def _chunked_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: fl
     for _ in range(calibration.n_draws):
         srhts.append(ChunkedSRHT(n, k2, random_state=rng, backend=backend))
         laplace.append(_laplace_pair(rng))
-    qs, plan = chunked_sketch_draws(X, srhts)
+    qs, plan = chunked_sketch_draws(X, srhts, check_finite=False)  # X was checked by prepare_chunked
     out = []
     for q, (z1, z2) in zip(qs, laplace, strict=True):
         m_tilde, lambda_tilde, eta_tilde = _noise_level_from(q, calibration, z1, z2, m_floor)

@@ -94,7 +94,9 @@ def fast_ihs(
     if data.rechunking is not None:
         # A Dask X: only the SRHTs draw from rng, so the T draws are taken first, in the in-memory
         # order, and their T sketches come from one pass over the chunks.
-        Zs, _ = chunked_sketches(Xp, [ChunkedSRHT(n, k, random_state=rng, backend=backend) for _ in range(T)])
+        Zs, _ = chunked_sketches(
+            Xp, [ChunkedSRHT(n, k, random_state=rng, backend=backend) for _ in range(T)], check_finite=False
+        )
         sketches = iter(Zs)
     else:
         work = SketchWorkspace(d, n, k)
