@@ -326,9 +326,21 @@ def _location(block_info) -> int:
     return int(block_info[0]["array-location"][0][0])
 
 
+#: Rows per tile of the transposing copy in :func:`_chunk_batch`: a (tile, d) slab and its (d, tile)
+#: transpose stay in cache, where a one-shot transpose of a whole chunk strides through memory.
+TRANSPOSE_TILE_ROWS = 1024
+
+
 def _chunk_batch(block) -> np.ndarray:
-    """A chunk of X as the C-contiguous (d, m) batch the transforms run along (one copy)."""
-    return np.ascontiguousarray(np.asarray(block, dtype=np.float64).T)
+    """A chunk of X as the C-contiguous (d, m) batch the transforms run along (one tiled copy)."""
+    block = np.asarray(block, dtype=np.float64)
+    if block.flags.f_contiguous:
+        return np.ascontiguousarray(block.T)  # a view already laid out as (d, m): a plain copy
+    m, d = block.shape
+    out = np.empty((d, m))
+    for i in range(0, m, TRANSPOSE_TILE_ROWS):
+        out[:, i : i + TRANSPOSE_TILE_ROWS] = block[i : i + TRANSPOSE_TILE_ROWS].T
+    return out
 
 
 def _forward_blocks(block, srhts, block_info=None):

@@ -53,6 +53,7 @@ __all__ = [
     "run",
     "sphere_chunk",
     "dask_sphere_data",
+    "in_memory_sphere_data",
     "write_zarr",
     "throughput_ratios",
     "summary_line",
@@ -127,6 +128,18 @@ def dask_sphere_data(n: int, d: int, chunk_rows: int, seed: int):
     parts = [dask.delayed(sphere_chunk)(seed, c, chunk_rows, d) for c in range(n // chunk_rows)]
     X = da.concatenate([da.from_delayed(p[0], (chunk_rows, d), dtype=np.float64) for p in parts])
     y = da.concatenate([da.from_delayed(p[1], (chunk_rows,), dtype=np.float64) for p in parts])
+    return X, y
+
+
+def in_memory_sphere_data(n: int, d: int, chunk_rows: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The data of :func:`dask_sphere_data` as NumPy arrays built in this process (X in Fortran order)."""
+    chunk_rows = min(chunk_rows, n)
+    X = np.empty((n, d), order="F")
+    y = np.empty(n)
+    for c in range(n // chunk_rows):
+        X[c * chunk_rows : (c + 1) * chunk_rows], y[c * chunk_rows : (c + 1) * chunk_rows] = sphere_chunk(
+            seed, c, chunk_rows, d
+        )
     return X, y
 
 
@@ -271,8 +284,9 @@ def run(params, store=None, log=print) -> dict:
             Xd, yd = dask_sphere_data(n, d, chunk, seed)
             Xd, yd = client.persist([Xd, yd])
             distributed.wait([Xd, yd])
-            X = np.asfortranarray(Xd.compute())
-            y = yd.compute()
+            # the same data built here, chunk by chunk (gathering the persisted chunks into this process
+            # would leave copies on one worker, which then draws the later tasks to itself)
+            X, y = in_memory_sphere_data(n, d, chunk, seed)
             for j, series in enumerate(series_list):
                 fn = _solver(series, n, d, params)
 
