@@ -34,13 +34,7 @@ TINY = {
     "figure3_runtime": {"shapes": "8x4,8x6", "k2_ratios": "4,8,16", "epsilons": "1.0,10.0", "trials": 2},
     "solver_choice": {"log2_ns": "8", "ds": "4", "epsilons": "1.0,10.0", "trials": 2},
     "regime_map": {"log2_ns": "7,8", "n_sweep_d": 4, "ds": "2,4", "d_sweep_log2_n": 7, "repeats": 2},
-    "beyond_one_machine": {
-        "log2_ns": "10",
-        "out_of_core_log2_n": 11,
-        "d": 3,
-        "chunk_log2_rows": 9,
-        "repeats": 1,
-    },
+    "beyond_one_machine": {"log2_ns": "10", "out_of_core_log2_n": 11, "d": 3, "chunk_log2_rows": 9, "repeats": 1},
 }
 COLUMNS = {
     "appendix_i_airline": {

@@ -152,7 +152,14 @@ def write_zarr(path: str | os.PathLike, n: int, d: int, chunk_rows: int, seed: i
     import zarr
 
     path = Path(path)
-    want = {"n": n, "d": d, "chunk_rows": min(chunk_rows, n), "seed": seed, "design": "unit sphere", "codec": "none"}
+    want: dict[str, Any] = {
+        "n": n,
+        "d": d,
+        "chunk_rows": min(chunk_rows, n),
+        "seed": seed,
+        "design": "unit sphere",
+        "codec": "none",
+    }
     started = time.time()
     reused = False
     try:
@@ -169,7 +176,7 @@ def write_zarr(path: str | os.PathLike, n: int, d: int, chunk_rows: int, seed: i
                 da.to_zarr(array, str(path), component=component, overwrite=True, compute=True, compressors=None)
             except TypeError:  # zarr 2 names the option in the singular
                 da.to_zarr(array, str(path), component=component, overwrite=True, compute=True, compressor=None)
-        zarr.open_group(str(path), mode="r+").attrs["fastmix"] = want
+        zarr.open_group(str(path), mode="r+").attrs["fastmix"] = want  # type: ignore[assignment]
     size = sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
     return {"path": str(path), "bytes_on_disk": int(size), "reused": reused, "seconds": time.time() - started}
 
