@@ -38,3 +38,16 @@ def book() -> Path:
     if not (BOOK_HTML / "index.html").is_file():
         skip_or_fail(f"no built book at {BOOK_HTML}; build it with the README's book command")
     return BOOK_HTML
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A ``distributed.Client`` on a LocalCluster of two single-threaded worker processes (one per test module)."""
+    distributed = pytest.importorskip("distributed")
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
+        yield c

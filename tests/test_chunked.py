@@ -119,16 +119,6 @@ def test_constructor_checks():
 
 
 # ------------------------------------------------------------------------------ on a real Dask cluster
-@pytest.fixture(scope="module")
-def client():
-    distributed = pytest.importorskip("distributed")
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
 
 
 @pytest.mark.parametrize("chunks", [(1024,) * 4, (2048, 1024, 512, 512), (1000, 1000, 1000, 1096)])

@@ -47,17 +47,6 @@ def problem():
     return _problem()
 
 
-@pytest.fixture(scope="module")
-def client():
-    with (
-        distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=40
-        ) as cluster,
-        distributed.Client(cluster) as c,
-    ):
-        yield c
-
-
 def _dask(X, y, chunks):
     return da.from_array(X, chunks=(chunks, X.shape[1])), da.from_array(y, chunks=(chunks,))
 

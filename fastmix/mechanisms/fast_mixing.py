@@ -29,11 +29,10 @@ from .._validation import (
     is_dask_array,
 )
 from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
-from ..chunked_mechanisms import prepare_chunked
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchQuantities, sketch_quantities
 from ..threads import blas_limit
-from .data import PreparedData, _check_calibration, _check_k2, prepare_data
+from .data import _check_calibration, _check_k2, prepare_any
 from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
 
 __all__ = ["FastMixCalibration", "calibrate_fast_mix", "FastMixRelease", "fast_mix"]
@@ -388,13 +387,7 @@ def fast_mix(
             "multiple_fast_mixing for several draws, or calibrate_fast_mix(..., n_draws=1) for one."
         )
     check_positive(m_floor, "m_floor", allow_zero=True)
-    rechunking = None
-    if is_dask_array(X):
-        chunked = prepare_chunked(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
-        data = PreparedData(chunked.X, chunked.row_norms, chunked.padding)
-        rechunking = chunked.rechunking
-    else:
-        data = prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+    data, rechunking = prepare_any(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)

@@ -17,11 +17,10 @@ import numpy as np
 
 from .._validation import NormEnforcement, check_positive, check_positive_int, check_random_state, is_dask_array
 from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
-from ..chunked_mechanisms import prepare_chunked
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
 from ..threads import blas_limit
-from .data import PreparedData, _check_calibration, _check_k2, prepare_data
+from .data import PreparedData, _check_calibration, _check_k2, prepare_any
 from .fast_mixing import FastMixCalibration, _laplace_pair, _noise_level_from, _private_noise_level
 from .gaussian_step import mix_sketch
 
@@ -130,12 +129,8 @@ def multiple_fast_mixing(
     rechunking = None
     if prepared is not None:
         data = prepared
-    elif is_dask_array(X):
-        chunked = prepare_chunked(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
-        data = PreparedData(chunked.X, chunked.row_norms, chunked.padding)
-        rechunking = chunked.rechunking
     else:
-        data = prepare_data(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
+        data, rechunking = prepare_any(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
