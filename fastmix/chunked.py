@@ -36,6 +36,7 @@ whatever the chunking, each worker generates the signs of its own rows, and
 from __future__ import annotations
 
 import math
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,6 +56,7 @@ __all__ = [
     "chunked_sketch_draws",
     "chunked_sketches",
     "pad_and_align",
+    "release_scratch",
     "ChunkedSketch",
 ]
 
@@ -331,13 +333,52 @@ def _location(block_info) -> int:
 TRANSPOSE_TILE_ROWS = 1024
 
 
-def _chunk_batch(block) -> np.ndarray:
-    """A chunk of X as the C-contiguous (d, m) batch the transforms run along (one tiled copy)."""
+_SCRATCH: dict[int, dict[str, np.ndarray]] = {}
+_SCRATCH_LOCK = threading.Lock()
+
+
+def _scratch(slot: str, shape: tuple[int, int]) -> np.ndarray:
+    """A float64 work buffer of ``shape`` kept for the calling thread's next chunk (contents undefined).
+
+    Every task of a pass needs buffers the size of its chunk. Allocated afresh, each would be
+    page-faulted in again on every task, because the workers' allocator hands large blocks back to
+    the operating system as soon as they are freed; on a virtual machine that costs more system
+    time than the transform itself. So each thread keeps one buffer per slot, replaced when the
+    chunk shape changes: two chunks' worth of memory per thread that has run a pass, until
+    :func:`release_scratch`.
+    """
+    with _SCRATCH_LOCK:
+        buffers = _SCRATCH.setdefault(threading.get_ident(), {})
+    buf = buffers.get(slot)
+    if buf is None or buf.shape != shape:
+        buffers.pop(slot, None)  # free the old one before the new one is allocated
+        buf = buffers[slot] = np.empty(shape)
+    return buf
+
+
+def release_scratch() -> int:
+    """Free the work buffers that the chunked passes keep in this process; returns the bytes freed.
+
+    On a cluster, ``client.run(fastmix.chunked.release_scratch)`` frees them on every worker.
+    """
+    with _SCRATCH_LOCK:
+        freed = sum(b.nbytes for buffers in _SCRATCH.values() for b in buffers.values())
+        _SCRATCH.clear()
+    return freed
+
+
+def _chunk_batch(block, out: np.ndarray | None = None) -> np.ndarray:
+    """A chunk of X as the C-contiguous (d, m) batch the transforms run along (one tiled copy).
+
+    ``out`` is a (d, m) buffer to fill (default: a new array).
+    """
     block = np.asarray(block, dtype=np.float64)
-    if block.flags.f_contiguous:
-        return np.ascontiguousarray(block.T)  # a view already laid out as (d, m): a plain copy
     m, d = block.shape
-    out = np.empty((d, m))
+    if out is None:
+        out = np.empty((d, m))
+    if block.flags.f_contiguous:
+        np.copyto(out, block.T)  # a view already laid out as (d, m): a plain copy
+        return out
     for i in range(0, m, TRANSPOSE_TILE_ROWS):
         out[:, i : i + TRANSPOSE_TILE_ROWS] = block[i : i + TRANSPOSE_TILE_ROWS].T
     return out
@@ -345,10 +386,12 @@ def _chunk_batch(block) -> np.ndarray:
 
 def _forward_blocks(block, srhts, block_info=None):
     """The chunk's share of every draw's sketch: the chunk is transposed once, then one buffer is
-    reused by the T draws (the chunk was checked by the solvers' single pass)."""
+    reused by the T draws (the chunk was checked by the solvers' single pass). Both buffers are
+    this thread's (:func:`_scratch`)."""
     start = _location(block_info)
-    XT = _chunk_batch(block)
-    work = np.empty_like(XT)
+    m, d = block.shape
+    XT = _chunk_batch(block, _scratch("batch", (d, m)))
+    work = _scratch("work", (d, m))
     return np.stack([s._apply_batch(XT, start, work) for s in srhts])[None]
 
 
@@ -363,9 +406,10 @@ def _coherence_block(rows: np.ndarray, start: int, m: int, backend) -> float:
 
 def _m_blocks(block, Zs, srhts, block_info=None):
     """Per draw: the chunk's largest squared row norm of ``S_f^T Z - X`` and its coherence share."""
-    start, m = _location(block_info), block.shape[0]
-    XT = _chunk_batch(block)
-    work = np.empty_like(XT)
+    start = _location(block_info)
+    m, d = block.shape
+    XT = _chunk_batch(block, _scratch("batch", (d, m)))
+    work = _scratch("work", (d, m))
     out = np.empty((1, len(srhts), 2))
     for t, s in enumerate(srhts):
         R = s._residual_batch(Zs[t], XT, start, work)  # column i: Z^T S_f e_i - x_i

@@ -58,9 +58,16 @@
 # Algorithm 1 and $\lambda_{\min}(Z^\top Z)$ act on $k \times d$ matrices on the client. Each gradient
 # step of Algorithms 2 and IHM sends $d$ numbers per chunk; the Gram route sends one $d \times d$
 # matrix per chunk, once.
+#
+# **What a worker holds.** A sketch pass transposes its chunk once into a $d \times m$ buffer, along
+# which the length-$m$ transforms run, and transforms each draw in a second buffer of that size. Each
+# worker thread keeps these two buffers from one chunk to the next instead of asking the operating
+# system for fresh memory on every task, so a worker needs about three chunks of memory besides what
+# Dask holds; `client.run(fastmix.chunked.release_scratch)` frees the buffers after a solve. A gradient
+# step is one task per chunk, which returns its $d$-vector.
 
 # %% tags=["parameters"]
-log2_ns: str = "14,15"  # comma-separated log2(n) of the in-memory comparison (full run: 20,22)
+log2_ns: str = "14,15"  # comma-separated log2(n) of the in-memory comparison (full run: 20,22,24)
 out_of_core_log2_n: int = 15  # log2(n) of the out-of-core run from a Zarr store; 0 skips it (full run: 27)
 d: int = 8  # number of features (full run: 32)
 chunk_log2_rows: int = 12  # log2 of the rows per chunk (full run: 20, so 256 MiB per chunk at d of 32)

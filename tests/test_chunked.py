@@ -217,3 +217,42 @@ def test_dask_input_that_cannot_work_is_refused_clearly(client):
         R.adassp(Xd, yd[:-1], epsilon=1.0, delta=1e-6)
     with pytest.raises(ValueError, match="at least d = 6 rows"):
         R.ols(da.from_array(X, chunks=(4, 6)), yd)
+
+
+# ------------------------------------------------------------------------------ work buffers
+def test_work_buffers_are_reused_per_thread_and_released():
+    from fastmix import chunked
+
+    chunked.release_scratch()
+    a = chunked._scratch("work", (3, 64))
+    assert chunked._scratch("work", (3, 64)) is a  # the same chunk shape: the same buffer
+    b = chunked._scratch("work", (3, 128))
+    assert b is not a and b.shape == (3, 128)  # another shape replaces it
+    chunked._scratch("batch", (3, 128))
+    assert chunked.release_scratch() == 2 * 3 * 128 * 8
+    assert chunked.release_scratch() == 0
+    assert chunked._scratch("work", (3, 128)) is not b
+
+
+def test_transposed_batch_fills_the_given_buffer(data):
+    from fastmix.chunked import _chunk_batch
+
+    out = np.full((D, 256), np.nan)
+    for block in (data[:256], np.asfortranarray(data[:256])):
+        assert _chunk_batch(block, out) is out
+        np.testing.assert_array_equal(out, data[:256].T)
+
+
+def test_dask_gradient_matches_numpy_when_y_is_chunked_otherwise(data):
+    da = pytest.importorskip("dask.array")
+    from fastmix.regression import _clipped_gradient
+
+    y = np.linspace(-2.0, 2.0, N)
+    theta = np.arange(1.0, D + 1.0) / D
+    want = _clipped_gradient(data, y, theta, 0.5)
+    Xd = da.from_array(data, chunks=(512, D))
+    for yd in (da.from_array(y, chunks=512), da.from_array(y, chunks=300), y):
+        np.testing.assert_allclose(_clipped_gradient(Xd, yd, theta, 0.5), want, rtol=1e-12)
+    np.testing.assert_allclose(
+        _clipped_gradient(Xd, y, theta, None), _clipped_gradient(data, y, theta, None), rtol=1e-12
+    )

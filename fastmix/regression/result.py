@@ -8,6 +8,7 @@ Algorithm 2 is built from the helpers here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 from scipy import linalg as sla
@@ -81,19 +82,36 @@ def gram(X) -> np.ndarray:
     return X.T @ X
 
 
+def _gradient_block(X_chunk: np.ndarray, y_chunk: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
+    """One row chunk's ``X_c^T clip_C(y_c - X_c theta)``, as a (1, d) block of the tree sum."""
+    return _clipped_gradient(X_chunk, y_chunk[:, 0], theta, clip)[None, :]
+
+
 def _clipped_gradient(X: np.ndarray, y: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
     """``X^T clip_C(y - X theta)`` (clip=None: no clipping). Two BLAS passes over X.
 
-    For a Dask X and y the same expression is evaluated chunk by chunk, the d-vectors of the
-    chunks summed as a tree; the result is a NumPy vector.
+    For a Dask X and y each row chunk computes its own d-vector in one task (both BLAS passes
+    while the chunk is at hand) and the d-vectors are summed as a tree; the result is a NumPy
+    vector (y is rechunked like the rows of X when it is not already).
     """
     if is_dask_array(X):
         import dask.array as da
 
-        res = y - X @ theta
-        if clip is not None:
-            res = da.clip(res, -clip, clip)
-        return np.asarray((X.T @ res).compute(), dtype=np.float64)
+        Xd: Any = X
+        d = Xd.shape[1]
+        yd: Any = da.asarray(y)
+        if yd.chunks[0] != Xd.chunks[0]:
+            yd = yd.rechunk((Xd.chunks[0],))
+        parts = Xd.map_blocks(
+            _gradient_block,
+            yd[:, None],
+            np.asarray(theta, dtype=np.float64),
+            clip,
+            chunks=(1, d),
+            dtype=np.float64,
+            meta=np.empty((0, 0)),
+        )
+        return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
     r = X @ theta
     np.subtract(y, r, out=r)
     if clip is not None:

@@ -8,7 +8,7 @@ of :mod:`fastmix.chunked`, and :func:`fastmix.regression.ihm` through its Gram f
 * **in memory** (``log2_ns``): the same synthetic X once as a NumPy array in this process and
   once as a Dask array persisted in the memory of a ``distributed.LocalCluster`` of
   ``n_workers`` single-threaded worker processes; each solver is timed on both (wall time, the
-  same seed, so the same release up to summation order);
+  same seed, so the same release up to summation order), after one untimed solve on each;
 * **out of core** (``out_of_core_log2_n``): X and y written to a Zarr store on disk
   (``zarr_dir``, default ``_build/dask-data`` of the checkout; reused when it already holds the
   same data) and read back by the workers chunk
@@ -300,7 +300,8 @@ def run(params, store=None, log=print) -> dict:
                 def cell(fn=fn, j=j, series=series, n=n, Xd=Xd, yd=yd, X=X, y=y):
                     rows = []
                     before = load_average()
-                    fn(X, y, 0)  # warm-up
+                    fn(X, y, 0)  # one untimed solve on each path: imports, first-touch memory, worker buffers
+                    fn(Xd, yd, 0)
                     for r in range(repeats):
                         s = np.random.SeedSequence(seed, spawn_key=(5000 + j, r))
                         local, w_mem, _, _ = _timed(client, fn, X, y, s, False)
