@@ -55,6 +55,7 @@ __all__ = [
     "chunked_sketch_quantities",
     "chunked_sketch_draws",
     "chunked_sketches",
+    "dask_adjoint",
     "pad_and_align",
     "release_scratch",
     "ChunkedSketch",
@@ -163,6 +164,21 @@ class ChunkedSRHT:
         self.n, self.k, self.backend = n, k, backend
         self.rows = np.sort(rng.choice(n, size=k, replace=False)).astype(np.int64)
         self.row_scale = math.sqrt(n / k)
+
+    @classmethod
+    def of_draw(cls, n: int, entropy: int, rows, *, backend: str | None = None) -> ChunkedSRHT:
+        """The draw with sign seed ``entropy`` and kept rows ``rows`` (e.g. :meth:`fastmix.srht.SRHT.to_chunked`)."""
+        n = check_positive_int(n, "n")
+        if not is_power_of_two(n):
+            raise ValueError(f"n must be a power of two; got n = {n}.")
+        rows = np.sort(np.asarray(rows, dtype=np.int64))
+        k = rows.size
+        if k < 1 or rows[0] < 0 or rows[-1] >= n or np.any(np.diff(rows) == 0):
+            raise ValueError(f"rows must be 1 to n = {n} distinct indices in [0, n); got {k}.")
+        out = cls.__new__(cls)
+        out.entropy, out.n, out.k, out.backend = int(entropy), n, k, backend
+        out.rows, out.row_scale = rows, math.sqrt(n / k)
+        return out
 
     def signs(self, start: int = 0, stop: int | None = None) -> np.ndarray:
         """Signs of rows ``[start, stop)`` (default: all n; O(n) memory, for small n)."""
@@ -280,6 +296,43 @@ def chunked_coherence(n: int, rows, *, block_rows: int | None = None, backend: s
 
 
 # ----------------------------------------------------------------------------------------- Dask
+def _adjoint_block(block, Z, srht, block_info=None):
+    loc = block_info[None]["array-location"][0]
+    return srht.partial_adjoint(Z, int(loc[0]), int(loc[1] - loc[0]))
+
+
+def dask_adjoint(srht, Z, chunks):
+    """``S_f^T Z`` as a lazy Dask array of n rows in the aligned row chunks ``chunks``.
+
+    Each chunk ``[s, s + m)`` is ``B_c H_m w_c``, with ``w_c`` the rows of Z, each with its sign,
+    added into position ``r mod m`` (see the module docstring): a task needs Z and the draw only.
+
+    Parameters
+    ----------
+    srht : ChunkedSRHT or fastmix.srht.SRHT
+        The draw (an SRHT built from a sign seed; see :meth:`fastmix.srht.SRHT.to_chunked`).
+    Z : array-like of shape (k,) or (k, d)
+    chunks : sequence of int
+        Row chunk lengths summing to n, each a power of two starting at a multiple of itself.
+    """
+    import dask.array as da
+
+    C = srht if isinstance(srht, ChunkedSRHT) else srht.to_chunked()
+    Z = np.asarray(Z, dtype=np.float64)
+    if Z.ndim not in (1, 2) or Z.shape[0] != C.k:
+        raise ValueError(f"Z must have shape ({C.k},) or ({C.k}, d); got {Z.shape}.")
+    chunks = tuple(int(c) for c in chunks)
+    if sum(chunks) != C.n or not _is_aligned(chunks):
+        raise ValueError(
+            f"chunks must be powers of two summing to n = {C.n}, each starting at a multiple of its length; "
+            f"got {chunks}."
+        )
+    shape = (C.n,) if Z.ndim == 1 else (C.n, Z.shape[1])
+    out_chunks = (chunks,) if Z.ndim == 1 else (chunks, (Z.shape[1],))
+    template = da.empty(shape, chunks=out_chunks)  # only its chunk structure is used
+    return template.map_blocks(_adjoint_block, Z, C, dtype=np.float64, meta=np.empty((0,) * len(shape)))
+
+
 def _prepare_dask(X, n: int):
     """Single column chunk and aligned row chunks; returns (array, Rechunking)."""
     X = check_dask_matrix(X)

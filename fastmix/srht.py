@@ -41,7 +41,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import _check_real_dtype, check_array_kind, check_matrix, check_positive_int, check_random_state
+from ._validation import (
+    _check_real_dtype,
+    check_array_kind,
+    check_matrix,
+    check_positive_int,
+    check_random_state,
+    is_dask_array,
+)
 from .hadamard import CHUNK_BYTES, check_power_of_two_length, fwht_rows_unchecked, is_power_of_two
 
 __all__ = [
@@ -190,12 +197,16 @@ class SRHT:
 
         Parameters
         ----------
-        X : array-like of shape (n,) or (n, d)
-            Real and finite. ``d = 0`` is allowed and gives an empty (k, 0) result.
+        X : array-like of shape (n,) or (n, d), or a Dask array of shape (n, d)
+            Real and finite. ``d = 0`` is allowed and gives an empty (k, 0) result. A Dask X,
+            chunked along rows, is sketched chunk by chunk without being gathered
+            (:func:`fastmix.chunked.chunked_sketches`, which also returns how the row chunks were
+            made aligned powers of two; the result does not depend on it).
 
         Returns
         -------
         ndarray of shape (k,) or (k, d)
+            A NumPy array, for a Dask X too.
 
         Raises
         ------
@@ -205,6 +216,11 @@ class SRHT:
         ValueError
             For a shape other than (n,) or (n, d) and for NaN or inf entries.
         """
+        if is_dask_array(X):
+            from .chunked import chunked_sketches
+
+            Zs, _ = chunked_sketches(X, (self.to_chunked(),))
+            return Zs[0]
         X = _check_operand(X, "X")
         self._check_rows(X)
         if X.ndim == 2 and X.shape[1] == 0:
@@ -215,7 +231,8 @@ class SRHT:
     def adjoint(self, Y) -> np.ndarray:
         """Return ``S_f^T Y`` for ``Y`` of shape (k,) or (k, d); the result has n rows.
 
-        ``Y`` is checked as ``X`` in :meth:`apply`.
+        ``Y`` is checked as ``X`` in :meth:`apply`. For n too large for one array,
+        :func:`fastmix.chunked.dask_adjoint` builds the same result as a lazy Dask array in row chunks.
         """
         Y = _check_operand(Y, "Y")
         if Y.ndim not in (1, 2) or Y.shape[0] != self.k:
@@ -226,6 +243,21 @@ class SRHT:
         fwht_rows_unchecked(W, normalized=True, backend=self.backend)
         W *= self.signs
         return W[0] if Y.ndim == 1 else W.T
+
+    def to_chunked(self):
+        """The same draw as a :class:`fastmix.chunked.ChunkedSRHT`, which holds no n-vector.
+
+        Raises ValueError for a transform built by :meth:`from_draw`, whose signs were given
+        rather than drawn from a sign seed, so no chunk can regenerate its own.
+        """
+        from .chunked import ChunkedSRHT
+
+        if self.entropy is None:
+            raise ValueError(
+                "this SRHT was built from explicit signs (SRHT.from_draw), so its chunks cannot regenerate them; "
+                "for a Dask X, draw it from a seed, SRHT(n, k, random_state=...), or use fastmix.chunked.ChunkedSRHT."
+            )
+        return ChunkedSRHT.of_draw(self.n, self.entropy, self.rows, backend=self.backend)
 
     def to_dense(self) -> np.ndarray:
         """The explicit (k, n) matrix. Memory O(kn): for tests and small examples only."""
@@ -383,8 +415,11 @@ def sketch_quantities(
 
     Parameters
     ----------
-    X : array-like of shape (n, d)
-        Data, ideally in Fortran order (see module docstring). Validated to be finite.
+    X : array-like of shape (n, d), or a Dask array of shape (n, d)
+        Data, ideally in Fortran order (see module docstring). Validated to be finite. A Dask X,
+        chunked along rows, is read in two passes (:func:`fastmix.chunked.chunked_sketch_quantities`,
+        which also returns the rechunking it applied); ``check_input`` and ``workspace`` then do
+        not apply.
     srht : SRHT
         The draw S_f.
     compute_m : bool, default=True
@@ -404,6 +439,10 @@ def sketch_quantities(
         ``Z`` is a Fortran-ordered (k, d) array (the transpose of the C-ordered ``Z^T`` that
         the pass fills; no copy is made).
     """
+    if is_dask_array(X):
+        from .chunked import chunked_sketch_quantities
+
+        return chunked_sketch_quantities(X, srht.to_chunked(), compute_m=compute_m).quantities
     if check_input:
         X = check_matrix(X, "X")
         srht._check_rows(X)

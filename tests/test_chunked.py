@@ -15,7 +15,7 @@ from fastmix.chunked import (
     chunked_sketch_quantities,
     rademacher_signs,
 )
-from fastmix.srht import sketch_quantities, srht_coherence
+from fastmix.srht import SRHT, sketch_quantities, srht_coherence
 
 N, K, D = 1 << 12, 37, 5
 
@@ -256,3 +256,52 @@ def test_dask_gradient_matches_numpy_when_y_is_chunked_otherwise(data):
     np.testing.assert_allclose(
         _clipped_gradient(Xd, y, theta, None), _clipped_gradient(data, y, theta, None), rtol=1e-12
     )
+
+
+# ------------------------------------------------------------------------------ the in-memory SRHT on Dask input
+def test_in_memory_srht_sketches_a_dask_array_without_gathering_it(data):
+    da = pytest.importorskip("dask.array")
+    S = SRHT(N, K, random_state=3)
+    Xd = da.from_array(data, chunks=(1000, D))  # unaligned: rechunked inside, same numbers
+    np.testing.assert_allclose(S.apply(Xd), S.apply(data), rtol=1e-10, atol=1e-13)
+    got, want = sketch_quantities(Xd, S), sketch_quantities(data, S)
+    np.testing.assert_allclose(got.Z, want.Z, rtol=1e-10, atol=1e-13)
+    for name in ("m_hat", "delta_hat", "lambda_min", "Lambda_hat"):
+        assert getattr(got, name) == pytest.approx(getattr(want, name), rel=1e-10), name
+
+
+def test_dask_adjoint_is_the_in_memory_adjoint(data):
+    pytest.importorskip("dask.array")
+    from fastmix.chunked import dask_adjoint
+
+    S = SRHT(N, K, random_state=4)
+    Z = np.random.default_rng(5).standard_normal((K, D))
+    for srht in (S, S.to_chunked()):
+        A = dask_adjoint(srht, Z, (2048, 1024, 512, 512))
+        assert A.shape == (N, D) and A.chunks[0] == (2048, 1024, 512, 512)
+        np.testing.assert_allclose(A.compute(), S.adjoint(Z), rtol=1e-10, atol=1e-13)
+    np.testing.assert_allclose(dask_adjoint(S, Z[:, 0], (N // 2,) * 2).compute(), S.adjoint(Z[:, 0]), atol=1e-13)
+    with pytest.raises(ValueError, match="powers of two summing to n"):
+        dask_adjoint(S, Z, (1000, N - 1000))
+    with pytest.raises(ValueError, match="Z must have shape"):
+        dask_adjoint(S, Z[:-1], (N,))
+
+
+def test_an_srht_with_explicit_signs_refuses_dask_input(data):
+    da = pytest.importorskip("dask.array")
+    S = SRHT(N, K, random_state=6)
+    E = SRHT.from_draw(S.signs, S.rows)
+    with pytest.raises(ValueError, match="explicit signs"):
+        E.apply(da.from_array(data, chunks=(1024, D)))
+    assert S.to_chunked().entropy == S.entropy
+    np.testing.assert_array_equal(S.to_chunked().signs(), S.signs)
+
+
+def test_a_chunked_draw_rebuilt_from_its_seed_is_checked():
+    C = ChunkedSRHT(N, K, random_state=7)
+    again = ChunkedSRHT.of_draw(N, C.entropy, C.rows)
+    np.testing.assert_array_equal(again.signs(0, 100), C.signs(0, 100))
+    with pytest.raises(ValueError, match="power of two"):
+        ChunkedSRHT.of_draw(N - 1, C.entropy, C.rows)
+    with pytest.raises(ValueError, match="distinct indices"):
+        ChunkedSRHT.of_draw(N, C.entropy, [0, 0, 5])
