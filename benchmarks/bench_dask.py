@@ -9,12 +9,12 @@ Usage::
 The full run writes a synthetic X of n = 2^27 rows and d = 32 columns (32 GiB, more than this
 machine's 24 GiB of memory) to a Zarr store, and times FastIHM and IHM through its Gram factor
 over it with a two-process ``distributed.LocalCluster``, recording the wall time, the bytes the
-workers read from storage and their peak resident memory; and, at n = 2^20 and 2^22, the Dask path
+workers read from storage and their peak resident memory; and, at n = 2^20, 2^22 and 2^24, the Dask path
 on data persisted in the workers' memory against the in-memory path in this process. It is the
 study of the book's "Beyond one machine" page (:mod:`fastmix.studies.beyond_one_machine`), resumed
 cell by cell from the results store. The last line prints the out-of-core figures and the
 throughput ratio against their targets (peak worker memory below 25% of the machine's, Dask at most
-1.5 times slower than in memory).
+1.5 times slower than in memory at n = 2^22), then the ratios at the larger sizes.
 """
 
 from __future__ import annotations

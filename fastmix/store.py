@@ -316,6 +316,50 @@ class ResultsStore:
         self._cells_this_sitting += 1
         self._update_progress()
 
+    def supersede_cells(self, table: str, cells: Iterable[str], reason: str) -> int:
+        """Remove stored cells of ``table`` so the next sitting computes them again, recording why.
+
+        The removed rows are not lost from the record: ``provenance.json`` gains an entry under
+        ``superseded_cells`` with the cells, the commit that had computed them, the reason and the
+        rows themselves, and the entry is marked not complete, so the next run recomputes just those
+        cells (:func:`entry_markdown` says on the page that cells were recomputed, and why).
+        Returns the number of rows removed.
+        """
+        import pandas as pd
+
+        cells = [str(c) for c in cells]
+        if not reason or not reason.strip():
+            raise ValueError("say why the cells are computed again: the reason is part of the record.")
+        frame = self.table(table)
+        missing = sorted(set(cells) - set(frame["cell"].astype(str)))
+        if missing:
+            raise ValueError(
+                f"{self.name}/{table} stores no cell {missing[0]!r}; stored: {sorted(set(frame['cell']))}."
+            )
+        gone = frame["cell"].astype(str).isin(cells)
+        record = self.provenance() or {}
+        record.setdefault("superseded_cells", [])
+        if isinstance(record["superseded_cells"], dict):  # one record, as first written
+            record["superseded_cells"] = [record["superseded_cells"]]
+        record["superseded_cells"].append(
+            {
+                "table": table,
+                "cells": cells,
+                "computed_at": record.get("git", {}).get("commit"),
+                "superseded_at": _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds"),
+                "reason": reason.strip(),
+                "rows": json.loads(frame[gone].to_json(orient="records")),
+            }
+        )
+        record["complete"] = False
+        kept: pd.DataFrame = frame[~gone]
+        _write_text_atomic(
+            self.path / f"{table}.csv", kept.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+        )
+        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+        self._done.pop(table, None)
+        return int(gone.sum())
+
     @contextmanager
     def sitting(
         self,
@@ -560,6 +604,20 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
         text += (
             " **The run is not finished:** the figures below show the cells computed so far, and the same "
             "command resumes it."
+        )
+    superseded = prov.get("superseded_cells") or []
+    if isinstance(superseded, dict):
+        superseded = [superseded]
+    if superseded:
+        text += (
+            " **Recomputed cells:** "
+            + " ".join(
+                f"{len(r.get('cells', []))} cell(s) ({', '.join(r.get('cells', []))}) were computed again: "
+                + r.get("reason", "").rstrip(".")
+                + "."
+                for r in superseded
+            )
+            + f" The first results are kept in `results/{name}/provenance.json`."
         )
     from . import __version__
 

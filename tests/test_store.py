@@ -301,3 +301,28 @@ def test_a_sitting_keeps_the_commit_it_started_from(tmp_path, monkeypatch):
     assert last["commit"] == "aaaa" and prov["git"]["commit"] == "aaaa"
     assert last["commit_at_end"] == "bbbb"
     assert S.entry_status("demo", tmp_path).commit == "aaaa"
+
+
+def test_superseded_cells_are_recomputed_and_stay_on_record(tmp_path):
+    st = _store(tmp_path)
+    with st.sitting({"seed": 1}) as s:
+        s.add_cell("runs", "a", [{"x": 1}])
+        s.add_cell("runs", "b", [{"x": 2}, {"x": 3}])
+    st.mark_complete()
+    assert S.entry_status("demo", tmp_path).state == "complete"
+    with pytest.raises(ValueError, match="say why"):
+        st.supersede_cells("runs", ["b"], " ")
+    with pytest.raises(ValueError, match="no cell 'c'"):
+        st.supersede_cells("runs", ["c"], "a reason")
+    assert st.supersede_cells("runs", ["b"], "two other jobs shared the cores") == 2
+    assert S.entry_status("demo", tmp_path).state == "partial"
+    again = _store(tmp_path)
+    assert again.cells_done("runs") == {"a"}
+    record = again.provenance()["superseded_cells"][-1]
+    assert record["cells"] == ["b"] and [r["x"] for r in record["rows"]] == [2, 3]
+    with again.sitting({"seed": 1}) as s:
+        s.add_cell("runs", "b", [{"x": 5}])
+    again.mark_complete()
+    assert list(again.table("runs")["x"]) == [1, 5]
+    note = S.entry_markdown("demo", tmp_path)
+    assert "**Recomputed cells:** 1 cell(s) (b) were computed again: two other jobs shared the cores." in note

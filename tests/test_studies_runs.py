@@ -561,6 +561,25 @@ def test_beyond_one_machine_summary_line_decides_both_targets():
     assert study.throughput_ratios(runs(1.0, 3.0))["dask_over_in_memory"].tolist() == [3.0]
 
 
+def test_beyond_one_machine_decides_the_target_at_2_22_and_each_larger_size_on_its_own():
+    study = study_module("beyond_one_machine")
+    setting = pd.DataFrame([{"memory_bytes": 24 * 2**30}])
+    rows = []
+    for log2_n, dask_s in ((20, 3.0), (22, 1.2), (24, 1.8)):
+        rows += [
+            {"mode": "in memory", "n": 2**log2_n, "d": 8, "series": "FastIHM", "wall_s": 1.0},
+            {"mode": "dask", "n": 2**log2_n, "d": 8, "series": "FastIHM", "wall_s": dask_s},
+        ]
+    runs = pd.DataFrame(rows).assign(relative_difference=1e-15, peak_worker_rss=np.nan, passes=np.nan)
+    tables = {"setting": setting, "runs": runs}
+    line = study.summary_line(tables)
+    assert "at n=2^22: FastIHM 1.20x (target <= 1.5x: met), at n=2^24: FastIHM 1.80x" in line
+    verdicts = {c.measured: c.holds for c in study.claims(tables) if "slower" in c.claim}
+    assert verdicts == {"at n = 2^22: FastIHM 1.20x": True, "at n = 2^24: FastIHM 1.80x": False}
+    smoke = runs[runs["n"] < 2**21]  # no 2^22: the largest n measured decides
+    assert "at n=2^20: FastIHM 3.00x (target <= 1.5x: NOT met)" in study.summary_line({"setting": setting, "runs": smoke})
+
+
 def test_beyond_one_machine_data_do_not_depend_on_the_chunking(tmp_path):
     study = study_module("beyond_one_machine")
     X1, y1 = study.dask_sphere_data(2**10, 3, 2**8, seed=4)

@@ -55,6 +55,7 @@ __all__ = [
     "dask_sphere_data",
     "in_memory_sphere_data",
     "write_zarr",
+    "TARGET_LOG2_N",
     "throughput_ratios",
     "summary_line",
     "claims",
@@ -80,6 +81,10 @@ DEFAULTS: dict[str, Any] = {
 """The smoke-scale defaults (the notebook's); ``notebooks/paper_scale.json`` holds the full run."""
 
 SERIES = ("FastIHM", "IHM (Gram)")
+
+#: log2 of the n at which the throughput target is decided: an X that fits in memory with room for
+#: the in-memory copy (n = 2^22). Where it was not measured (smoke-scale runs), the largest n measured.
+TARGET_LOG2_N = 22
 
 PARAMETERS = {
     "log2_ns": IntegerList(8, MAX_LOG2_N),
@@ -397,6 +402,19 @@ def throughput_ratios(runs):
     return pd.DataFrame(rows, columns=["n", "series", "in_memory_s", "dask_s", "dask_over_in_memory"])
 
 
+def _target_and_larger(ratios):
+    """The rows of ``ratios`` at the target size (:data:`TARGET_LOG2_N`, else the largest n), and those above it."""
+    ns = sorted({int(n) for n in ratios["n"]})
+    target = 2**TARGET_LOG2_N if 2**TARGET_LOG2_N in ns else ns[-1]
+    return ratios[ratios["n"] == target], [ratios[ratios["n"] == n] for n in ns if n > target]
+
+
+def _ratio_text(rows) -> str:
+    return f"n=2^{int(math.log2(int(rows['n'].iloc[0])))}: " + ", ".join(
+        f"{r.series} {r.dask_over_in_memory:.2f}x" for r in rows.itertuples()
+    )
+
+
 def summary_line(tables) -> str:
     """The benchmark's last line: out-of-core figures against their targets, and the throughput ratios."""
     runs, setting = tables["runs"], tables["setting"]
@@ -427,13 +445,14 @@ def summary_line(tables) -> str:
         )
     ratios = throughput_ratios(runs)
     if not ratios.empty:
-        top = ratios[ratios["n"] == ratios["n"].max()]
+        target, larger = _target_and_larger(ratios)
         parts.append(
-            f"dask/in-memory at n=2^{int(math.log2(int(top['n'].iloc[0])))}: "
-            + ", ".join(f"{r.series} {r.dask_over_in_memory:.2f}x" for r in top.itertuples())
+            "dask/in-memory at "
+            + _ratio_text(target)
             + " (target <= 1.5x: "
-            + ("met" if (top["dask_over_in_memory"] <= 1.5).all() else "NOT met")
+            + ("met" if (target["dask_over_in_memory"] <= 1.5).all() else "NOT met")
             + ")"
+            + "".join(f", at {_ratio_text(rows)}" for rows in larger)
         )
     return "dask: " + "; ".join(parts)
 
@@ -443,8 +462,9 @@ def claims(tables):
 
     * (ours) Same seed, same release: on every persisted Dask run the largest coordinate of
       ``|theta_dask - theta_memory|`` is at most ``1e-10`` times the largest ``|theta_memory|``.
-    * (ours) Dask with the local workers is at most 1.5 times slower than in memory, at the
-      largest n measured (ratio of median wall times).
+    * (ours) Dask with the local workers is at most 1.5 times slower than in memory (ratio of
+      median wall times): the target at n = 2^22 (:data:`TARGET_LOG2_N`; the largest n measured
+      where that was not), and the same statement at every larger n measured, each decided on its own.
     * (ours) Out of core, X is at least 1.25 times the machine's memory and the largest resident
       set of a worker stays below 25% of it (not decided where it was not measured).
     """
@@ -466,17 +486,22 @@ def claims(tables):
         )
     ratios = throughput_ratios(runs)
     if not ratios.empty:
-        top = ratios[ratios["n"] == ratios["n"].max()]
-        out.append(
-            Claim(
-                claim="Dask on the local workers is at most 1.5 times slower than in memory",
-                paper="(ours) the exact SRHT splits along rows with O(P k d) numbers per draw",
-                measured=f"at n = 2^{int(math.log2(int(top['n'].iloc[0])))}: "
-                + ", ".join(f"{r.series} {r.dask_over_in_memory:.2f}x" for r in top.itertuples()),
-                rule="median wall time of the Dask solve over the in-memory one; holds if every ratio <= 1.5",
-                holds=bool((top["dask_over_in_memory"] <= 1.5).all()),
+        target, larger = _target_and_larger(ratios)
+        for rows in [target] + larger:
+            out.append(
+                Claim(
+                    claim="Dask on the local workers is at most 1.5 times slower than in memory"
+                    + (
+                        f" (the target, at n = 2^{TARGET_LOG2_N})"
+                        if rows is target and 2**TARGET_LOG2_N in set(rows["n"])
+                        else ""
+                    ),
+                    paper="(ours) the exact SRHT splits along rows with O(P k d) numbers per draw",
+                    measured="at " + _ratio_text(rows).replace("n=2^", "n = 2^"),
+                    rule="median wall time of the Dask solve over the in-memory one; holds if every ratio <= 1.5",
+                    holds=bool((rows["dask_over_in_memory"] <= 1.5).all()),
+                )
             )
-        )
     ooc = runs[runs["mode"] == "out of core"]
     if not ooc.empty:
         memory = float(setting["memory_bytes"].dropna().iloc[0]) if "memory_bytes" in setting else float("nan")
