@@ -577,7 +577,9 @@ def test_beyond_one_machine_decides_the_target_at_2_22_and_each_larger_size_on_i
     verdicts = {c.measured: c.holds for c in study.claims(tables) if "slower" in c.claim}
     assert verdicts == {"at n = 2^22: FastIHM 1.20x": True, "at n = 2^24: FastIHM 1.80x": False}
     smoke = runs[runs["n"] < 2**21]  # no 2^22: the largest n measured decides
-    assert "at n=2^20: FastIHM 3.00x (target <= 1.5x: NOT met)" in study.summary_line({"setting": setting, "runs": smoke})
+    assert "at n=2^20: FastIHM 3.00x (target <= 1.5x: NOT met)" in study.summary_line(
+        {"setting": setting, "runs": smoke}
+    )
 
 
 def test_beyond_one_machine_data_do_not_depend_on_the_chunking(tmp_path):
