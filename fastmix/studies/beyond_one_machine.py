@@ -421,6 +421,7 @@ def summary_line(tables) -> str:
     memory = float(setting["memory_bytes"].dropna().iloc[0]) if "memory_bytes" in setting else float("nan")
     parts = []
     ooc = runs[runs["mode"] == "out of core"]
+    ooc = ooc.iloc[np.argsort([SERIES.index(s) if s in SERIES else len(SERIES) for s in ooc["series"]], kind="stable")]
     if not ooc.empty:
         n = int(ooc["n"].iloc[0])
         xb = float(ooc["x_bytes"].iloc[0])
