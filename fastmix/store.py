@@ -373,9 +373,13 @@ class ResultsStore:
 
         The sitting is recorded when it starts and updated after every stored cell, so an
         interrupted run still says when it ran, on what, and how far it got
-        (``"finished": false``); :meth:`mark_complete` sets ``complete``.
+        (``"finished": false``); :meth:`mark_complete` sets ``complete``. A sitting on a complete
+        entry that computes nothing (reading the stored cells back) leaves the record as it was.
         """
         self.start(parameters, restart=restart)
+        before = self.path / PROVENANCE_FILE
+        kept = before.read_text(encoding="utf-8") if before.is_file() else None
+        was_complete = bool((self.provenance() or {}).get("complete"))
         self._started = time.time()
         self._load_before = machine_load()
         self._cells_this_sitting = 0
@@ -386,7 +390,10 @@ class ResultsStore:
             yield self
             finished = True
         finally:
-            self._record_sitting(finished=finished, extra=extra or {}, new=False)
+            if was_complete and not self._cells_this_sitting and kept is not None:
+                _write_text_atomic(before, kept)  # nothing computed: not a sitting of the record
+            else:
+                self._record_sitting(finished=finished, extra=extra or {}, new=False)
 
     def add_data_sources(self, sources: Iterable[Any]) -> None:
         """Data sources (Dataset objects, files or mappings) to record in the provenance."""
@@ -472,6 +479,8 @@ class ResultsStore:
         record = self.provenance()
         if record is None:
             raise RuntimeError(f"{self.name} has no provenance yet; run a sitting first.")
+        if record.get("complete") and record.get("completed_at"):
+            return  # complete already (a sitting that computed nothing): keep when it was completed
         record["complete"] = True
         record["completed_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
         _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")

@@ -241,8 +241,9 @@ def test_run_study_writes_and_resumes_through_the_command_line(tmp_path, capsys)
     st = S.ResultsStore("figure2_dp_ols", tmp_path)
     first = st.table("runs")
     assert S.entry_status("figure2_dp_ols", tmp_path).state == "complete"
-    assert main(args) == 0  # resumes: nothing new to compute
-    assert st.provenance()["sittings"][-1]["cells_computed"] == 0
+    record = st.provenance()
+    assert main(args) == 0  # resumes: nothing new to compute, nothing new recorded
+    assert st.provenance() == record
     pd.testing.assert_frame_equal(first, st.table("runs"))
     changed = list(args)
     changed[changed.index("trials") + 1] = "3"
@@ -326,3 +327,18 @@ def test_superseded_cells_are_recomputed_and_stay_on_record(tmp_path):
     assert list(again.table("runs")["x"]) == [1, 5]
     note = S.entry_markdown("demo", tmp_path)
     assert "**Recomputed cells:** 1 cell(s) (b) were computed again: two other jobs shared the cores." in note
+
+
+def test_reading_a_complete_entry_back_leaves_its_record_unchanged(tmp_path):
+    st = _store(tmp_path)
+    with st.sitting({"seed": 1}) as s:
+        s.add_cell("runs", "a", [{"x": 1}])
+    st.mark_complete()
+    record = (tmp_path / "demo" / S.PROVENANCE_FILE).read_text(encoding="utf-8")
+    again = _store(tmp_path)
+    with again.sitting({"seed": 1}) as s:
+        assert s.cells_done("runs") == {"a"}  # a resumed run finds every cell stored
+    assert (tmp_path / "demo" / S.PROVENANCE_FILE).read_text(encoding="utf-8") == record
+    with again.sitting({"seed": 1}) as s:
+        s.add_cell("runs", "b", [{"x": 2}])  # a cell computed: the sitting is recorded
+    assert len(again.provenance()["sittings"]) == 2
