@@ -147,6 +147,9 @@ def draw_scaling(tables, title):
 
 def table_markdown(tables):
     runs = tables["runs"]
+    order = {"in memory": 0, "dask": 1, "out of core": 2}
+    runs = runs.assign(_o=runs["mode"].map(order), _s=runs["series"].map(study.SERIES.index))
+    runs = runs.sort_values(["n", "_s", "_o"], kind="stable")  # per size and solver: in memory, then Dask
     lines = [
         "| path | $n$ | solver | wall time [s] | passes over $X$ read from storage | read from storage [MB/s] | "
         "peak worker memory | largest relative difference to the in-memory $\\hat\\theta$ |",
