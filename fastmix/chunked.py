@@ -397,8 +397,10 @@ def _scratch(slot: str, shape: tuple[int, int]) -> np.ndarray:
     page-faulted in again on every task, because the workers' allocator hands large blocks back to
     the operating system as soon as they are freed; on a virtual machine that costs more system
     time than the transform itself. So each thread keeps one buffer per slot, replaced when the
-    chunk shape changes: two chunks' worth of memory per thread that has run a pass, until
-    :func:`release_scratch`.
+    chunk shape changes: two chunks' worth of memory per thread that has run a pass. The process
+    that starts a pass frees the buffers of its own threads when the pass returns (so the threaded
+    scheduler keeps nothing); worker processes keep theirs for the next pass, until
+    :func:`release_scratch` runs there.
     """
     with _SCRATCH_LOCK:
         buffers = _SCRATCH.setdefault(threading.get_ident(), {})
@@ -489,7 +491,10 @@ def _forward_sums(X, srhts):
     parts = X.map_blocks(
         _forward_blocks, srhts, dtype=np.float64, chunks=(1, T, k, d), new_axis=(1, 2), meta=np.empty((0, 0, 0, 0))
     )
-    return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
+    try:
+        return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
+    finally:
+        release_scratch()  # buffers of tasks that ran in this process (see _scratch)
 
 
 def _check_finite_dask(X) -> None:
@@ -563,7 +568,10 @@ def chunked_sketch_draws(X, srhts, *, compute_m: bool = True, check_finite: bool
             new_axis=(1, 2),
             meta=np.empty((0, 0, 0)),
         )
-        best = np.asarray(per_chunk.max(axis=0).compute(), dtype=np.float64)
+        try:
+            best = np.asarray(per_chunk.max(axis=0).compute(), dtype=np.float64)
+        finally:
+            release_scratch()
         m_hat = [math.sqrt(v) for v in best[:, 0]]
         delta = [float(v) / k if n > 1 else 0.0 for v in best[:, 1]]
     else:

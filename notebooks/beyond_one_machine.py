@@ -62,8 +62,10 @@
 # **What a worker holds.** A sketch pass transposes its chunk once into a $d \times m$ buffer, along
 # which the length-$m$ transforms run, and transforms each draw in a second buffer of that size. Each
 # worker thread keeps these two buffers from one chunk to the next instead of asking the operating
-# system for fresh memory on every task, so a worker needs about three chunks of memory besides what
-# Dask holds; `client.run(fastmix.chunked.release_scratch)` frees the buffers after a solve. A gradient
+# system for fresh memory on every task, so a worker process needs about three chunks of memory
+# besides what Dask holds; `client.run(fastmix.chunked.release_scratch)` frees the buffers after a
+# solve. Tasks that run in the calling process (Dask's threaded scheduler) free theirs when each pass
+# returns. A gradient
 # step is one task per chunk, which returns its $d$-vector.
 
 # %% tags=["parameters"]

@@ -305,3 +305,16 @@ def test_a_chunked_draw_rebuilt_from_its_seed_is_checked():
         ChunkedSRHT.of_draw(N - 1, C.entropy, C.rows)
     with pytest.raises(ValueError, match="distinct indices"):
         ChunkedSRHT.of_draw(N, C.entropy, [0, 0, 5])
+
+
+def test_a_pass_in_this_process_keeps_no_buffers(data):
+    da = pytest.importorskip("dask.array")
+    import dask
+
+    from fastmix import chunked
+    from fastmix.chunked import chunked_sketch_draws
+
+    chunked.release_scratch()
+    with dask.config.set(scheduler="threads"):
+        chunked_sketch_draws(da.from_array(data, chunks=(1024, D)), [ChunkedSRHT(N, K, random_state=8)])
+    assert chunked.release_scratch() == 0  # the threaded scheduler's buffers went with the pass
