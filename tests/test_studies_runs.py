@@ -601,3 +601,28 @@ def test_beyond_one_machine_data_do_not_depend_on_the_chunking(tmp_path):
 
     np.testing.assert_array_equal(da.from_zarr(first["path"], component="X").compute(), X1.compute())
     assert not study.write_zarr(tmp_path / "x.zarr", 2**10, 3, 2**8, seed=5)["reused"]  # other data: rewritten
+
+
+def test_beyond_one_machine_with_every_cell_stored_writes_no_data_and_starts_no_cluster(monkeypatch, tmp_path):
+    pytest.importorskip("distributed")
+    import distributed
+
+    study = study_module("beyond_one_machine")
+    params = dict(TINY["beyond_one_machine"], zarr_dir=str(tmp_path / "zarr"))
+    tables = run_study("beyond_one_machine", params, store=ResultsStore("beyond_one_machine", root=tmp_path), log=None)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a run with every cell stored rebuilt its data or its cluster")
+
+    monkeypatch.setattr(study, "write_zarr", refuse)
+    monkeypatch.setattr(distributed, "LocalCluster", refuse)
+    again = run_study("beyond_one_machine", params, store=ResultsStore("beyond_one_machine", root=tmp_path), log=None)
+    for table in tables:
+        pd.testing.assert_frame_equal(tables[table].reset_index(drop=True), again[table].reset_index(drop=True))
+    # one stored cell removed: the run needs its cluster again
+    store = ResultsStore("beyond_one_machine", root=tmp_path)
+    ooc = [c for c in store.cells_done("runs") if c.startswith("out of core")]
+    assert ooc, "the tiny run stores its out-of-core cells"
+    store.supersede_cells("runs", ooc[:1], reason="test: recompute one cell")
+    with pytest.raises(AssertionError, match="rebuilt"):
+        run_study("beyond_one_machine", params, store=ResultsStore("beyond_one_machine", root=tmp_path), log=None)
