@@ -120,6 +120,29 @@ def machine_load() -> list[float] | None:
         return None
 
 
+def steal_seconds(path: str = "/proc/stat") -> float:
+    """CPU time the hypervisor gave to other guests since boot, summed over this machine's CPUs.
+
+    On a virtual machine, a timed solve whose wall time includes steal time ran slower than the
+    code is; each sitting of a results-store entry and each cell of the timed studies record the
+    difference of two readings beside the load average. Read from the ``steal`` field (the eighth
+    value, in clock ticks) of the aggregate ``cpu`` line of ``/proc/stat``; ``nan`` where that file
+    or field does not exist.
+    """
+    try:
+        with open(path, encoding="ascii") as f:
+            fields = f.readline().split()
+        ticks = float(os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, AttributeError):
+        return float("nan")
+    if len(fields) < 9 or fields[0] != "cpu":
+        return float("nan")
+    try:
+        return round(float(fields[8]) / ticks, 2)
+    except ValueError:
+        return float("nan")
+
+
 def _canonical(params: Mapping[str, Any]) -> dict[str, Any]:
     """Parameters as JSON would store them (tuples become lists, NumPy scalars numbers)."""
     return json.loads(json.dumps(_jsonable(dict(params)), sort_keys=True))
@@ -382,6 +405,7 @@ class ResultsStore:
         was_complete = bool((self.provenance() or {}).get("complete"))
         self._started = time.time()
         self._load_before = machine_load()
+        self._steal_before = steal_seconds()
         self._cells_this_sitting = 0
         self._data_sources = list(data_sources)
         self._record_sitting(finished=False, extra=extra or {}, new=True)
@@ -408,9 +432,16 @@ class ResultsStore:
         last["finished_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
         last["seconds"] = round(time.time() - self._started, 1)
         last["cells_computed"] = self._cells_this_sitting
+        last.update(self._steal_record(False))
         record["wall_time_seconds"] = round(sum(s["seconds"] for s in record["sittings"]), 1)
         record["complete"] = False
         _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+
+    def _steal_record(self, new: bool) -> dict[str, float]:
+        """``steal_seconds``: CPU seconds a hypervisor took from the machine during the sitting (where known)."""
+        before = getattr(self, "_steal_before", float("nan"))
+        stolen = 0.0 if new else steal_seconds() - before
+        return {} if stolen != stolen else {"steal_seconds": round(stolen, 2)}
 
     def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
         from .provenance import collect_provenance, describe_source
@@ -445,6 +476,7 @@ class ResultsStore:
                 "fastmix_version": start["fastmix_version"],
                 "load_before": self._load_before,
                 "load_after": None if new else machine_load(),
+                **self._steal_record(new),
                 "threads": thread_settings(),
                 "host": platform.node(),
             }
@@ -602,6 +634,13 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     loads = [s.get(k) for s in sittings for k in ("load_before", "load_after") if s.get(k)]
     loads += [[v] for v in prov.get("cell_loads", []) if isinstance(v, (int, float))]
     load_text = f"; 1-minute load {min(v[0] for v in loads):.2f}-{max(v[0] for v in loads):.2f}" if loads else ""
+    stolen = [(s["steal_seconds"], s.get("seconds") or 0.0) for s in sittings if "steal_seconds" in s]
+    cpu_seconds = sum(sec for _, sec in stolen) * float(prov.get("cpu_count") or 1)
+    if stolen and cpu_seconds > 0:
+        share = 100.0 * sum(st for st, _ in stolen) / cpu_seconds
+        load_text += f"; hypervisor steal {share:.1f}% of CPU time" + (
+            f" over {len(stolen)} of the sittings" if len(stolen) < len(sittings) else ""
+        )
     hours = (status.wall_time_seconds or 0.0) / 3600.0
     text = (
         f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "

@@ -115,6 +115,27 @@ def test_entry_markdown_names_the_command_or_the_commit(tmp_path):
     assert "older version" not in text
 
 
+def test_each_sitting_records_the_steal_time_and_the_page_note_gives_its_share(tmp_path, monkeypatch):
+    readings = iter([100.0, 103.0, 104.0])  # start, after the cell, end of the sitting
+    monkeypatch.setattr(S, "steal_seconds", lambda: next(readings))
+    st = _store(tmp_path)
+    with st.sitting({}):
+        st.add_cell("runs", "a", [{"x": 1}])
+    st.mark_complete()
+    record = st.provenance()
+    assert record["sittings"][-1]["steal_seconds"] == 4.0
+    record["sittings"][-1]["seconds"], record["cpu_count"] = 100.0, 2
+    (tmp_path / "demo" / "provenance.json").write_text(json.dumps(record))
+    assert "hypervisor steal 2.0% of CPU time" in S.entry_markdown("demo", tmp_path)
+    # where /proc/stat has no steal field nothing is recorded and the note says nothing of it
+    monkeypatch.setattr(S, "steal_seconds", lambda: float("nan"))
+    other = _store(tmp_path, "other")
+    with other.sitting({}):
+        other.add_cell("runs", "a", [{"x": 1}])
+    assert "steal_seconds" not in other.provenance()["sittings"][-1]
+    assert "steal" not in S.entry_markdown("other", tmp_path)
+
+
 def test_entry_markdown_says_when_an_older_minor_version_computed_the_entry(tmp_path, monkeypatch):
     st = _store(tmp_path)
     with st.sitting({}):

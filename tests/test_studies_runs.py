@@ -63,6 +63,7 @@ COLUMNS = {
             "eta",
             "load1_before",
             "load1_after",
+            "steal_s",
         },
         "noise": {
             "epsilon",
@@ -97,7 +98,18 @@ COLUMNS = {
     },
     "figure3_runtime": {
         "datasets": {"shape", "paper_dataset", "data_used", "why", "n", "d", "k2_ratios", "k1", "k2s"},
-        "runs": {"cell", "dataset", "series", "method", "epsilon", "trial", "runtime_s", "load1_before", "load1_after"},
+        "runs": {
+            "cell",
+            "dataset",
+            "series",
+            "method",
+            "epsilon",
+            "trial",
+            "runtime_s",
+            "load1_before",
+            "load1_after",
+            "steal_s",
+        },
         "timing": {"shape", "pools", "blas_threads", "load1_min", "load1_max", "load1_mean", "seconds"},
     },
     "solver_choice": {
@@ -117,6 +129,7 @@ COLUMNS = {
             "eps_spent",
             "load1_before",
             "load1_after",
+            "steal_s",
         },
     },
     "beyond_one_machine": {
@@ -136,6 +149,7 @@ COLUMNS = {
             "relative_difference",
             "load1_before",
             "load1_after",
+            "steal_s",
         },
     },
     "regime_map": {
@@ -155,6 +169,7 @@ COLUMNS = {
             "predicted_s",
             "load1_before",
             "load1_after",
+            "steal_s",
         },
     },
 }
@@ -626,3 +641,17 @@ def test_beyond_one_machine_with_every_cell_stored_writes_no_data_and_starts_no_
     store.supersede_cells("runs", ooc[:1], reason="test: recompute one cell")
     with pytest.raises(AssertionError, match="rebuilt"):
         run_study("beyond_one_machine", params, store=ResultsStore("beyond_one_machine", root=tmp_path), log=None)
+
+
+def test_steal_seconds_reads_the_steal_field_of_proc_stat(tmp_path):
+    import os
+
+    from fastmix.studies import steal_seconds
+
+    stat = tmp_path / "stat"
+    ticks = os.sysconf("SC_CLK_TCK")
+    stat.write_text(f"cpu  100 0 50 900 3 0 1 {7 * ticks} 0 0\ncpu0 50 0 25 450 1 0 0 {3 * ticks} 0 0\n")
+    assert steal_seconds(str(stat)) == 7.0
+    stat.write_text("intr 1 2 3\n")
+    assert np.isnan(steal_seconds(str(stat)))
+    assert np.isnan(steal_seconds(str(tmp_path / "missing")))

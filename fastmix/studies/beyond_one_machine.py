@@ -29,7 +29,8 @@ Tables
 ``runs``     one row per timed solve: mode (``in memory``, ``dask``, ``out of core``), n, d,
              series, repeat, wall_s, x_bytes, bytes_read, passes (bytes_read / x_bytes),
              peak_worker_rss, relative_difference (to the in-memory estimate, where there is one),
-             load1_before, load1_after.
+             load1_before, load1_after, steal_s (CPU seconds a hypervisor took from the machine
+             during the solve, :func:`fastmix.studies.steal_seconds`).
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, ChoiceList, Flag, Integer, IntegerList, Real, Text
-from . import CellTable, load_average, split_values
+from . import CellTable, load_average, split_values, steal_seconds
 
 __all__ = [
     "NOTEBOOK",
@@ -239,9 +240,10 @@ def _timed(client, fn, X, y, seed, workers_measured: bool):
     if workers_measured:
         client.run(_reset_peak_rss)
         before = client.run(_io_read_bytes)
-    w0 = time.perf_counter()
+    s0, w0 = steal_seconds(), time.perf_counter()
     result = fn(X, y, seed)
     wall = time.perf_counter() - w0
+    steal = round(steal_seconds() - s0, 2)
     read, peak = np.nan, np.nan
     if workers_measured:
         after = client.run(_io_read_bytes)
@@ -249,7 +251,7 @@ def _timed(client, fn, X, y, seed, workers_measured: bool):
             read = float(sum(after[w] - before.get(w, 0) for w in after))
         rss = [v for v in client.run(_peak_rss).values() if v >= 0]
         peak = float(max(rss)) if rss else np.nan
-    return result, wall, read, peak
+    return result, wall, read, peak, steal
 
 
 def run(params, store=None, log=print) -> dict:
@@ -316,13 +318,16 @@ def run(params, store=None, log=print) -> dict:
                     fn(Xd, yd, 0)
                     for r in range(repeats):
                         s = np.random.SeedSequence(seed, spawn_key=(5000 + j, r))
-                        local, w_mem, _, _ = _timed(client, fn, X, y, s, False)
-                        dist, w_dask, read, peak = _timed(client, fn, Xd, yd, s, bool(params["processes"]))
+                        local, w_mem, _, _, st_mem = _timed(client, fn, X, y, s, False)
+                        dist, w_dask, read, peak, st_dask = _timed(client, fn, Xd, yd, s, bool(params["processes"]))
                         diff = float(
                             np.max(np.abs(dist.theta - local.theta)) / max(np.max(np.abs(local.theta)), 1e-300)
                         )
-                        for mode, wall, rd, pk in (("in memory", w_mem, np.nan, np.nan), ("dask", w_dask, read, peak)):
-                            rows.append(_row(mode, n, d, series, r, wall, X.nbytes, rd, pk, diff, before))
+                        for mode, wall, rd, pk, st in (
+                            ("in memory", w_mem, np.nan, np.nan, st_mem),
+                            ("dask", w_dask, read, peak, st_dask),
+                        ):
+                            rows.append(_row(mode, n, d, series, r, wall, X.nbytes, rd, pk, diff, before, st))
                     return rows
 
                 runs.compute(keys[series], cell)
@@ -353,14 +358,14 @@ def run(params, store=None, log=print) -> dict:
                 def ooc_cell(fn=fn, j=j, series=series):
                     before = load_average()
                     s = np.random.SeedSequence(seed, spawn_key=(6000 + j,))
-                    _, wall, read, peak = _timed(client, fn, Xz, yz, s, bool(params["processes"]))
-                    return [_row("out of core", n, d, series, 0, wall, 8 * n * d, read, peak, np.nan, before)]
+                    _, wall, read, peak, steal = _timed(client, fn, Xz, yz, s, bool(params["processes"]))
+                    return [_row("out of core", n, d, series, 0, wall, 8 * n * d, read, peak, np.nan, before, steal)]
 
                 runs.compute(ooc_keys[series], ooc_cell)
     return {"setting": setting.frame(), "runs": runs.frame()}
 
 
-def _row(mode, n, d, series, repeat, wall, x_bytes, read, peak, diff, before):
+def _row(mode, n, d, series, repeat, wall, x_bytes, read, peak, diff, before, steal):
     return {
         "mode": mode,
         "n": n,
@@ -375,6 +380,7 @@ def _row(mode, n, d, series, repeat, wall, x_bytes, read, peak, diff, before):
         "relative_difference": diff,
         "load1_before": before,
         "load1_after": load_average(),
+        "steal_s": steal,
     }
 
 

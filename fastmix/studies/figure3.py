@@ -24,7 +24,8 @@ Appendix H at the same ``n`` and ``d`` (runtime depends on the shape only). The 
 Tables
 ------
 ``datasets``  one row per shape: label, the paper's dataset, what was used and why, n, d, ratios, k1, k2s.
-``runs``      one row per timed solve (columns of run_grid) with ``series`` and the cell's load.
+``runs``      one row per timed solve (columns of run_grid) with ``series``, the cell's load and the
+              CPU seconds a hypervisor took from the machine during the cell (``steal_s``).
 ``timing``    one row per shape: thread pools, the range and mean of the 1-minute load over its cells,
               its computing time.
 """
@@ -37,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
-from . import CellTable, load_average, split_values
+from . import CellTable, load_average, split_values, steal_seconds
 
 __all__ = [
     "NOTEBOOK",
@@ -213,7 +214,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
 
         def compute():
-            before, started = load_average(), time.time()
+            before, steal, started = load_average(), steal_seconds(), time.time()
             df = run_grid(
                 {label: (X, y)},
                 methods=(method,),
@@ -234,6 +235,7 @@ def run(params, store=None, log=print) -> dict:
             else:
                 df["series"] = method
             df["load1_before"], df["load1_after"] = before, load_average()
+            df["steal_s"] = round(steal_seconds() - steal, 2)
             df["cell_seconds"] = round(time.time() - started, 2)
             return df
 

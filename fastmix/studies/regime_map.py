@@ -36,7 +36,8 @@ Tables
 ------
 ``shapes``  one row per shape: sweep, n, d, k, k1, the two k2, delta, rho, bytes of X.
 ``runs``    one row per timed solve (or per skipped cell): sweep, n, d, series, repeat, cpu_s,
-            wall_s, peak_bytes, x_bytes, status, predicted_s, load1_before, load1_after.
+            wall_s, peak_bytes, x_bytes, status, predicted_s, load1_before, load1_after, steal_s
+            (CPU seconds a hypervisor took from the machine over the cell's solves).
 
 Reading them: :func:`summary` (medians per cell), :func:`growth_exponents` (log-log slopes),
 :func:`winners` (the fastest private and non-private solver per shape) and :func:`claims`.
@@ -52,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
-from . import CellTable, load_average, split_values
+from . import CellTable, load_average, split_values, steal_seconds
 
 __all__ = [
     "NOTEBOOK",
@@ -227,7 +228,7 @@ def run(params, store=None, log=print) -> dict:
                 base.update({"k": k1 if series != "OLS (non-private)" else np.nan, "k2": np.nan})
                 if series.startswith("FastIHM"):
                     base["k2"] = sizes["k2_r4"] if "r = 4)" in series else sizes["k2_r800"]
-                before = load_average()
+                before, steal = load_average(), steal_seconds()
                 if series == "IHM (dense)" and sweep in last_dense:
                     sec, work = last_dense[sweep]
                     predicted = sec * (float(k1) * n * d) / work
@@ -243,6 +244,7 @@ def run(params, store=None, log=print) -> dict:
                                 "predicted_s": predicted,
                                 "load1_before": before,
                                 "load1_after": load_average(),
+                                "steal_s": np.nan,
                             }
                         ]
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4000 + index, j)))
@@ -266,9 +268,9 @@ def run(params, store=None, log=print) -> dict:
                             "predicted_s": np.nan,
                         }
                     )
-                after = load_average()
+                after, stolen = load_average(), round(steal_seconds() - steal, 2)
                 for row in rows:
-                    row["load1_before"], row["load1_after"] = before, after
+                    row["load1_before"], row["load1_after"], row["steal_s"] = before, after, stolen
                 if series == "IHM (dense)":
                     last_dense[sweep] = (float(np.median([r["cpu_s"] for r in rows])), float(k1) * n * d)
                 return rows

@@ -28,7 +28,8 @@ Data: the synthetic designs of Appendix H (``design``), drawn per shape from ``s
 Tables
 ------
 ``datasets``  one row per shape: n, d, the design, k, k1, k2, delta.
-``runs``      one row per solve (run_grid's columns) with ``series`` and the cell's load.
+``runs``      one row per solve (run_grid's columns) with ``series``, the cell's load and the CPU
+              seconds a hypervisor took from the machine during the cell (``steal_s``).
 
 Reading them: :func:`summary` (geometric means per cell and series), :func:`choice_map` (the
 methods not significantly worse than the best, in accuracy and in time, per ``(n, d, epsilon)``)
@@ -43,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
-from . import CellTable, load_average, split_values
+from . import CellTable, load_average, split_values, steal_seconds
 
 __all__ = [
     "NOTEBOOK",
@@ -212,7 +213,7 @@ def run(params, store=None, log=print) -> dict:
             key = f"{label}|{series}|eps={'-' if eps is None else f'{eps:g}'}"
 
             def compute():
-                before, started = load_average(), time.time()
+                before, steal, started = load_average(), steal_seconds(), time.time()
                 df = run_grid(
                     {label: (X, y)},
                     methods=(method,),
@@ -228,6 +229,7 @@ def run(params, store=None, log=print) -> dict:
                 df = df[[c for c in _KEEP if c in df.columns]].copy()
                 df["series"] = series
                 df["load1_before"], df["load1_after"] = before, load_average()
+                df["steal_s"] = round(steal_seconds() - steal, 2)
                 df["cell_seconds"] = round(time.time() - started, 2)
                 return df
 
