@@ -642,9 +642,18 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
             f" over {len(stolen)} of the sittings" if len(stolen) < len(sittings) else ""
         )
     hours = (status.wall_time_seconds or 0.0) / 3600.0
+    dirty = [s for s in sittings if s.get("dirty") or s.get("dirty_at_end")] or (
+        [prov] if (prov.get("git") or {}).get("dirty") else []
+    )
+    commit_text = f"commit `{status.short_commit}`" + (
+        f" with uncommitted changes to the code in the checkout ({len(dirty)} sitting(s)), so that commit alone "
+        "may not reproduce them exactly"
+        if dirty
+        else ""
+    )
     text = (
         f"**Paper-scale results** from `results/{name}/`, computed by fastmix {status.fastmix_version} at "
-        f"commit `{status.short_commit}`, finished {status.finished_at}, {hours:.2f} h of computing in "
+        f"{commit_text}, finished {status.finished_at}, {hours:.2f} h of computing in "
         f"{len(sittings)} sitting(s) on {prov.get('cpu_count', '?')} cores ({prov.get('machine', '?')}"
         f"{load_text}); they are recomputed by `{command}`."
     )
@@ -674,6 +683,6 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
         text += (
             f" **Computed by an older version:** fastmix {__version__} may draw other random numbers for the "
             f"same seed (see the changelog), so this command recomputes the entry; the stored numbers "
-            f"reproduce at commit `{status.short_commit}`."
+            f"reproduce at {commit_text}."
         )
     return text

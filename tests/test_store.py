@@ -136,6 +136,22 @@ def test_each_sitting_records_the_steal_time_and_the_page_note_gives_its_share(t
     assert "steal" not in S.entry_markdown("other", tmp_path)
 
 
+def test_entry_markdown_says_when_the_code_had_uncommitted_changes(tmp_path):
+    st = _store(tmp_path)
+    with st.sitting({}):
+        st.add_cell("runs", "a", [{"x": 1}])
+    st.mark_complete()
+    record = st.provenance()
+    for sitting in record["sittings"]:
+        sitting["dirty"] = False
+    record["git"]["dirty"] = False
+    (tmp_path / "demo" / "provenance.json").write_text(json.dumps(record))
+    assert "uncommitted" not in S.entry_markdown("demo", tmp_path)
+    record["sittings"][-1]["dirty"] = True
+    (tmp_path / "demo" / "provenance.json").write_text(json.dumps(record))
+    assert "with uncommitted changes to the code in the checkout (1 sitting(s))" in S.entry_markdown("demo", tmp_path)
+
+
 def test_entry_markdown_says_when_an_older_minor_version_computed_the_entry(tmp_path, monkeypatch):
     st = _store(tmp_path)
     with st.sitting({}):
