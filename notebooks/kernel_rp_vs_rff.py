@@ -17,7 +17,9 @@
 # regression by random projection (RP, Algorithm 1) with the version on random Fourier features
 # {cite:p}`rahimi2007random` (RFF, Algorithm 3): average test error over 100 repetitions across a wide range of
 # $\varepsilon$, in panels of growing input dimension $d$. The paper reports RP consistently better, with the gap
-# widening as $d$ grows. Its text states no sample size, projection dimension $M$, penalty $\lambda$, $\delta$ or
+# widening as $d$ grows. (Our copy of the paper lacks its experiments section; this description of the figure
+# comes from a summary of its caption, so the protocol below cannot be matched to the paper's.) Its text states
+# no sample size, projection dimension $M$, penalty $\lambda$, $\delta$ or
 # data set, so this page fixes its own protocol and, because the answer depends on how $M$ and $\lambda$ are
 # chosen, runs three protocols side by side:
 #

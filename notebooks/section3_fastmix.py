@@ -363,6 +363,10 @@ if stored is not None and "accounting" in stored:
 # * The paper states the behaviour of $\widehat m$, $\widehat\Delta$ and $\lambda_{\min}(Z)$ through
 #   bounds with unspecified constants and draws no figure of them; the sweep above measures them on
 #   the paper's own synthetic designs and sizes.
+# * The paper does not say that its own $k_2$ reaches $C^2_{S_f X} = 2$: right after Lemma 1 it warns
+#   that $C^2_{S_f X}$ can be as large as $O(\mathrm{rank}(X)\log^4(n)\, n / k_2)$, while the SRHT
+#   changes $\lambda_{\min}$ only by a constant factor. Figure 1's $C^2 = 2$ is the value it draws, and
+#   the checks above ask whether the SRHT sizes of its experiments come close to it.
 # * Every draw is seeded from the root seed, the design and $k_2$, so the stored numbers are
 #   reproduced exactly by the command in the note at the top; the data are regenerated from the
 #   seed, not read from a file.

@@ -19,8 +19,8 @@
 # shapes (Figures 2 and 3). Someone with a table of $n$ rows and $d$ features and a privacy budget
 # $\varepsilon$ needs the whole map: which private least-squares solver is most accurate there, and
 # which is fastest? This page measures it on one grid of $(n, d, \varepsilon)$, running every solver
-# on the same data with the protocol of Figures 2 and 3 (excess empirical risk over OLS, the timer
-# around the solve only, one BLAS thread):
+# on the same data with this book's protocol for Figures 2 and 3 (excess empirical risk over OLS, the
+# timer around the solve only, one BLAS thread):
 #
 # * **FastIHM** (Algorithm 2 of the FastMix paper) at the SRHT size of
 #   {py:class}`~fastmix.regression.FastIHMRegressor`'s default, $k_2 = 800\max\{d, \log(4T/\varrho)\}$
@@ -287,7 +287,8 @@ display(
 #   smallest eigenvalue is far below $n/d$ favours the solvers whose noise does not scale with it.
 # * **Runtime.** One core, one BLAS thread, on a shared two-core virtual machine (the provenance of
 #   the store entry records the load of every cell). Ratios between solvers depend on the machine's
-#   Gaussian sampler, BLAS and memory bandwidth; the ordering at large $n$ is the robust part.
+#   Gaussian sampler, BLAS and memory bandwidth, so another machine may order close pairs of
+#   solvers differently.
 # * **FastIHM's size.** It runs at `FastIHMRegressor`'s default $k_2 = 800\max\{d, \log(4T/\varrho)\}$,
 #   capped at $n$. Where $n/d$ is below 5000 the paper's Figure 3 uses smaller ratios (4, 100 and
 #   200), so where this $k_2$ keeps most of the rows FastIHM's transforms do more work than in the

@@ -180,3 +180,4 @@ def test_reversals_name_the_cells_where_a_larger_sketch_is_worse_and_their_noise
     rev = F.reversals(worse["runs"], "synthetic_sphere")
     assert [(x["epsilon"], x["smaller"], x["larger"]) for x in rev] == [(10.0, 4.0, 400.0)]
     assert rev[0]["ratio"].low > 1 and rev[0]["smaller_eta_positive"] == 1.0 and rev[0]["larger_eta_positive"] == 0.0
+    assert rev[0]["smaller_eta_mean"] == 5.0 and rev[0]["larger_eta_mean"] == 0.0

@@ -236,10 +236,10 @@ def claims(
         rel_high = summary["welch_ratio_high"] / summary["log_n_rho"]
         out.append(
             Claim(
-                claim="The coherence is roughly log(n/rho) times Welch's bound",
-                paper="Appendix F: relative to Welch's bound the SRHT coherence degrades by a factor of roughly "
-                "log(n/rho) "
-                "when n >> k",
+                claim="The coherence itself, like its upper bound, is roughly log(n/rho) times Welch's bound",
+                paper="Appendix F: relative to Welch's bound the SRHT coherence bound (241) degrades by a factor "
+                "of roughly log(n/rho) when n >> k (a statement about the bound; this check asks whether the "
+                "measured coherence degrades as much)",
                 measured=f"mean Delta/Welch for k <= n/{far} (rho = {rho:g}): {text}",
                 rule=f"holds if, at every n, the interval divided by log(n/rho) lies inside "
                 f"[{roughly[0]:g}, {roughly[1]:g}]",

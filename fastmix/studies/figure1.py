@@ -275,6 +275,11 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
         text = "; ".join(
             f"n = {int(r.n)}: median {r.median:.3g} (min {r.min:.3g}) constant-free, median "
             f"{float(b[b['n'] == r.n]['median'].iloc[0]):.3g} with Blocki et al.'s constants"
+            + (
+                f" (inf: FastMix needs no noise at {int(r.zero_points)} of {int(r.points)} targets)"
+                if r.zero_points
+                else ""
+            )
             for r in g.itertuples()
         )
         out.append(

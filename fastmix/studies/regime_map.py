@@ -444,7 +444,7 @@ def claims(tables, alpha: float = 0.05):
             "IHM (dense)",
             "FastIHM (r = 4)",
             "FastIHM (r = 4) is faster than IHM with the dense sketch",
-            "Figure 3: IHM / FastIHM between 1.5 and 3 at the paper's shapes",
+            "Figure 3: IHM / FastIHM from 1.53 to 3.12 on the paper's six datasets",
         ),
         (
             "FastIHM (r = 4)",
