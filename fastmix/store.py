@@ -44,6 +44,7 @@ __all__ = [
     "stale_entries",
     "thread_settings",
     "machine_load",
+    "steal_seconds",
     "parameters_differ",
     "entry_markdown",
 ]
