@@ -530,8 +530,8 @@ if stored is not None:
 #   run at $n = 2^{22}$ that the parameters cell describes.
 # * **The algorithm as printed.** The private $\widetilde m$ is clamped at 0 (Algorithm 1), one
 #   $\eta = \max_t \eta_t$ serves all iterations (Algorithm 3), as on the other pages.
-# * **Threads.** Every run uses one BLAS/OpenMP thread (the paper does not say how many threads its runs used); the store's
-#   provenance records the thread pools and the machine's load.
+# * **Threads.** Every run uses one BLAS/OpenMP thread (the paper does not say how many threads its
+#   runs used); the store's provenance records the thread pools and the machine's load.
 #
 # To run the real airline set, put its OpenML cache where the loaders look (see `data/README.md`:
 # run `sklearn.datasets.fetch_openml(data_id=42728, data_home="data/cache/openml")` on a machine with

@@ -18,8 +18,9 @@
 # The point of {cite:t}`lev2026fastmix` is runtime: FastIHM replaces IHM's dense $k \times n$
 # Gaussian sketch {cite:p}`lev2026near` by a subsampled randomized Hadamard transform, and Figure 3
 # gives IHM/FastIHM ratios from 1.53 to 3.12 on its six datasets (2 to 3 in most cases, its caption
-# says). This page measures the whole regime on one core: the time and peak memory of one solve for every least-squares solver of the package,
-# along two sweeps, the number of rows $n$ at fixed $d$ and the number of features $d$ at fixed $n$:
+# says). This page measures the whole regime on one core: the time and peak memory of one solve for
+# every least-squares solver of the package, along two sweeps, the number of rows $n$ at fixed $d$
+# and the number of features $d$ at fixed $n$:
 #
 # * **FastIHM** (Algorithm 2) at two SRHT sizes $k_2 = r\max\{d, \log(4T/\varrho)\}$ capped at $n$: the
 #   paper's smallest ratio $r = 4$, and $r = 800$, the default of
