@@ -316,11 +316,18 @@ def row_norm_error(
 ) -> ValueError:
     """The error for rows above the bound C_X under ``"raise"``, naming the fixes that apply."""
     also = " or 'rescale' (divide by the observed max; not private)" if rescale else ""
+    excess = max_norm / bound - 1.0 if bound > 0 else math.inf
+    rounding = (
+        f" The excess, {excess:.2g} of C_X, is at the level of float32 rounding: rows normalised in single "
+        f"precision can end slightly above the bound; convert {name} to float64 before normalising it."
+        if 0 < excess < 1e-5
+        else ""
+    )
     return ValueError(
         f"{n_over} row(s) of {name} have Euclidean norm above the bound C_X = {bound:g} "
-        f"(largest {max_norm:.6g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
+        f"(largest {max_norm:.10g}). The privacy analysis assumes ||x_i|| <= C_X. Divide {name} by a "
         f"public bound on the row norms, or pass {policy_name}='clip' (project offending rows onto the "
-        f"ball; recorded){also}."
+        f"ball; recorded){also}.{rounding}"
     )
 
 

@@ -432,6 +432,15 @@ def test_row_norm_bound_violation_names_largest_norm_and_fix():
         R.fast_ihm(X, Y0, k1=8, k2=16, **PRIVATE)
 
 
+def test_rows_normalised_in_float32_are_refused_with_the_rounding_named():
+    X32 = X0.astype(np.float32)
+    X32 /= np.linalg.norm(X32, axis=1, keepdims=True).astype(np.float32)
+    over = np.linalg.norm(X32.astype(np.float64), axis=1) > 1 + 1e-9
+    assert over.any(), "float32 normalisation leaves some rows just above 1"
+    with pytest.raises(ValueError, match=r"float32 rounding.*convert X to float64 before normalising"):
+        R.fast_ihm(X32, Y0, k1=8, k2=16, **PRIVATE)
+
+
 def test_fast_ihs_record_does_not_claim_private_preprocessing():
     result = R.fast_ihs(X0, Y0, k=16, random_state=0)
     assert result.data.row_norms.policy == "unchecked" and result.data.y_policy == "unchecked"
