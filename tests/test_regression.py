@@ -580,6 +580,10 @@ def test_fastihm_warns_when_its_noise_dominates_and_names_the_alternatives():
         est = R.FastIHMRegressor(epsilon=1.0, k2_ratio=4.0, random_state=0, fit_intercept=False).fit(X, y)
     assert est.diagnostics_["eta_sq_over_ihm_gamma"] > R.NOISE_DOMINATES_RATIO
     assert "n = 256, d = 8" in str(rec[0].message)
+    assert "k2=" in str(rec[0].message) and "from k2_ratio=4" in str(rec[0].message)
+    with pytest.warns(R.NoiseDominatesWarning) as given:
+        R.FastIHMRegressor(epsilon=1.0, k2=16, random_state=0, fit_intercept=False).fit(X, y)
+    assert "k2=16, given" in str(given[0].message) and "k2_ratio" not in str(given[0].message)
 
 
 def test_the_noise_ratio_compares_eta_with_ihms_largest_noise_at_the_same_budget():

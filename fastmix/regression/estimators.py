@@ -342,12 +342,13 @@ class FastIHMRegressor(_SketchedRegressorBase):
         res.diagnostics["eta_sq_over_ihm_gamma"] = ratio
         if ratio > NOISE_DOMINATES_RATIO:
             eta_sq = float(res.diagnostics["eta"]) ** 2
+            sizing = f"k2={k2}, given" if self.k2 is not None else f"k2={k2} from k2_ratio={self.k2_ratio:g}"
             warnings.warn(
                 f"FastIHM's Hessian noise dominates: eta^2 = {eta_sq:.3g} is {ratio:.3g} times the most that IHM "
                 f"adds to its Hessian at the same epsilon = {self.epsilon:g}, delta and sketch size k = {k1} "
                 f"(gamma = {eta_sq / ratio:.3g}). At n = {n}, d = {d}, IHMRegressor is the better choice "
                 "(AdaSSPRegressor is faster; the book's page 'Which private solver when' compares them by n, d "
-                f"and epsilon). Or raise k2 (k2_ratio={self.k2_ratio:g}, k2={k2}): the fewer rows the SRHT drops, "
+                f"and epsilon). Or raise k2 ({sizing}): the fewer rows the SRHT drops, "
                 "the closer FastIHM's noise comes to IHM's.",
                 NoiseDominatesWarning,
                 stacklevel=3,
