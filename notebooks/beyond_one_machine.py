@@ -233,14 +233,19 @@ display(
 # ```python
 # import dask.array as da
 # from distributed import Client
-# from fastmix.regression import calibrate_fast_ihm, fast_ihm
+# from fastmix.regression import FastIHMRegressor
 #
 # client = Client("tcp://scheduler-address:8786")  # or a cluster object's client
 # X = da.from_zarr("path/to/store.zarr", component="X")  # rows in chunks of 2^20, say
 # y = da.from_zarr("path/to/store.zarr", component="y")
-# cal = calibrate_fast_ihm(1.0, 1 / X.shape[0] ** 2, k1=192, T=4)
-# result = fast_ihm(X, y, calibration=cal, k2=256, random_state=0)  # NumPy results
+# model = FastIHMRegressor(epsilon=1.0, random_state=0).fit(X, y)  # coefficients as NumPy arrays
+# print(model.privacy_ledger_.summary())
 # ```
+#
+# The estimator picks the sketch sizes of the paper's experiments and warns
+# (`NoiseDominatesWarning`) where FastIHM's Hessian noise would swamp the fit at this $n$, $d$ and
+# $\varepsilon$; the functions `calibrate_fast_ihm` and `fast_ihm` take every size explicitly and do
+# not warn, so check `result.diagnostics["eta"]` when calling them with sizes of your own.
 #
 # The scheduler can come from any Dask deployment: `dask-jobqueue` starts workers as batch jobs
 # (SLURM, PBS, SGE), `dask-kubernetes` as pods, and `dask-cloudprovider` on cloud virtual

@@ -35,8 +35,12 @@ def _section(text: str, heading: str) -> str:
 def test_readme_python_example_runs(capsys):
     blocks = re.findall(r"```python\n(.*?)```", _text(), flags=re.S)
     assert blocks, "README.md should contain a ```python example"
+    import warnings
+
     for block in blocks:
-        exec(compile(block, str(README), "exec"), {})
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # an example that warns would teach the wrong thing
+            exec(compile(block, str(README), "exec"), {})
     out = capsys.readouterr().out
     assert "Privacy ledger" in out and "TOTAL" in out
 
