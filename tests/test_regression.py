@@ -622,3 +622,20 @@ def test_calibration_entries_are_checked_zero_out_entries():
         acc.ledger_entry("release", math.inf, relation=acc.ZERO_OUT)
     with pytest.raises(TypeError, match="relation"):
         acc.ledger_entry("release", 0.5)  # the relation is required
+
+
+@pytest.mark.filterwarnings("ignore::fastmix.regression.NoiseDominatesWarning")
+@pytest.mark.parametrize("Est", [R.FastIHMRegressor, R.IHMRegressor, R.AdaSSPRegressor])
+def test_estimators_refuse_nan_with_fastmix_message(Est):
+    X, y = _unit_problem(256)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match=r"X contains 1 non-finite value\(s\) \(NaN or inf\).*nothing is dropped"):
+        Est(epsilon=1.0, random_state=0).fit(bad, y)
+    ybad = y.copy()
+    ybad[[0, 5]] = np.inf
+    with pytest.raises(ValueError, match=r"y contains 2 non-finite value\(s\)"):
+        Est(epsilon=1.0, random_state=0).fit(X, ybad)
+    model = Est(epsilon=1.0, random_state=0).fit(X, y)
+    with pytest.raises(ValueError, match=r"X contains 1 non-finite value\(s\)"):
+        model.predict(bad)

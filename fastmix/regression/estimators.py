@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from .. import accounting as acc
 from .._validation import (
     PrivacyWarning,
     _is_sparse,
+    _non_finite_error,
     check_dask_rows,
     check_delta,
     check_positive,
@@ -57,6 +59,23 @@ def _append_constant_column(X, divisor: float, value: float):
 
 #: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
 _MIN_N_DEFAULT_DELTA = 100
+
+
+@contextmanager
+def _fastmix_non_finite_message(X, y=None):
+    """scikit-learn's refusal of NaN or inf re-raised with fastmix's own message (and the count).
+
+    The estimators validate through ``validate_data``, whose message suggests estimators that
+    accept missing values; fastmix's says what is wrong and that nothing is dropped silently.
+    """
+    try:
+        yield
+    except ValueError as err:
+        text = str(err)
+        for name, arr in (("X", X), ("y", y)):
+            if arr is not None and text.startswith(f"Input {name} contains"):
+                raise _non_finite_error(np.asarray(arr, dtype=np.float64), name) from err
+        raise
 
 
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
@@ -133,7 +152,8 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         if chunked:
             X = self._check_dask_input(X)
         else:
-            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
+            with _fastmix_non_finite_message(X, y):
+                X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
         rng = check_random_state(self.random_state)
         fit_intercept = getattr(self, "fit_intercept", False)
         if not isinstance(fit_intercept, (bool, np.bool_)):
@@ -179,7 +199,8 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         """``X @ coef_ + intercept_``."""
         self._check_sklearn()
         check_is_fitted(self, "coef_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        with _fastmix_non_finite_message(X):
+            X = validate_data(self, X, dtype=np.float64, reset=False)
         return X @ self.coef_ + self.intercept_
 
     def _delta_rho(self, n: int) -> tuple[float, float]:
