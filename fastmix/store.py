@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import math
 import os
 import platform
 import tempfile
@@ -362,10 +363,7 @@ class ResultsStore:
             )
         gone = frame["cell"].astype(str).isin(cells)
         record = self.provenance() or {}
-        record.setdefault("superseded_cells", [])
-        if isinstance(record["superseded_cells"], dict):  # one record, as first written
-            record["superseded_cells"] = [record["superseded_cells"]]
-        record["superseded_cells"].append(
+        record.setdefault("superseded_cells", []).append(
             {
                 "table": table,
                 "cells": cells,
@@ -442,7 +440,7 @@ class ResultsStore:
         """``steal_seconds``: CPU seconds a hypervisor took from the machine during the sitting (where known)."""
         before = getattr(self, "_steal_before", float("nan"))
         stolen = 0.0 if new else steal_seconds() - before
-        return {} if stolen != stolen else {"steal_seconds": round(stolen, 2)}
+        return {} if math.isnan(stolen) else {"steal_seconds": round(stolen, 2)}
 
     def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
         from .provenance import collect_provenance, describe_source
@@ -664,8 +662,6 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
             "command resumes it."
         )
     superseded = prov.get("superseded_cells") or []
-    if isinstance(superseded, dict):
-        superseded = [superseded]
     if superseded:
         text += (
             " **Recomputed cells:** "
