@@ -16,9 +16,9 @@ smoke runs) and the environment variable ``FASTMIX_CELL_PROGRESS`` is set (as
 ``python -m fastmix.run`` sets it for the kernel), the same line goes to standard error.
 
 Helpers serve every study module: :func:`split_values` reads a list parameter given as
-comma-separated text or as a sequence, and :func:`load_average` and
-:func:`fastmix.store.steal_seconds` record the machine's load and the CPU time a hypervisor took
-from it next to a timing.
+comma-separated text or as a sequence, and :func:`load_average` and :class:`CellLoad` record the
+machine's load (and, with :func:`fastmix.store.steal_seconds`, the CPU time a hypervisor took from
+it) next to a timing.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..store import steal_seconds  # noqa: F401  (the timed studies import it from here)
+from ..store import steal_seconds
 
 __all__ = [
     "STUDIES",
@@ -43,6 +43,7 @@ __all__ = [
     "ENV_CELL_PROGRESS",
     "split_values",
     "load_average",
+    "CellLoad",
 ]
 
 ENV_CELL_PROGRESS = "FASTMIX_CELL_PROGRESS"
@@ -66,6 +67,27 @@ def load_average() -> float:
         return round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):
         return float("nan")
+
+
+class CellLoad:
+    """The machine's state over one cell of a timed study: started when created, read by :meth:`columns`.
+
+    ``columns()`` gives the 1-minute load when the cell started and when it ended
+    (``load1_before``, ``load1_after``, :func:`load_average`) and the CPU seconds a hypervisor
+    took from the machine in between (``steal_s``, :func:`fastmix.store.steal_seconds`), the
+    columns every timed study stores beside its timings.
+    """
+
+    def __init__(self) -> None:
+        self.before = load_average()
+        self._steal = steal_seconds()
+
+    def columns(self) -> dict[str, float]:
+        return {
+            "load1_before": self.before,
+            "load1_after": load_average(),
+            "steal_s": round(steal_seconds() - self._steal, 2),
+        }
 
 
 _observers: list[Callable[[str, str, int, float], None]] = []

@@ -25,7 +25,7 @@ Tables
     One row per solver run (columns of :func:`fastmix.experiments.run_grid`), with
     ``ihm_sketch`` telling the two IHM routes apart and the machine's 1-minute load average
     when the cell started and ended (``load1_before``, ``load1_after``) and the CPU seconds a
-    hypervisor took from the machine during the cell (``steal_s``, :func:`fastmix.studies.steal_seconds`).
+    hypervisor took from the machine during the cell (``steal_s``, :func:`fastmix.store.steal_seconds`).
 ``noise``
     For every FastIHM run, the quantities of its FastMix step, recomputed with the run's own
     seed (so they are those of the run): the coherence ``delta_hat`` and the exact
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import Choice, Integer, RealList
-from . import CellTable, load_average, split_values, steal_seconds
+from . import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -237,7 +237,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{name}|{method}|eps={eps}|r={ratio}|sketch={sketch}"
 
         def compute(method=method, eps=eps, ratio=ratio, sketch=sketch):
-            before, steal = load_average(), steal_seconds()
+            load = CellLoad()
             df = run_grid(
                 {name: (X, y)},
                 methods=(method,),
@@ -251,8 +251,7 @@ def run(params, store=None, log=print) -> dict:
             )
             df["ihm_sketch"] = sketch if method == "IHM" else None
             df = df[[c for c in _KEEP if c in df.columns]].copy()
-            df["load1_before"], df["load1_after"] = before, load_average()
-            df["steal_s"] = round(steal_seconds() - steal, 2)
+            df = df.assign(**load.columns())
             return df
 
         runs.compute(key, compute)

@@ -30,7 +30,7 @@ Tables
              series, repeat, wall_s, x_bytes, bytes_read, passes (bytes_read / x_bytes),
              peak_worker_rss, relative_difference (to the in-memory estimate, where there is one),
              load1_before, load1_after, steal_s (CPU seconds a hypervisor took from the machine
-             during the solve, :func:`fastmix.studies.steal_seconds`).
+             during the solve, :func:`fastmix.store.steal_seconds`).
 """
 
 from __future__ import annotations

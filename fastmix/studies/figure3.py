@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
-from . import CellTable, load_average, split_values, steal_seconds
+from . import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -214,7 +214,7 @@ def run(params, store=None, log=print) -> dict:
         key = f"{label}|{method}|eps={eps}|r={ratio}|sketch={sketch if method == 'IHM' else '-'}"
 
         def compute():
-            before, steal, started = load_average(), steal_seconds(), time.time()
+            load, started = CellLoad(), time.time()
             df = run_grid(
                 {label: (X, y)},
                 methods=(method,),
@@ -234,8 +234,7 @@ def run(params, store=None, log=print) -> dict:
                 df["series"] = "IHM-gram" if sketch == "gram" else "IHM"
             else:
                 df["series"] = method
-            df["load1_before"], df["load1_after"] = before, load_average()
-            df["steal_s"] = round(steal_seconds() - steal, 2)
+            df = df.assign(**load.columns())
             df["cell_seconds"] = round(time.time() - started, 2)
             return df
 

@@ -53,7 +53,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
-from . import CellTable, load_average, split_values, steal_seconds
+from . import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -228,7 +228,7 @@ def run(params, store=None, log=print) -> dict:
                 base.update({"k": k1 if series != "OLS (non-private)" else np.nan, "k2": np.nan})
                 if series.startswith("FastIHM"):
                     base["k2"] = sizes["k2_r4"] if "r = 4)" in series else sizes["k2_r800"]
-                before, steal = load_average(), steal_seconds()
+                load = CellLoad()
                 if series == "IHM (dense)" and sweep in last_dense:
                     sec, work = last_dense[sweep]
                     predicted = sec * (float(k1) * n * d) / work
@@ -242,9 +242,8 @@ def run(params, store=None, log=print) -> dict:
                                 "peak_bytes": np.nan,
                                 "status": f"not run: predicted {predicted:.0f} s per solve > {limit:g} s",
                                 "predicted_s": predicted,
-                                "load1_before": before,
-                                "load1_after": load_average(),
-                                "steal_s": np.nan,
+                                **load.columns(),
+                                "steal_s": np.nan,  # nothing was timed
                             }
                         ]
                 rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(4000 + index, j)))
@@ -268,9 +267,9 @@ def run(params, store=None, log=print) -> dict:
                             "predicted_s": np.nan,
                         }
                     )
-                after, stolen = load_average(), round(steal_seconds() - steal, 2)
+                state = load.columns()
                 for row in rows:
-                    row["load1_before"], row["load1_after"], row["steal_s"] = before, after, stolen
+                    row.update(state)
                 if series == "IHM (dense)":
                     last_dense[sweep] = (float(np.median([r["cpu_s"] for r in rows])), float(k1) * n * d)
                 return rows

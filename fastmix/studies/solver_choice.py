@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
-from . import CellTable, load_average, split_values, steal_seconds
+from . import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -213,7 +213,7 @@ def run(params, store=None, log=print) -> dict:
             key = f"{label}|{series}|eps={'-' if eps is None else f'{eps:g}'}"
 
             def compute():
-                before, steal, started = load_average(), steal_seconds(), time.time()
+                load, started = CellLoad(), time.time()
                 df = run_grid(
                     {label: (X, y)},
                     methods=(method,),
@@ -228,8 +228,7 @@ def run(params, store=None, log=print) -> dict:
                 df["ihm_sketch"] = sketch if method == "IHM" else None
                 df = df[[c for c in _KEEP if c in df.columns]].copy()
                 df["series"] = series
-                df["load1_before"], df["load1_after"] = before, load_average()
-                df["steal_s"] = round(steal_seconds() - steal, 2)
+                df = df.assign(**load.columns())
                 df["cell_seconds"] = round(time.time() - started, 2)
                 return df
 
