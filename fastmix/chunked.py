@@ -491,10 +491,15 @@ def _forward_sums(X, srhts):
     parts = X.map_blocks(
         _forward_blocks, srhts, dtype=np.float64, chunks=(1, T, k, d), new_axis=(1, 2), meta=np.empty((0, 0, 0, 0))
     )
+    return _compute_and_release(parts.sum(axis=0))
+
+
+def _compute_and_release(result) -> np.ndarray:
+    """``result`` computed as a float64 array, then the work buffers of tasks that ran in this process freed."""
     try:
-        return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
+        return np.asarray(result.compute(), dtype=np.float64)
     finally:
-        release_scratch()  # buffers of tasks that ran in this process (see _scratch)
+        release_scratch()  # see _scratch: worker processes keep theirs
 
 
 def _check_finite_dask(X) -> None:
@@ -568,10 +573,7 @@ def chunked_sketch_draws(X, srhts, *, compute_m: bool = True, check_finite: bool
             new_axis=(1, 2),
             meta=np.empty((0, 0, 0)),
         )
-        try:
-            best = np.asarray(per_chunk.max(axis=0).compute(), dtype=np.float64)
-        finally:
-            release_scratch()
+        best = _compute_and_release(per_chunk.max(axis=0))
         m_hat = [math.sqrt(v) for v in best[:, 0]]
         delta = [float(v) / k if n > 1 else 0.0 for v in best[:, 1]]
     else:

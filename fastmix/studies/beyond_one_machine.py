@@ -268,8 +268,11 @@ def run(params, store=None, log=print) -> dict:
     ooc = int(params["out_of_core_log2_n"])
     ooc_keys = {s: f"out of core|2^{ooc} x {d}|{s}" for s in series_list} if ooc else {}
     ooc_pending = bool(ooc) and not (setting.done("zarr") and all(runs.done(k) for k in ooc_keys.values()))
-    in_memory_keys = [f"in memory|2^{m} x {d}|{s}" for m in split_values(params["log2_ns"], int) for s in series_list]
-    in_memory_pending = not setting.done("machine") or not all(runs.done(k) for k in in_memory_keys)
+    log2_ns = sorted(split_values(params["log2_ns"], int))
+    in_memory_keys = {m: {s: f"in memory|2^{m} x {d}|{s}" for s in series_list} for m in log2_ns}
+    in_memory_pending = not setting.done("machine") or not all(
+        runs.done(k) for keys in in_memory_keys.values() for k in keys.values()
+    )
     if not (ooc_pending or in_memory_pending):
         # every cell is stored: neither the cluster nor the Zarr store is needed to return the tables
         return {"setting": setting.frame(), "runs": runs.frame()}
@@ -297,9 +300,8 @@ def run(params, store=None, log=print) -> dict:
                 }
             ],
         )
-        for log2_n in sorted(split_values(params["log2_ns"], int)):
+        for log2_n, keys in in_memory_keys.items():
             n = 2**log2_n
-            keys = {s: f"in memory|2^{log2_n} x {d}|{s}" for s in series_list}
             if all(runs.done(k) for k in keys.values()):
                 continue
             Xd, yd = dask_sphere_data(n, d, chunk, seed)
