@@ -30,11 +30,29 @@ __all__ = [
     "check_random_state",
     "check_array_kind",
     "PrivacyWarning",
+    "NotPrivateWarning",
+    "ResponseClippingWarning",
 ]
 
 
 class PrivacyWarning(UserWarning):
     """A legal choice of privacy parameters that gives a weak or surprising guarantee."""
+
+
+class NotPrivateWarning(PrivacyWarning):
+    """An option was chosen that breaks the privacy guarantee (e.g. a data-dependent rescaling).
+
+    The fit runs, its ledger entries are marked not private (:attr:`fastmix.accounting.LedgerEntry.not_private`)
+    and ``privacy_ledger_.private`` is False.
+    """
+
+
+class ResponseClippingWarning(UserWarning):
+    """Responses outside the declared bound were clipped at fit, as the caller asked (``y_policy="clip"``).
+
+    Clipping one record at a time keeps the guarantee; the warning is for the data holder, whose
+    model is fitted to the clipped responses (the message gives the count and the share).
+    """
 
 
 def _is_sparse(X) -> bool:

@@ -22,6 +22,7 @@ first with :meth:`LedgerEntry.as_relation`:
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from numbers import Real
@@ -128,6 +129,12 @@ class LedgerEntry:
     relation : {"zero-out", "replace-one"} or None
         The neighbouring relation the guarantee is stated for; None (only for entries built by
         hand) means the relation of the ledger it is spent on.
+    not_private : str
+        Empty when the release has the stated guarantee. Otherwise the option that broke it
+        (e.g. a data-dependent rescaling of the rows): the epsilon and delta are then what the
+        calibration would have cost, and the release is **not** differentially private.
+        :meth:`PrivacyLedger.summary` marks such entries and the ledger's
+        :attr:`PrivacyLedger.private` is False.
     """
 
     mechanism: str
@@ -136,6 +143,19 @@ class LedgerEntry:
     source: str = ""
     details: tuple = ()
     relation: str | None = None
+    not_private: str = ""
+
+    @property
+    def private(self) -> bool:
+        """Whether the release has the stated guarantee (no option broke it)."""
+        return not self.not_private
+
+    def marked_not_private(self, reason: str) -> LedgerEntry:
+        """This entry marked as not private because of ``reason`` (a non-empty sentence)."""
+        reason = str(reason).strip()
+        if not reason:
+            raise ValueError("marked_not_private needs the reason the guarantee does not hold; got an empty string.")
+        return dataclasses.replace(self, not_private=reason)
 
     def as_relation(self, relation: str) -> LedgerEntry:
         """This entry's guarantee under ``relation`` neighbours (:func:`convert_guarantee`)."""
@@ -147,7 +167,7 @@ class LedgerEntry:
         e, d, note = convert_guarantee(self.epsilon, self.delta, self.relation, relation)
         if not note:
             return self
-        return LedgerEntry(f"{self.mechanism} [{note}]", e, d, self.source, self.details, relation)
+        return LedgerEntry(f"{self.mechanism} [{note}]", e, d, self.source, self.details, relation, self.not_private)
 
     def as_dict(self) -> dict:
         """Plain-dict view (``details`` becomes a dict)."""
@@ -158,6 +178,8 @@ class LedgerEntry:
             "source": self.source,
             "details": dict(self.details),
             "relation": self.relation,
+            "private": self.private,
+            "not_private": self.not_private,
         }
 
 
@@ -290,6 +312,17 @@ class PrivacyLedger:
         return math.fsum(e.delta for e in self._entries)
 
     @property
+    def private(self) -> bool:
+        """False when any entry was spent with an option that broke its guarantee
+        (:attr:`LedgerEntry.not_private`): the totals are then not a privacy guarantee."""
+        return all(e.private for e in self._entries)
+
+    @property
+    def not_private_reasons(self) -> tuple:
+        """The distinct reasons, in order, why entries of this ledger are not private."""
+        return tuple(dict.fromkeys(e.not_private for e in self._entries if e.not_private))
+
+    @property
     def remaining_epsilon(self) -> float:
         return max(0.0, self._target_epsilon - self.total_epsilon)
 
@@ -320,7 +353,9 @@ class PrivacyLedger:
         if not ok:
             raise self._overflow_error(entry, tot_e, tot_d)
 
-    def _make_entry(self, mechanism, epsilon, delta=0.0, source="", details=None, relation=None) -> LedgerEntry:
+    def _make_entry(
+        self, mechanism, epsilon, delta=0.0, source="", details=None, relation=None, not_private=""
+    ) -> LedgerEntry:
         mechanism = _check_mechanism(mechanism)
         e, d = _check_spend(epsilon, delta, mechanism)
         relation = self.relation if relation is None else _check_relation(relation, f"relation of {mechanism!r}")
@@ -331,7 +366,7 @@ class PrivacyLedger:
                 + ("free" if relation == REPLACE_ONE else "(2 eps, (1 + e^eps) delta)")
                 + f"), or keep it in a ledger created with relation={relation!r}."
             )
-        return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details), relation)
+        return LedgerEntry(mechanism, e, d, str(source), _freeze_details(details), relation, str(not_private or ""))
 
     def _overflow_error(self, entry: LedgerEntry, tot_e: float, tot_d: float) -> BudgetExceededError:
         return BudgetExceededError(
@@ -342,17 +377,21 @@ class PrivacyLedger:
             "lower this release's share or raise the target."
         )
 
-    def spend(self, mechanism, epsilon, delta=0.0, *, source="", details=None, relation=None) -> LedgerEntry:
+    def spend(
+        self, mechanism, epsilon, delta=0.0, *, source="", details=None, relation=None, not_private=""
+    ) -> LedgerEntry:
         """Record a release costing ``(epsilon, delta)``; refuse it if the budget would overflow.
 
         ``relation`` is the neighbouring relation of the release's guarantee (default: the
         ledger's); another relation than the ledger's raises :class:`NeighbouringRelationError`.
+        ``not_private`` names the option that broke the guarantee, if one did (see
+        :attr:`LedgerEntry.not_private`); the spend is recorded all the same.
 
         Returns
         -------
         LedgerEntry
         """
-        entry = self._make_entry(mechanism, epsilon, delta, source, details, relation)
+        entry = self._make_entry(mechanism, epsilon, delta, source, details, relation, not_private)
         self._check_attached(repr(entry.mechanism))
         ok, tot_e, tot_d = self._fits([entry.epsilon], [entry.delta])
         if not ok:
@@ -360,24 +399,18 @@ class PrivacyLedger:
         self._entries.append(entry)
         return entry
 
-    def spend_all(self, entries) -> tuple:
-        """Record several releases atomically: all are checked first, then all recorded.
-
-        ``entries`` is an iterable of :class:`LedgerEntry` or of tuples/dicts with the
-        arguments of :meth:`spend`. If any entry is invalid or the running totals would
-        overflow at any point, nothing is recorded.
-        """
+    def _stage(self, entries) -> list:
+        """The entries of :meth:`spend_all`, checked against the budget in order; nothing recorded."""
         if isinstance(entries, (str, bytes, LedgerEntry, dict)) or not hasattr(entries, "__iter__"):
             raise TypeError(
                 "spend_all needs an iterable of entries (e.g. calibration.ledger_entries()); got "
                 f"{type(entries).__name__}. Use spend(...) for a single release."
             )
-        self._check_attached("these releases")
         staged: list[LedgerEntry] = []
         for item in entries:
             if isinstance(item, LedgerEntry):
                 entry = self._make_entry(
-                    item.mechanism, item.epsilon, item.delta, item.source, item.details, item.relation
+                    item.mechanism, item.epsilon, item.delta, item.source, item.details, item.relation, item.not_private
                 )
             elif isinstance(item, dict):
                 entry = self._make_entry(
@@ -387,8 +420,9 @@ class PrivacyLedger:
                     item.get("source", ""),
                     item.get("details"),
                     item.get("relation"),
+                    item.get("not_private", ""),
                 )
-            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 6:
+            elif isinstance(item, (tuple, list)) and 2 <= len(item) <= 7:
                 entry = self._make_entry(*item)
             else:
                 raise TypeError(
@@ -401,6 +435,27 @@ class PrivacyLedger:
             if not ok:
                 raise self._overflow_error(entry, tot_e, tot_d)
             staged.append(entry)
+        return staged
+
+    def check_spend_all(self, entries) -> None:
+        """Dry run of :meth:`spend_all`: raise exactly what it would raise, record nothing.
+
+        A solver calls it before it reads the data, then :meth:`spend_all` with the same entries
+        once its checks have passed, so a refused budget costs nothing and reads nothing.
+        """
+        self._check_attached("these releases")
+        self._stage(list(entries) if not isinstance(entries, (str, bytes, LedgerEntry, dict)) else entries)
+
+    def spend_all(self, entries) -> tuple:
+        """Record several releases atomically: all are checked first, then all recorded.
+
+        ``entries`` is an iterable of :class:`LedgerEntry` or of tuples/dicts with the
+        arguments of :meth:`spend`. If any entry is invalid or the running totals would
+        overflow at any point, nothing is recorded.
+        """
+        if not isinstance(entries, (str, bytes, LedgerEntry, dict)) and hasattr(entries, "__iter__"):
+            self._check_attached("these releases")
+        staged = self._stage(entries)
         self._entries.extend(staged)
         return tuple(staged)
 
@@ -417,7 +472,8 @@ class PrivacyLedger:
         )
         rows = [("mechanism", "epsilon", "delta", "source")]
         for e in self._entries:
-            rows.append((e.mechanism, f"{e.epsilon:.6g}", f"{e.delta:.3g}", e.source))
+            mark = "" if e.private else " [NOT PRIVATE]"
+            rows.append((e.mechanism + mark, f"{e.epsilon:.6g}", f"{e.delta:.3g}", e.source))
         rows.append(("TOTAL", f"{self.total_epsilon:.6g}", f"{self.total_delta:.3g}", ""))
         rows.append(("remaining", f"{self.remaining_epsilon:.6g}", f"{self.remaining_delta:.3g}", ""))
         widths = [max(len(r[i]) for r in rows) for i in range(4)]
@@ -426,6 +482,8 @@ class PrivacyLedger:
             lines.append("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
             if j == 0 or j == len(rows) - 3:
                 lines.append("  ".join("-" * w for w in widths))
+        for reason in self.not_private_reasons:
+            lines.append(f"NOT PRIVATE: {reason} The totals above are not a privacy guarantee.")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
