@@ -19,27 +19,37 @@ and the guarantee of the estimator downstream covers the whole pipeline:
     Rows of a numeric matrix scaled down to a declared norm bound (``x min(1, b/||x||)``).
 :class:`BoundedResponseRegressor`
     Wraps a regressor: maps y from a declared range ``[low, high]`` to ``[-1, 1]`` (clipping
-    values outside), fits, and maps predictions back.
+    values outside, with a :class:`~fastmix._validation.ResponseClippingWarning` when any is),
+    fits, and maps predictions back.
 :func:`pipeline_privacy_record`
     For a fitted pipeline, which steps are data-independent and whether the whole pipeline is
     covered by the final estimator's guarantee.
 
-The counts of values clipped at fit time (``n_clipped_``) describe the private data for its
-holder; they are not part of any release.
+**No unreleased statistics by default.** How many values fell outside the declared bounds is a
+statistic of the private records, not covered by any guarantee, so the fitted objects keep no
+such count unless asked: with ``keep_unreleased=True`` each tool keeps ``n_clipped_`` for the
+data holder only (do not publish the fitted object then).
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_positive
+from ._validation import ResponseClippingWarning, check_positive
 
 __all__ = ["BoundedTableEncoder", "RowNormClipper", "BoundedResponseRegressor", "pipeline_privacy_record"]
+
+
+def _check_flag(value, name):
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)
 
 
 def _columns(X, names):
@@ -64,14 +74,17 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
         value outside them (or missing) encodes as all zeros, which only lowers the norm.
     max_norm : float, default=1.0
         The row-norm bound the output meets.
+    keep_unreleased : bool, default=False
+        Keep ``n_clipped_``, a count over the private records that no privacy guarantee covers,
+        for the data holder only (do not publish the fitted encoder then).
 
     The output has, per row, ``len(numeric_ranges)`` numeric entries followed by the one-hot
     blocks in the order given, all divided by ``sqrt(p + q) / max_norm`` (p numeric, q categorical
     columns): each numeric entry contributes at most 1 and each one-hot block exactly 1 (or 0) to
     the squared norm, so ``||row|| <= max_norm``, with equality for a row at a corner of the ranges
-    with every category known. ``fit`` learns nothing from the data (it only checks the columns
-    exist and records how many values fall outside the declared ranges or categories, for the
-    data holder).
+    with every category known. ``fit`` learns nothing from the data: it only checks that the
+    declared columns exist (and, with ``keep_unreleased=True``, counts the values outside the
+    declared ranges or categories).
 
     Attributes
     ----------
@@ -79,15 +92,24 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
     divisor_ : float
         ``sqrt(p + q) / max_norm``.
     n_clipped_ : dict
-        Values outside the declared range (numeric) or categories (categorical) per column, at fit.
+        Only with ``keep_unreleased=True``: values outside the declared range (numeric) or
+        categories (categorical) per column, at fit. Not covered by the privacy guarantee.
     """
 
     data_independent = True
 
-    def __init__(self, numeric_ranges: Mapping | None = None, categories: Mapping | None = None, *, max_norm=1.0):
+    def __init__(
+        self,
+        numeric_ranges: Mapping | None = None,
+        categories: Mapping | None = None,
+        *,
+        max_norm=1.0,
+        keep_unreleased=False,
+    ):
         self.numeric_ranges = numeric_ranges
         self.categories = categories
         self.max_norm = max_norm
+        self.keep_unreleased = keep_unreleased
 
     def _check_declarations(self):
         ranges = dict(self.numeric_ranges or {})
@@ -117,11 +139,15 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
 
     def fit(self, X, y=None):
         ranges, cats, max_norm = self._check_declarations()
+        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
         self._ranges, self._cats = ranges, cats
         self.divisor_ = math.sqrt(len(ranges) + len(cats)) / max_norm
         self.feature_names_out_ = list(map(str, ranges)) + [f"{c}={v}" for c, vs in cats.items() for v in vs]
         self.n_features_out_ = len(self.feature_names_out_)
-        self.n_clipped_ = self._encode(X, count=True)[1]
+        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
+        clipped = self._encode(X, count=keep)[1]  # also checks that X holds the declared columns
+        if keep:
+            self.n_clipped_ = clipped
         return self
 
     def _encode(self, X, count=False):
@@ -170,21 +196,32 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     """Scale each row down to norm at most ``max_norm``: ``x min(1, max_norm / ||x||)``.
 
     A fixed map applied to each record on its own (no statistic of the data), so it keeps the
-    downstream guarantee. ``n_clipped_`` counts the rows it shortened at fit (for the data holder).
+    downstream guarantee.
+
+    Parameters
+    ----------
+    max_norm : float, default=1.0
+    keep_unreleased : bool, default=False
+        Keep ``n_clipped_``, the number of rows shortened at fit: a count over the private
+        records that no privacy guarantee covers, for the data holder only.
     """
 
     data_independent = True
 
-    def __init__(self, max_norm=1.0):
+    def __init__(self, max_norm=1.0, *, keep_unreleased=False):
         self.max_norm = max_norm
+        self.keep_unreleased = keep_unreleased
 
     def fit(self, X, y=None):
         from ._validation import check_matrix
 
         X = check_matrix(X, "X", dtype=float)
-        self.n_features_in_ = X.shape[1]
         b = check_positive(self.max_norm, "max_norm")
-        self.n_clipped_ = int(np.count_nonzero(self._norms(X) > b))
+        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
+        self.n_features_in_ = X.shape[1]
+        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
+        if keep:
+            self.n_clipped_ = int(np.count_nonzero(self._norms(X) > b))
         return self
 
     @staticmethod
@@ -196,7 +233,7 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     def transform(self, X):
         from ._validation import check_matrix
 
-        check_is_fitted(self, "n_clipped_")
+        check_is_fitted(self, "n_features_in_")
         X = check_matrix(X, "X", dtype=float)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns but the clipper was fitted on {self.n_features_in_}.")
@@ -209,19 +246,35 @@ class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
     """Fit ``regressor`` on y mapped from a declared ``[low, high]`` to ``[-1, 1]``; predict back.
 
     ``y' = (clip(y, low, high) - (low + high)/2) / ((high - low)/2)``, so ``|y'| <= 1``, the bound
-    the private estimators expect with ``clip=1`` (values outside the declared range are clipped;
-    ``n_clipped_`` counts them at fit). Predictions are mapped back by the inverse affine map. The
-    declared range is public knowledge, so the wrapper adds no privacy cost.
+    the private estimators expect with ``clip=1``. Predictions are mapped back by the inverse
+    affine map. The declared range is public knowledge and each response is mapped on its own, so
+    the wrapper adds no privacy cost.
+
+    Responses outside the declared range are clipped to it, which keeps the guarantee; ``fit``
+    then warns (:class:`~fastmix._validation.ResponseClippingWarning`, with the count and the
+    share, for the data holder), because a declared range that misses many responses silently
+    ruins the fit.
+
+    Parameters
+    ----------
+    regressor : a regressor (a private one of this package for a private fit)
+    low, high : float
+        The declared range of y (from documentation or domain knowledge, never from the data).
+    keep_unreleased : bool, default=False
+        Keep ``n_clipped_``, the number of responses clipped at fit: a count over the private
+        records that no privacy guarantee covers, for the data holder only.
 
     Attributes
     ----------
     regressor_ : the fitted clone of ``regressor``
+    privacy_ledger_ : the ledger of ``regressor_``
     """
 
-    def __init__(self, regressor, low, high):
+    def __init__(self, regressor, low, high, *, keep_unreleased=False):
         self.regressor = regressor
         self.low = low
         self.high = high
+        self.keep_unreleased = keep_unreleased
 
     def _bounds(self):
         lo, hi = float(self.low), float(self.high)
@@ -231,11 +284,24 @@ class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         lo, hi = self._bounds()
+        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
         y = np.asarray(y, dtype=float).ravel()
         if not np.all(np.isfinite(y)):
             raise ValueError("y has missing or infinite values; the declared range cannot bound them.")
-        self.n_clipped_ = int(np.count_nonzero((y < lo) | (y > hi)))
+        n_clipped = int(np.count_nonzero((y < lo) | (y > hi)))
+        if n_clipped:
+            warnings.warn(
+                f"{n_clipped} of {y.size} responses ({n_clipped / y.size:.1%}) lie outside the declared range "
+                f"[{lo:g}, {hi:g}] and were clipped to it: the fit sees the clipped values (private: each "
+                "response is clipped alone). If many were clipped, the declared range is wrong for these "
+                "responses; declare a wider one from what is known about y, not from the data.",
+                ResponseClippingWarning,
+                stacklevel=2,
+            )
+        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
         self.regressor_ = clone(self.regressor).fit(X, (np.clip(y, lo, hi) - (lo + hi) / 2) / ((hi - lo) / 2))
+        if keep:
+            self.n_clipped_ = n_clipped
         return self
 
     def predict(self, X):

@@ -1,11 +1,14 @@
 """fastmix.preprocessing: bounding from declarations only, and private pipelines end to end."""
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
+from fastmix._validation import ResponseClippingWarning
 from fastmix.preprocessing import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper, pipeline_privacy_record
 from fastmix.regression import AdaSSPRegressor, IHMRegressor
 
@@ -50,7 +53,7 @@ def test_rows_meet_the_tight_bound_and_a_corner_row_attains_it():
     assert Z.shape[1] == 2 + len(REGIONS) + len(DAYS) == len(enc.get_feature_names_out())
 
 
-def test_values_outside_the_declarations_are_clipped_or_zero_and_counted():
+def test_values_outside_the_declarations_are_clipped_or_zero_and_counted_only_on_request():
     t = pd.DataFrame(
         {
             "age": [10.0, 50.0, 120.0],
@@ -60,8 +63,12 @@ def test_values_outside_the_declarations_are_clipped_or_zero_and_counted():
         }
     )
     enc = BoundedTableEncoder(RANGES, CATS).fit(t)
-    assert enc.n_clipped_ == {"age": 2, "income": 0, "region": 1, "day": 0}
+    assert not hasattr(enc, "n_clipped_")  # a count over the private records: not kept by default
+    kept = BoundedTableEncoder(RANGES, CATS, keep_unreleased=True).fit(t)
+    assert kept.n_clipped_ == {"age": 2, "income": 0, "region": 1, "day": 0}
+    assert not hasattr(kept.set_params(keep_unreleased=False).fit(t), "n_clipped_")  # a refit drops it
     Z = enc.transform(t)
+    np.testing.assert_array_equal(Z, kept.transform(t))
     assert Z[0, 0] == pytest.approx(-1 / 2) and Z[2, 0] == pytest.approx(1 / 2)  # clipped to the range ends
     assert Z[1, 2 : 2 + len(REGIONS)].sum() == 0.0  # unknown category: all zeros
 
@@ -97,7 +104,8 @@ def test_bad_declarations_are_clear_errors(kwargs, exc, match):
 def test_row_norm_clipper():
     X = np.array([[3.0, 4.0], [0.3, 0.4], [0.0, 0.0], [1e200, 1e200]])
     c = RowNormClipper(1.0).fit(X)
-    assert c.n_clipped_ == 2
+    assert not hasattr(c, "n_clipped_")
+    assert RowNormClipper(1.0, keep_unreleased=True).fit(X).n_clipped_ == 2
     Z = c.transform(X)
     np.testing.assert_allclose(np.linalg.norm(Z, axis=1), [1.0, 0.5, 0.0, 1.0])
     np.testing.assert_array_equal(Z[1], X[1])
@@ -165,3 +173,27 @@ def test_the_tight_bound_beats_dividing_by_the_number_of_columns():
         e = [np.mean((_private_pipeline(pre, seed=s).fit(t, y).predict(test) - y_test) ** 2) for s in range(5)]
         errors[name] = float(np.mean(e))
     assert errors["tight"] < errors["naive"], errors
+
+
+def _small_xy(n=512, d=3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    return X, np.clip(X @ np.linspace(0.1, 0.3, d), -1, 1)
+
+
+def _adassp(**kw):
+    return AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip", **kw)
+
+
+def test_the_response_wrapper_warns_when_it_clips_and_counts_only_on_request():
+    X, y = _small_xy(200)
+    y = 50 + 10 * y
+    y[:5] = 500.0
+    with pytest.warns(ResponseClippingWarning, match=r"5 of 200 responses \(2\.5%\)"):
+        reg = BoundedResponseRegressor(_adassp(), 0, 100).fit(X, y)
+    assert not hasattr(reg, "n_clipped_")
+    with pytest.warns(ResponseClippingWarning):
+        assert BoundedResponseRegressor(_adassp(), 0, 100, keep_unreleased=True).fit(X, y).n_clipped_ == 5
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResponseClippingWarning)
+        BoundedResponseRegressor(_adassp(), 0, 100).fit(X, np.clip(y, 0, 100))  # nothing clipped: no warning
