@@ -22,8 +22,21 @@ and the guarantee of the estimator downstream covers the whole pipeline:
     values outside, with a :class:`~fastmix._validation.ResponseClippingWarning` when any is),
     fits, and maps predictions back.
 :func:`pipeline_privacy_record`
-    For a fitted pipeline, which steps are data-independent and whether the whole pipeline is
-    covered by the final estimator's guarantee.
+    For a fitted pipeline, a certificate: which steps are *proven* to be fixed maps of each record
+    (from an allow-list of steps whose parameters are all declared), and whether the final
+    estimator's privacy guarantee, read from its ledger, therefore covers the whole pipeline.
+
+**What the certificate proves, and what it cannot.** ``private_end_to_end=True`` means: every
+step before the estimator is, by its class and its parameters, a fixed map declared in advance
+and applied to each record on its own, so changing or removing one record of the table changes
+or removes exactly its row of the matrix the estimator sees, and nothing else (no scale, no
+category list, no mean moves with it). That is the relation the estimators' guarantees are
+stated for, so the estimator's ``(epsilon, delta)`` under its neighbouring relation (reported
+with the certificate) holds for the records of the table. The certificate does not read code:
+a step it cannot check from its parameters (a ``FunctionTransformer``, a class of your own) is
+*unknown*, and the pipeline is not certified, even when the function is innocent. Express such
+a step with :class:`RowNormClipper`, :class:`BoundedTableEncoder` or a ``OneHotEncoder`` over
+declared categories, whose maps are fixed by what you declare.
 
 **No unreleased statistics by default.** How many values fell outside the declared bounds is a
 statistic of the private records, not covered by any guarantee, so the fitted objects keep no
@@ -42,8 +55,30 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import ResponseClippingWarning, check_positive
+from .accounting import PrivacyLedger
 
-__all__ = ["BoundedTableEncoder", "RowNormClipper", "BoundedResponseRegressor", "pipeline_privacy_record"]
+__all__ = [
+    "BoundedTableEncoder",
+    "RowNormClipper",
+    "BoundedResponseRegressor",
+    "pipeline_privacy_record",
+    "DATA_INDEPENDENT",
+    "DATA_DEPENDENT",
+    "UNKNOWN",
+    "PRIVATE",
+    "NOT_PRIVATE",
+]
+
+#: Verdict of :func:`pipeline_privacy_record` on a step proven to be a fixed, declared map of each record.
+DATA_INDEPENDENT = "data-independent"
+#: Verdict on a step known to be fitted to the data (its parameters are statistics of the records).
+DATA_DEPENDENT = "data-dependent"
+#: Verdict on a step (or final estimator) the certificate cannot check.
+UNKNOWN = "unknown"
+#: Verdict on a final estimator of this package fitted with its privacy guarantee.
+PRIVATE = "private"
+#: Verdict on a final estimator of this package fitted with an option that broke its guarantee.
+NOT_PRIVATE = "not private"
 
 
 def _check_flag(value, name):
@@ -96,6 +131,7 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
         categories (categorical) per column, at fit. Not covered by the privacy guarantee.
     """
 
+    #: Documentation only: :func:`pipeline_privacy_record` recognises this class itself, not the marker.
     data_independent = True
 
     def __init__(
@@ -206,6 +242,7 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
         records that no privacy guarantee covers, for the data holder only.
     """
 
+    #: Documentation only: :func:`pipeline_privacy_record` recognises this class itself, not the marker.
     data_independent = True
 
     def __init__(self, max_norm=1.0, *, keep_unreleased=False):
@@ -318,57 +355,272 @@ class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
         return self.regressor_.data_record_
 
 
-def _step_is_data_independent(step) -> tuple[bool, str]:
-    if step is None or step == "passthrough":
-        return True, "passthrough"
-    if getattr(step, "data_independent", False):
-        return True, f"{type(step).__name__}: a fixed map from declared bounds"
-    name = type(step).__name__
-    if name == "OneHotEncoder":
-        if isinstance(step.categories, str):
-            return False, "OneHotEncoder with categories='auto' learns the categories from the data"
-        return True, "OneHotEncoder over declared categories"
-    if name == "ColumnTransformer":
-        parts = [(_step_is_data_independent(t), n) for n, t, _ in step.transformers]
-        bad = [f"{n} ({why})" for (ok, why), n in parts if not ok]
-        return (not bad), ("every part data-independent" if not bad else "data-dependent part(s): " + "; ".join(bad))
-    if name == "FunctionTransformer":
-        return True, "FunctionTransformer: a fixed function (it must act on each row on its own)"
-    return False, f"{name} is fitted to the data (its parameters are statistics of the private records)"
+# -- the certificate ----------------------------------------------------------------------------
+
+_HOW_TO_DECLARE = (
+    "to make it provable, bound the data with RowNormClipper or BoundedTableEncoder (declared ranges and "
+    "categories) or OneHotEncoder(categories=[...]) over declared categories"
+)
+
+#: scikit-learn steps known to learn their parameters from the data they are fitted to.
+_FITTED_SKLEARN = (
+    ("sklearn.preprocessing", "StandardScaler"),
+    ("sklearn.preprocessing", "MinMaxScaler"),
+    ("sklearn.preprocessing", "MaxAbsScaler"),
+    ("sklearn.preprocessing", "RobustScaler"),
+    ("sklearn.preprocessing", "QuantileTransformer"),
+    ("sklearn.preprocessing", "PowerTransformer"),
+    ("sklearn.preprocessing", "KBinsDiscretizer"),
+    ("sklearn.preprocessing", "SplineTransformer"),
+    ("sklearn.preprocessing", "OrdinalEncoder"),
+    ("sklearn.preprocessing", "TargetEncoder"),
+    ("sklearn.impute", "SimpleImputer"),
+    ("sklearn.impute", "KNNImputer"),
+    ("sklearn.decomposition", "PCA"),
+    ("sklearn.decomposition", "TruncatedSVD"),
+    ("sklearn.feature_selection", "VarianceThreshold"),
+    ("sklearn.feature_selection", "SelectKBest"),
+)
+
+
+def _fitted_sklearn_types() -> tuple:
+    import importlib
+
+    found = []
+    for module, name in _FITTED_SKLEARN:
+        cls = getattr(importlib.import_module(module), name, None)
+        if cls is not None:
+            found.append(cls)
+    return tuple(found)
+
+
+def _worst(verdicts) -> str:
+    verdicts = set(verdicts)
+    if DATA_DEPENDENT in verdicts:
+        return DATA_DEPENDENT
+    return UNKNOWN if UNKNOWN in verdicts else DATA_INDEPENDENT
+
+
+def _combine(kind: str, parts) -> tuple[str, str]:
+    """The verdict of a composite step from ``parts`` = [(name, verdict, why), ...]."""
+    verdict = _worst(v for _, v, _ in parts)
+    if verdict == DATA_INDEPENDENT:
+        return verdict, f"{kind}: every part is data-independent ({', '.join(n for n, _, _ in parts) or 'none'})"
+    bad = "; ".join(f"{n}: {why}" for n, v, why in parts if v != DATA_INDEPENDENT)
+    return verdict, f"{kind} with a part that is not proven data-independent: {bad}"
+
+
+def _one_hot_verdict(step) -> tuple[str, str]:
+    if isinstance(step.categories, str):
+        return DATA_DEPENDENT, (
+            f"OneHotEncoder with categories={step.categories!r} learns the categories from the data; "
+            "declare them: OneHotEncoder(categories=[[...], ...])"
+        )
+    rules = [f"{k}={getattr(step, k)!r}" for k in ("min_frequency", "max_categories") if getattr(step, k) is not None]
+    if rules:
+        return DATA_DEPENDENT, (
+            f"OneHotEncoder with {', '.join(rules)} merges categories by how often they occur in the data; "
+            "leave min_frequency and max_categories at None"
+        )
+    return DATA_INDEPENDENT, "OneHotEncoder over declared categories (a fixed map of each record)"
+
+
+def _column_transformer_verdict(step) -> tuple[str, str]:
+    parts = []
+    for name, _, columns in step.transformers:
+        if callable(columns):
+            parts.append(
+                (name, UNKNOWN, "its columns are chosen by a function at fit (possibly from the data); list them")
+            )
+    fitted = getattr(step, "transformers_", None)
+    if fitted is not None:  # what ran, the remainder included
+        pairs = [(name, t) for name, t, _ in fitted]
+    else:
+        pairs = [(name, t) for name, t, _ in step.transformers] + [("remainder", step.remainder)]
+    parts += [(name, *_step_verdict(t)) for name, t in pairs]
+    return _combine("ColumnTransformer", parts)
+
+
+def _step_verdict(step) -> tuple[str, str]:
+    """``(verdict, why)`` for a step before the final estimator (an allow-list; see the module docstring)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import FeatureUnion, Pipeline
+    from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
+
+    if step is None or (isinstance(step, str) and step in ("passthrough", "drop")):
+        return DATA_INDEPENDENT, f"{step!r} (no map, or the columns dropped)"
+    kind = type(step)
+    name = kind.__name__
+    if kind in (BoundedTableEncoder, RowNormClipper):
+        why = f"{name}: a fixed map of each record from declared bounds"
+        if bool(getattr(step, "keep_unreleased", False)):
+            why += " (it keeps n_clipped_, a count not covered by the guarantee: do not publish the fitted object)"
+        return DATA_INDEPENDENT, why
+    if kind is OneHotEncoder:
+        return _one_hot_verdict(step)
+    if kind is ColumnTransformer:
+        return _column_transformer_verdict(step)
+    if kind is Pipeline:
+        return _combine("Pipeline", [(n, *_step_verdict(s)) for n, s in step.steps])
+    if kind is FeatureUnion:
+        return _combine("FeatureUnion", [(n, *_step_verdict(s)) for n, s in step.transformer_list])
+    if kind is FunctionTransformer:
+        if step.func is None:  # the identity; scikit-learn's own stand-in for "passthrough"
+            return DATA_INDEPENDENT, "FunctionTransformer without a function (the identity)"
+        return UNKNOWN, (
+            "FunctionTransformer: the certificate does not read code, and a function may use the whole data "
+            f"set (e.g. divide by the largest row norm); {_HOW_TO_DECLARE}"
+        )
+    if isinstance(step, _fitted_sklearn_types()):
+        return DATA_DEPENDENT, (
+            f"{name} is fitted to the data (its parameters are statistics of the private records); {_HOW_TO_DECLARE}"
+        )
+    return UNKNOWN, (
+        f"{name} is not on the list of steps whose maps the certificate can check from their parameters "
+        f"(a data_independent attribute is not trusted); {_HOW_TO_DECLARE}"
+    )
+
+
+def _is_fastmix_class(obj) -> bool:
+    module = type(obj).__module__ or ""
+    return module == "fastmix" or module.startswith("fastmix.")
+
+
+def _option_reasons(est) -> list:
+    """What ``est.non_private_options()`` says broke the guarantee (nothing when it has no such method)."""
+    options = getattr(type(est), "non_private_options", None)
+    return [str(r) for r in options(est)] if callable(options) else []
+
+
+def _ledger_verdict(est, ledger, extra_reasons=()) -> tuple[str, str, PrivacyLedger | None]:
+    name = type(est).__name__
+    if not isinstance(ledger, PrivacyLedger):
+        return UNKNOWN, f"{name} has no fitted privacy ledger (not fitted, or not a private estimator)", None
+    if not ledger.entries:
+        return UNKNOWN, f"{name}'s privacy ledger records no release", None
+    reasons = list(dict.fromkeys([*ledger.not_private_reasons, *_option_reasons(est), *extra_reasons]))
+    stated = getattr(type(est), "privacy_relation", None)
+    if stated is not None and stated != ledger.relation:
+        reasons.append(f"{name} states {stated} neighbours but its ledger composes {ledger.relation} guarantees")
+    if not ledger.private or reasons:
+        return NOT_PRIVATE, f"{name} was fitted with an option that breaks its guarantee: {' '.join(reasons)}", ledger
+    return (
+        PRIVATE,
+        f"{name} fitted privately: (epsilon={ledger.total_epsilon:.6g}, delta={ledger.total_delta:.3g}) under "
+        f"{ledger.relation} neighbours (its privacy ledger)",
+        ledger,
+    )
+
+
+def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
+    """``(verdict, why, ledger)`` for the final estimator: PRIVATE, NOT_PRIVATE or UNKNOWN."""
+    from .model_selection import PrivateGridSearch
+
+    kind = type(est)
+    if kind is BoundedResponseRegressor:
+        inner = getattr(est, "regressor_", None)
+        if inner is None:
+            return UNKNOWN, "BoundedResponseRegressor is not fitted", None
+        verdict, why, ledger = _estimator_verdict(inner)
+        return verdict, f"BoundedResponseRegressor (y mapped from the declared [low, high]) around {why}", ledger
+    if kind is PrivateGridSearch:
+        best = getattr(est, "best_estimator_", None)
+        if best is None:
+            return UNKNOWN, "PrivateGridSearch is not fitted", None
+        verdict, why, _ = _estimator_verdict(best)
+        if verdict == UNKNOWN:
+            return UNKNOWN, f"PrivateGridSearch over an estimator the certificate cannot check: {why}", None
+        candidates = []
+        if callable(getattr(type(est.estimator), "non_private_options", None)):
+            for params in getattr(est, "candidates_", ()):
+                candidates += _option_reasons(clone(est.estimator).set_params(**params))
+        if verdict == NOT_PRIVATE:
+            candidates.append(why)
+        return _ledger_verdict(est, getattr(est, "privacy_ledger_", None), candidates)
+    if not _is_fastmix_class(est):
+        name = kind.__name__ if not isinstance(est, str) else repr(est)
+        return (
+            UNKNOWN,
+            f"{name} is not a private estimator of fastmix; the certificate cannot check its guarantee",
+            None,
+        )
+    return _ledger_verdict(est, getattr(est, "privacy_ledger_", None))
+
+
+def _flat_steps(pipeline, prefix="") -> list:
+    from sklearn.pipeline import Pipeline
+
+    if type(pipeline) is not Pipeline:
+        return [(prefix or "estimator", pipeline)]
+    *pre, (last_name, last) = pipeline.steps
+    out = [(prefix + name, step) for name, step in pre]
+    if type(last) is Pipeline:  # a pipeline ending in a pipeline: its steps, in order
+        return out + _flat_steps(last, prefix + last_name + "/")
+    return [*out, (prefix + last_name, last)]
 
 
 def pipeline_privacy_record(pipeline) -> dict:
-    """Which steps of a fitted pipeline are data-independent, and whether the whole is private.
+    """A certificate for a fitted pipeline: is its final estimator's privacy guarantee end to end?
 
-    Returns ``{"steps": [(name, data_independent, why), ...], "estimator_private": bool,
-    "private_end_to_end": bool}``. The final estimator counts as private when it has a privacy
-    ledger and its own preprocessing record says the bounds were met without data-dependent
-    scaling (``data_record_.private_preprocessing``). ``private_end_to_end`` needs that and every
-    earlier step data-independent: a fitted scaler, an imputer or ``OneHotEncoder(categories=
-    "auto")`` makes it False, because their parameters are statistics of the records.
+    **What it proves.** ``private_end_to_end`` is True only when (1) every step before the final
+    estimator is proven *data-independent*: a fixed map, declared in advance and applied to each
+    record on its own, so that changing or removing one record of the input changes or removes
+    exactly its row of the matrix the estimator sees, and nothing else — the neighbouring relation
+    the estimators' guarantees are stated for; and (2) the final estimator is one of this
+    package's private estimators fitted privately, as its privacy ledger says
+    (``privacy_ledger_.private``, and no option listed by ``non_private_options()``). The
+    guarantee is then the estimator's: ``epsilon`` and ``delta`` (the ledger's totals) under
+    ``relation`` neighbours ("zero-out" or "replace-one"; convert with
+    :meth:`fastmix.accounting.LedgerEntry.as_relation` if you need the other).
+
+    **The allow-list.** A step is data-independent only if it is ``"passthrough"``, ``"drop"``,
+    None or the identity ``FunctionTransformer()``; a :class:`BoundedTableEncoder` or
+    :class:`RowNormClipper` (these classes exactly: a ``data_independent`` attribute on another
+    class is not trusted); a ``OneHotEncoder`` with declared categories (a list, not ``"auto"``)
+    and ``min_frequency=None, max_categories=None`` (any ``drop`` is then resolved from the
+    declared lists alone: ``"first"``, ``"if_binary"`` or an array pick fixed columns); a
+    ``ColumnTransformer`` whose columns are listed (not chosen by a function) and whose
+    transformers and remainder are all data-independent; or a ``Pipeline`` or ``FeatureUnion``
+    whose steps all are, inspected recursively. A final step that is itself a ``Pipeline`` is
+    unrolled (its steps are named ``"outer/inner"``).
+
+    **What it cannot prove.** It does not read code. Any other step is either *data-dependent*
+    (scalers, imputers, ``OneHotEncoder(categories="auto")`` or with frequency rules, PCA, ...:
+    their parameters are statistics of the records) or *unknown* (a ``FunctionTransformer`` with
+    a function, even an innocent one, or a class it does not know), and either makes
+    ``private_end_to_end`` False, with a ``why`` saying how to declare the step instead (usually
+    :class:`RowNormClipper` or :class:`BoundedTableEncoder` with declared bounds). Likewise a
+    final estimator that is not this package's (or not fitted) is unknown. A ``OneHotEncoder``
+    with ``handle_unknown="error"`` stops the fit on a value outside the declared categories,
+    as the estimators' ``row_norm_policy="raise"`` does on a row that is too long.
+
+    Returns
+    -------
+    dict
+        ``steps``: ``[(name, ok, why), ...]``, one per step, the final estimator last (``ok`` is
+        True for a data-independent step and for a private estimator); ``verdicts``: ``{name:
+        verdict}`` with :data:`DATA_INDEPENDENT`, :data:`DATA_DEPENDENT` or :data:`UNKNOWN` for the
+        steps and :data:`PRIVATE`, :data:`NOT_PRIVATE` or :data:`UNKNOWN` for the estimator;
+        ``estimator_private``; ``private_end_to_end``; ``epsilon``, ``delta`` and ``relation`` of
+        the estimator's guarantee (None unless ``estimator_private``; they cover the raw records
+        only when ``private_end_to_end``).
     """
-    steps = list(getattr(pipeline, "steps", [("estimator", pipeline)]))
-    *pre, (last_name, last) = steps
-    record = []
+    *pre, (last_name, last) = _flat_steps(pipeline)
+    record, verdicts = [], {}
     for name, step in pre:
-        ok, why = _step_is_data_independent(step)
-        record.append((name, ok, why))
-    est_private = False
-    try:
-        est_private = last.privacy_ledger_ is not None and bool(last.data_record_.private_preprocessing)
-    except AttributeError:
-        pass
-    record.append(
-        (
-            last_name,
-            est_private,
-            "private estimator with bounds met"
-            if est_private
-            else "no privacy ledger, or its bounds were met by a data-dependent rescaling",
-        )
-    )
+        verdict, why = _step_verdict(step)
+        record.append((name, verdict == DATA_INDEPENDENT, why))
+        verdicts[name] = verdict
+    verdict, why, ledger = _estimator_verdict(last)
+    est_private = verdict == PRIVATE
+    record.append((last_name, est_private, why))
+    verdicts[last_name] = verdict
     return {
         "steps": record,
+        "verdicts": verdicts,
         "estimator_private": est_private,
         "private_end_to_end": est_private and all(ok for _, ok, _ in record[:-1]),
+        "epsilon": ledger.total_epsilon if est_private else None,
+        "delta": ledger.total_delta if est_private else None,
+        "relation": ledger.relation if est_private else None,
     }

@@ -5,12 +5,25 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.compose import ColumnTransformer
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import OneHotEncoder, StandardScaler
+from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
-from fastmix._validation import ResponseClippingWarning
-from fastmix.preprocessing import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper, pipeline_privacy_record
-from fastmix.regression import AdaSSPRegressor, IHMRegressor
+from fastmix._validation import NotPrivateWarning, ResponseClippingWarning
+from fastmix.model_selection import PrivateGridSearch
+from fastmix.preprocessing import (
+    DATA_DEPENDENT,
+    DATA_INDEPENDENT,
+    NOT_PRIVATE,
+    PRIVATE,
+    UNKNOWN,
+    BoundedResponseRegressor,
+    BoundedTableEncoder,
+    RowNormClipper,
+    pipeline_privacy_record,
+)
+from fastmix.regression import AdaSSPRegressor, FastIHMRegressor, IHMRegressor
 
 REGIONS = [f"r{i}" for i in range(8)]
 DAYS = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
@@ -144,6 +157,7 @@ def test_a_data_dependent_step_is_recorded_as_such():
     record = pipeline_privacy_record(pipe)
     assert not record["private_end_to_end"] and record["estimator_private"]
     assert record["steps"][0][:2] == ("standardscaler", False)
+    assert record["verdicts"]["standardscaler"] == DATA_DEPENDENT
     auto = make_pipeline(
         OneHotEncoder(sparse_output=False),
         AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip"),
@@ -175,6 +189,9 @@ def test_the_tight_bound_beats_dividing_by_the_number_of_columns():
     assert errors["tight"] < errors["naive"], errors
 
 
+# -- the certificate: only what it can prove ---------------------------------------------------
+
+
 def _small_xy(n=512, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -183,6 +200,114 @@ def _small_xy(n=512, d=3, seed=0):
 
 def _adassp(**kw):
     return AdaSSPRegressor(epsilon=5.0, delta=1e-8, random_state=0, row_norm_policy="clip", **kw)
+
+
+def test_a_function_transformer_is_unknown_and_not_certified():
+    X, y = _small_xy()
+    by_largest_norm = FunctionTransformer(lambda Z: Z / np.linalg.norm(Z, axis=1).max())
+    record = pipeline_privacy_record(make_pipeline(by_largest_norm, _adassp()).fit(X, y))
+    assert record["verdicts"]["functiontransformer"] == UNKNOWN
+    assert record["estimator_private"] and not record["private_end_to_end"]
+    assert "RowNormClipper" in record["steps"][0][2]  # says what would make it provable
+
+
+def test_a_column_transformer_with_a_fitted_remainder_is_not_certified():
+    t, y = raw_table(256)
+    ct = ColumnTransformer(
+        [("day", OneHotEncoder(categories=[DAYS], sparse_output=False), ["day"])], remainder=StandardScaler()
+    )
+    record = pipeline_privacy_record(make_pipeline(ct, RowNormClipper(), _adassp()).fit(t[["day", "age"]], y / 100))
+    assert record["verdicts"]["columntransformer"] == DATA_DEPENDENT
+    assert "remainder" in record["steps"][0][2] and not record["private_end_to_end"]
+
+
+def test_a_column_transformer_of_declared_parts_is_certified():
+    t, y = raw_table(256)
+    ct = ColumnTransformer([("day", OneHotEncoder(categories=[DAYS], sparse_output=False), ["day"])], remainder="drop")
+    record = pipeline_privacy_record(make_pipeline(ct, _adassp()).fit(t[["day", "age"]], y / 100))
+    assert record["verdicts"]["columntransformer"] == DATA_INDEPENDENT and record["private_end_to_end"]
+
+
+def test_one_hot_with_frequency_rules_is_not_certified():
+    t, y = raw_table(256)
+    enc = OneHotEncoder(categories=[DAYS], min_frequency=2, sparse_output=False)
+    record = pipeline_privacy_record(make_pipeline(enc, _adassp()).fit(t[["day"]], y / 100))
+    assert record["verdicts"]["onehotencoder"] == DATA_DEPENDENT and not record["private_end_to_end"]
+    assert "min_frequency=2" in record["steps"][0][2]
+
+
+@pytest.mark.parametrize("drop", [None, "first", np.array(["sun"])])
+def test_one_hot_over_declared_categories_is_certified(drop):
+    t, y = raw_table(256)
+    enc = OneHotEncoder(categories=[DAYS], drop=drop, sparse_output=False)
+    record = pipeline_privacy_record(make_pipeline(enc, _adassp()).fit(t[["day"]], y / 100))
+    assert record["verdicts"]["onehotencoder"] == DATA_INDEPENDENT and record["private_end_to_end"]
+
+
+def test_a_nested_pipeline_is_inspected():
+    X, y = _small_xy()
+    inner = make_pipeline(RowNormClipper(2.0), StandardScaler())
+    record = pipeline_privacy_record(make_pipeline(inner, RowNormClipper(), _adassp()).fit(X, y))
+    assert record["verdicts"]["pipeline"] == DATA_DEPENDENT and not record["private_end_to_end"]
+    assert "standardscaler" in record["steps"][0][2]
+
+
+def test_a_class_claiming_data_independence_is_not_trusted():
+    class Claims(TransformerMixin, BaseEstimator):
+        data_independent = True
+
+        def fit(self, X, y=None):
+            self.scale_ = np.abs(X).max()
+            return self
+
+        def transform(self, X):
+            return X / self.scale_
+
+    X, y = _small_xy()
+    record = pipeline_privacy_record(make_pipeline(Claims(), _adassp()).fit(X, y))
+    assert record["verdicts"]["claims"] == UNKNOWN and not record["private_end_to_end"]
+
+
+def test_a_private_pipeline_is_certified_with_its_guarantee():
+    t, y = raw_table(1024)
+    reg = FastIHMRegressor(epsilon=3.0, delta=1e-8, random_state=0)
+    pipe = make_pipeline(BoundedTableEncoder(RANGES, CATS), BoundedResponseRegressor(reg, 0, 100)).fit(t, y)
+    record = pipeline_privacy_record(pipe)
+    ledger = pipe[-1].privacy_ledger_
+    assert record["private_end_to_end"] and record["verdicts"]["boundedresponseregressor"] == PRIVATE
+    assert record["epsilon"] == ledger.total_epsilon and 0 < record["epsilon"] <= 3.0 * (1 + 1e-12)
+    assert record["delta"] == ledger.total_delta and 0 < record["delta"] <= 1e-8
+    assert record["relation"] == "zero-out"
+
+
+def test_a_rescaling_estimator_is_not_certified():
+    X, y = _small_xy()
+    with pytest.warns(NotPrivateWarning):
+        pipe = make_pipeline(
+            RowNormClipper(), FastIHMRegressor(epsilon=3.0, delta=1e-8, random_state=0, row_norm_policy="rescale")
+        ).fit(X, y)
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"]["fastihmregressor"] == NOT_PRIVATE
+    assert not record["estimator_private"] and not record["private_end_to_end"]
+    assert record["epsilon"] is None and record["relation"] is None
+
+
+def test_a_foreign_estimator_is_unknown():
+    from sklearn.linear_model import LinearRegression
+
+    X, y = _small_xy()
+    record = pipeline_privacy_record(make_pipeline(RowNormClipper(), LinearRegression()).fit(X, y))
+    assert record["verdicts"]["linearregression"] == UNKNOWN and not record["private_end_to_end"]
+
+
+def test_a_private_grid_search_is_recognised():
+    X, y = _small_xy()
+    search = PrivateGridSearch(
+        AdaSSPRegressor(row_norm_policy="clip"), {"fit_intercept": [True, False]}, epsilon=2.0, delta=1e-8
+    )
+    record = pipeline_privacy_record(make_pipeline(RowNormClipper(), search).fit(X, y))
+    assert record["verdicts"]["privategridsearch"] == PRIVATE and record["private_end_to_end"]
+    assert record["epsilon"] == pytest.approx(2.0) and record["relation"] == "zero-out"
 
 
 def test_the_response_wrapper_warns_when_it_clips_and_counts_only_on_request():
