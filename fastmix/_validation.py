@@ -9,6 +9,7 @@ validated input.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from numbers import Integral, Real
 
@@ -109,6 +110,11 @@ def check_random_state(random_state) -> np.random.Generator:
     if isinstance(random_state, np.random.SeedSequence):
         return np.random.default_rng(random_state)
     if isinstance(random_state, Integral) and not isinstance(random_state, bool):
+        if random_state < 0:
+            raise ValueError(
+                f"random_state must be None, a non-negative int, a SeedSequence or a numpy.random.Generator; "
+                f"got {int(random_state)}. Use a seed >= 0 (e.g. random_state=0)."
+            )
         return np.random.default_rng(int(random_state))
     if isinstance(random_state, np.random.RandomState):
         raise TypeError(
@@ -269,6 +275,47 @@ class NormEnforcement:
     n_rows_over: int
     max_norm_before: float
     scale: float = 1.0
+
+
+#: The policies of the row-norm and response checks that look at the whole data set (not private).
+DATA_DEPENDENT_POLICIES = ("rescale",)
+
+
+def policy_caveats(**policies) -> tuple:
+    """Why the chosen bound policies break the privacy guarantee: one sentence per such policy.
+
+    ``policy_caveats(row_norm_policy=..., y_policy=...)`` looks at the parameters only, never at
+    the data: ``"rescale"`` divides by the largest value observed, a statistic of every record,
+    so the release is not differentially private whatever the data turn out to be (whether the
+    division happens at all depends on the data). ``"raise"`` and ``"clip"`` act on each record
+    alone and keep the guarantee. The empty tuple means the policies are private.
+    """
+    return tuple(
+        f"{name}={policy!r} divides by the largest value observed in the data, a statistic of every "
+        "record (use 'raise' after dividing by a public bound, or 'clip')."
+        for name, policy in policies.items()
+        if policy in DATA_DEPENDENT_POLICIES
+    )
+
+
+def warn_not_private(caveats, what: str, stacklevel: int = 3) -> None:
+    """Warn :class:`NotPrivateWarning` with ``caveats`` (nothing when there are none)."""
+    if caveats:
+        warnings.warn(
+            f"{what} is not differentially private: " + " ".join(caveats) + " Its ledger entries are "
+            "marked not private.",
+            NotPrivateWarning,
+            stacklevel=stacklevel,
+        )
+
+
+def mark_not_private(entries, caveats) -> tuple:
+    """``entries`` (ledger entries) marked not private with ``caveats`` joined; unchanged when empty."""
+    entries = tuple(entries)
+    if not caveats:
+        return entries
+    reason = " ".join(caveats)
+    return tuple(e.marked_not_private(reason) for e in entries)
 
 
 #: Relative slack of the row-norm bound: a row is over C_X when its norm exceeds C_X (1 + NORM_TOLERANCE).

@@ -7,6 +7,7 @@ import pytest
 
 from fastmix import accounting as acc
 from fastmix import regression as R
+from fastmix._validation import ResponseClippingWarning
 
 
 def make_problem(n=2048, d=6, noise=0.3, seed=0, lam_big=True):
@@ -392,8 +393,12 @@ def test_estimator_bad_inputs(problem):
         R.FastIHMRegressor().fit(Xn, y)
     with pytest.raises(ValueError, match="clipping level"):
         R.FastIHMRegressor().fit(X, 5 * y)
-    est = R.FastIHMRegressor(y_policy="clip", random_state=0).fit(X, 5 * y)
-    assert est.data_record_.y_rows_over > 0
+    with pytest.warns(ResponseClippingWarning, match=r"clipped \d+ of 2048 responses"):
+        est = R.FastIHMRegressor(y_policy="clip", random_state=0).fit(X, 5 * y)
+    assert est.data_record_.y_rows_over is None  # a count over the private data: kept only on request
+    with pytest.warns(ResponseClippingWarning):
+        kept = R.FastIHMRegressor(y_policy="clip", keep_unreleased=True, random_state=0).fit(X, 5 * y)
+    assert kept.data_record_.y_rows_over == np.count_nonzero(np.abs(5 * y) > 1)
 
 
 @pytest.mark.filterwarnings("ignore::fastmix._validation.PrivacyWarning")

@@ -27,6 +27,9 @@ from .._validation import (
     check_probability,
     check_random_state,
     is_dask_array,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
 )
 from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
 from ..hadamard import PowerOfTwoRecord
@@ -387,11 +390,15 @@ def fast_mix(
             "multiple_fast_mixing for several draws, or calibrate_fast_mix(..., n_draws=1) for one."
         )
     check_positive(m_floor, "m_floor", allow_zero=True)
+    caveats = policy_caveats(row_norm_policy=row_norm_policy)
+    entries = mark_not_private(calibration.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     data, rechunking = prepare_any(X, c_x=calibration.c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
-    entries = calibration.ledger_entries()
+    warn_not_private(caveats, "This FastMix release")
     if ledger is not None:
         ledger.spend_all(entries)
     if is_dask_array(data.X):  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk

@@ -16,7 +16,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import accounting as acc
-from .._validation import check_delta, check_epsilon, check_matrix, check_positive, check_positive_int, check_row_norms
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_matrix,
+    check_positive,
+    check_positive_int,
+    check_row_norms,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
+)
 from .data import _check_calibration
 from .gaussian_step import mix_sketch
 
@@ -92,8 +102,13 @@ def gaussian_mix(
     _check_calibration(
         calibration, GaussianMixCalibration, "calibrate_gaussian_mix(epsilon, delta, k=...)", "gaussian_mix"
     )
+    caveats = policy_caveats(row_norm_policy=row_norm_policy)
+    entries = mark_not_private(calibration.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     X = check_matrix(X, "X")
     X, _ = check_row_norms(X, bound=1.0, policy=row_norm_policy)
+    warn_not_private(caveats, "This Gaussian mixing release")
     if ledger is not None:
-        ledger.spend_all(calibration.ledger_entries())
+        ledger.spend_all(entries)
     return mix_sketch(X, calibration.sigma, calibration.k, random_state, method=method)

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._validation import NormEnforcement, check_positive, check_positive_int, check_random_state, is_dask_array
+from .._validation import (
+    NormEnforcement,
+    check_positive,
+    check_positive_int,
+    check_random_state,
+    is_dask_array,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
+)
 from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
@@ -127,6 +136,10 @@ def multiple_fast_mixing(
     )
     check_positive(m_floor, "m_floor", allow_zero=True)
     rechunking = None
+    caveats = () if prepared is not None else policy_caveats(row_norm_policy=row_norm_policy)
+    entries = mark_not_private(calibration.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     if prepared is not None:
         data = prepared
     else:
@@ -134,7 +147,7 @@ def multiple_fast_mixing(
     n, d = data.X.shape
     k2 = _check_k2(k2, n)
     rng = check_random_state(random_state)
-    entries = calibration.ledger_entries()
+    warn_not_private(caveats, "This MultipleFastMixing release")
     if ledger is not None:
         ledger.spend_all(entries)
     if is_dask_array(data.X):

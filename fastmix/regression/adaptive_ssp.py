@@ -13,7 +13,16 @@ import numpy as np
 from scipy import linalg as sla
 
 from .. import accounting as acc
-from .._validation import check_delta, check_epsilon, check_positive, check_random_state, is_dask_array
+from .._validation import (
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_random_state,
+    is_dask_array,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
+)
 from .data import prepare_regression
 from .gradient_noise import _rho_default
 from .result import RegressionResult, _unscale_theta, gram
@@ -47,7 +56,7 @@ class AdaSSPCalibration:
                 self.delta_each,
                 relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1",
-                details=(("sigma", self.sigma_xx),),
+                details=(("sigma", self.sigma_xx), ("sensitivity", 1.0)),
             ),
             acc.ledger_entry(
                 "Gaussian release of X^T X",
@@ -55,7 +64,7 @@ class AdaSSPCalibration:
                 self.delta_each,
                 relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity 1 (Frobenius)",
-                details=(("sigma", self.sigma_xx),),
+                details=(("sigma", self.sigma_xx), ("sensitivity", 1.0)),
             ),
             acc.ledger_entry(
                 "Gaussian release of X^T y",
@@ -63,13 +72,15 @@ class AdaSSPCalibration:
                 self.delta_each,
                 relation=acc.ZERO_OUT,
                 source="Wang (2018) AdaSSP; analytic Gaussian, sensitivity C",
-                details=(("sigma", self.sigma_xy), ("C", self.clip)),
+                details=(("sigma", self.sigma_xy), ("C", self.clip), ("sensitivity", self.clip)),
             ),
         )
 
-    def ledger(self, name: str = "AdaSSP") -> acc.PrivacyLedger:
+    def ledger(self, name: str = "AdaSSP", caveats: tuple = ()) -> acc.PrivacyLedger:
+        """A ledger of target ``(epsilon, delta)`` holding this calibration's entries (marked not
+        private with ``caveats``, the reasons an option broke the guarantee, when there are any)."""
         led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
-        led.spend_all(self.ledger_entries())
+        led.spend_all(mark_not_private(self.ledger_entries(), caveats))
         return led
 
 
@@ -127,14 +138,19 @@ def adassp(
     elif not isinstance(calibration, AdaSSPCalibration):
         raise TypeError(f"calibration must be an AdaSSPCalibration; got {type(calibration).__name__}.")
     cal = calibration
+    caveats = policy_caveats(row_norm_policy=row_norm_policy, y_policy=y_policy)
+    entries = mark_not_private(cal.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     data = prepare_regression(
         X, y, clip=cal.clip, row_norm_policy=row_norm_policy, y_policy=y_policy, power_of_two=False
     )
     Xp, yp = data.X, data.y
     d = Xp.shape[1]
+    warn_not_private(caveats, "This AdaSSP fit")
     if ledger is not None:
-        ledger.spend_all(cal.ledger_entries())
-    ledger = cal.ledger()
+        ledger.spend_all(entries)
+    ledger = cal.ledger("AdaSSP", caveats)
     XtX = gram(Xp)
     Xty = np.asarray((Xp.T @ yp).compute(), dtype=np.float64) if is_dask_array(Xp) else Xp.T @ yp
     lam_min = float(max(np.linalg.eigvalsh(XtX)[0], 0.0))

@@ -9,7 +9,9 @@ bounds (or applies the policy the caller chose), reaches a power of two by paddi
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,6 +20,7 @@ from .._validation import (
     NORM_TOLERANCE,
     ROW_NORM_POLICIES,
     NormEnforcement,
+    ResponseClippingWarning,
     check_dask_matrix,
     check_dask_rows,
     check_matrix,
@@ -27,6 +30,7 @@ from .._validation import (
     check_vector,
     dask_vector_like,
     is_dask_array,
+    policy_caveats,
     row_norm_error,
     row_norms,
 )
@@ -88,11 +92,25 @@ class DataRecord:
 
     @property
     def private_preprocessing(self) -> bool:
-        """False when a data-dependent rescaling was applied (not covered by the guarantee), or
-        when the bounds were not checked at all (the non-private FastIHS)."""
+        """False when a data-dependent policy (``"rescale"``) was chosen, whether or not it had to
+        scale anything (that it did not is itself a statistic of the data), or when the bounds
+        were not checked at all (the non-private FastIHS)."""
         if self.row_norms.policy == _UNCHECKED or self.y_policy == _UNCHECKED:
             return False
-        return self.row_norms.scale == 1.0 and self.y_scale == 1.0
+        return not policy_caveats(row_norm_policy=self.row_norms.policy, y_policy=self.y_policy)
+
+    def published(self) -> DataRecord:
+        """This record without the statistics of the data that no mechanism released.
+
+        Kept: the sizes (n is public under zero-out neighbours), the policies, the bound C and
+        what was done to reach a power of two (the rows kept by ``"subsample"`` are a random
+        draw that does not depend on the data). Removed (set to None): the largest row norm,
+        the counts of rows and responses over their bounds and the rescaling factors of the
+        ``"rescale"`` policies. A fitted estimator keeps this form unless it was asked to keep
+        the unreleased statistics (``keep_unreleased=True``).
+        """
+        norms = NormEnforcement(self.row_norms.policy, self.row_norms.bound, None, None, None)
+        return dataclasses.replace(self, row_norms=norms, y_rows_over=None, y_scale=None)
 
     def as_dict(self) -> dict:
         return {
@@ -226,6 +244,17 @@ def _y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = Tru
     )
 
 
+def _warn_clipped_responses(n_over: int, n: int, clip: float) -> None:
+    """:class:`ResponseClippingWarning` for ``y_policy="clip"`` when responses were clipped."""
+    warnings.warn(
+        f"y_policy='clip' clipped {n_over} of {n} responses ({n_over / max(n, 1):.1%}) to [-C, C] with C = {clip:g}: "
+        "the fit sees the clipped values (private: each record is clipped alone). If many were clipped, the "
+        "declared bound is too small for these responses; divide y by a larger public bound or raise `clip`.",
+        ResponseClippingWarning,
+        stacklevel=5,
+    )
+
+
 #: The policies that act on one record at a time, hence can be applied chunk by chunk to a Dask X.
 CHUNKED_POLICIES = ("raise", "clip")
 
@@ -283,6 +312,7 @@ def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, n_policy, power_o
             import dask.array as da
 
             y = da.clip(y, -clip, clip)
+            _warn_clipped_responses(y_over, n, clip)
         norms = NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm)
     rechunking = None
     if power_of_two:
@@ -339,6 +369,7 @@ def _prepare_regression(
     elif y_policy == "clip":
         if n_over:
             y = np.clip(y, -clip, clip)
+            _warn_clipped_responses(n_over, n, clip)
     elif y_policy == _UNCHECKED:  # the non-private FastIHS only
         n_over = 0
     elif y_policy == "rescale":

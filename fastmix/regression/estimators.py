@@ -4,10 +4,34 @@
 :class:`AdaSSPRegressor` wrap :func:`fast_ihm`, :func:`ihm`, :func:`fast_ihs` and :func:`adassp`
 with scikit-learn's parameter names (``n_iter`` for the iteration count T) and an optional
 intercept appended within the norm bound.
+
+What the guarantee covers
+-------------------------
+A private estimator's ``fit`` is ``(epsilon, delta)``-differentially private for **zero-out
+neighbours of the records**: two data sets of the same size n that differ in one record, which
+in one of them is absent, i.e. its whole row of the matrix the solver sees is zero. That row is
+the record after every step before the solver: the encoded features (by a data-independent
+encoder such as :class:`fastmix.preprocessing.BoundedTableEncoder`), the intercept coordinate
+``c/s`` and the response. This is the FastMix paper's relation (Section 2) applied to that
+matrix, so the calibrations hold exactly; n is treated as public. It is *not* a guarantee for
+"the record's raw values replaced by zeros": with ``fit_intercept=True`` such a record keeps its
+intercept coordinate, and the gradient release's sensitivity for that pair grows from C to
+``C sqrt((1 + 4 c^2) / (1 + c^2))`` (1.58 C at ``c = 1``), which the calibration does not pay
+for. ``privacy_relation`` and ``privacy_ledger_.relation`` name the relation ("zero-out").
+
+The guarantee covers the fitted coefficients, ``intercept_``, the ledger and everything kept on
+the fitted estimator by default. Statistics of the training data that no mechanism released (the
+largest row norm, the counts of values over their bounds, the non-private eigenvalue and
+coherence diagnostics) are dropped at the end of ``fit`` unless ``keep_unreleased=True``; an
+estimator fitted with it must not be published. An option that breaks the guarantee
+(``row_norm_policy="rescale"`` or ``y_policy="rescale"``, listed by
+:meth:`~_SketchedRegressorBase.non_private_options`) warns at ``fit``
+(:class:`~fastmix._validation.NotPrivateWarning`) and its ledger entries say "not private".
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from contextlib import contextmanager
@@ -21,11 +45,13 @@ from .._validation import (
     _non_finite_error,
     check_dask_rows,
     check_delta,
+    check_epsilon,
     check_positive,
     check_positive_int,
     check_probability,
     check_random_state,
     is_dask_array,
+    policy_caveats,
 )
 from ..hadamard import power_of_two_size
 from .adaptive_ssp import adassp
@@ -60,6 +86,39 @@ def _append_constant_column(X, divisor: float, value: float):
 #: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
 _MIN_N_DEFAULT_DELTA = 100
 
+#: The epsilons the private estimators accept: below, the noise swamps any data set; above, the
+#: guarantee is void and the calibrations overflow.
+EPSILON_RANGE = (1e-6, 1e6)
+
+#: Diagnostics computed from the raw data that no mechanism released (dropped unless keep_unreleased=True).
+UNRELEASED_DIAGNOSTICS = ("m_hat_nonprivate", "lambda_min_nonprivate")
+
+
+def _published(result):
+    """``result`` without the statistics of the data that were never released (see ``keep_unreleased``)."""
+    diagnostics = {k: v for k, v in result.diagnostics.items() if k not in UNRELEASED_DIAGNOSTICS}
+    return dataclasses.replace(result, data=result.data.published(), diagnostics=diagnostics)
+
+
+def _check_numeric_frame(X) -> None:
+    """Refuse a DataFrame with non-numeric columns, naming them and the data-independent fix."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+    bad = [
+        str(col)
+        for col, dt in dtypes.items()
+        if not (is_numeric_dtype(dt) or is_bool_dtype(dt)) or is_complex_dtype(dt)
+    ]
+    if bad:
+        raise TypeError(
+            f"X has non-numeric column(s) {bad}; the solvers need real numbers. Encode categories over declared "
+            "values first (fastmix.preprocessing.BoundedTableEncoder, in a Pipeline), or drop the columns. "
+            "Learning the categories from the data (OneHotEncoder(categories='auto')) would not be private."
+        )
+
 
 @contextmanager
 def _fastmix_non_finite_message(X, y=None):
@@ -81,12 +140,16 @@ def _fastmix_non_finite_message(X, y=None):
 class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, rng)``, returning a RegressionResult.
 
-    **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours
-    (one row of ``(X, y)`` replaced by zeros; the FastMix paper's Section 2), and so is their
-    ledger (``privacy_ledger_.relation``); an outer ``ledger=`` of the other relation is refused.
+    **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours of
+    the records (the module docstring, *What the guarantee covers*): one record absent, i.e. its
+    whole row of the matrix the solver sees, intercept coordinate and response included, set to
+    zero (the FastMix paper's Section 2). Their ledger (``privacy_ledger_.relation``) says so; an
+    outer ``ledger=`` of the replace-one relation is refused (convert with
+    :meth:`~fastmix.accounting.LedgerEntry.as_relation`, which doubles epsilon).
 
     ``delta=None`` means ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public
-    under zero-out neighbouring.
+    under zero-out neighbouring. The kernel learners of :mod:`fastmix.kernels` differ on both
+    counts: replace-one neighbours and ``delta=1e-5`` by default.
 
     **Intercept.** With ``fit_intercept=True`` (the default, as in scikit-learn) the estimator
     fits ``y ~ x^T coef_ + intercept_`` by appending a constant coordinate ``c``
@@ -96,13 +159,16 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
 
     so the augmented data meet the same norm bound and the mechanism, its calibration and its
     ledger are exactly those of the paper's algorithm run on ``d + 1`` columns; nothing
-    data-dependent is computed (no centring), and the privacy guarantee is unchanged. Predictions
+    data-dependent is computed (no centring). The guarantee is for the augmented rows: a record
+    absent means its augmented row ``x~`` is zero, constant coordinate included (the relation
+    above); zeroing only its raw ``(x, y)`` leaves ``c/s`` and is not covered at this cost. Predictions
     are ``x~^T b = x^T (b[:d] / s) + c b[d] / s``, hence ``coef_ = b[:d] / s`` and
     ``intercept_ = c b[d] / s``. The cost is in accuracy, not privacy: the features are shrunk by
     ``1/s`` (``1/sqrt 2`` at ``c = 1``) while the privacy noise stays the same, so the noise on the
     coefficients in the original units grows by up to ``s``, and the problem has one more column.
-    The non-private FastIHS appends ``c`` without rescaling. ``fit_intercept=False`` is the
-    papers' setting (no intercept, ``intercept_ = 0``).
+    ``fit`` warns when ``c`` lies outside ``[1/3, 3]`` (a large ``c`` shrinks the features towards
+    zero, a small one the intercept coordinate). The non-private FastIHS appends ``c`` without
+    rescaling. ``fit_intercept=False`` is the papers' setting (no intercept, ``intercept_ = 0``).
 
     A delta that is not small compared with ``1/n`` gives a weak guarantee: a mechanism that
     publishes each record outright with probability delta is (0, delta)-DP, and it publishes
@@ -122,6 +188,58 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     """
 
     _private = True
+
+    #: The neighbouring relation of the guarantee (None for the non-private FastIHS).
+    privacy_relation = acc.ZERO_OUT
+
+    def non_private_options(self) -> tuple:
+        """The chosen options that break the privacy guarantee, one sentence each (from the parameters only).
+
+        Empty when a fit with these parameters is differentially private. ``"rescale"`` for
+        ``row_norm_policy`` or ``y_policy`` divides by the largest value observed in the data: a
+        fit with it warns (:class:`~fastmix._validation.NotPrivateWarning`) and its ledger entries
+        are marked not private; :class:`~fastmix.model_selection.PrivateGridSearch` refuses such a
+        candidate before it reads the data.
+        """
+        return policy_caveats(row_norm_policy=self.row_norm_policy, y_policy=self.y_policy)
+
+    def _check_privacy_parameters(self):
+        """Budget and intercept parameters, checked before the data are read (with the fix in each message)."""
+        name = type(self).__name__
+        if self.epsilon is None:
+            raise ValueError(f"{name} needs a privacy budget: pass epsilon (e.g. epsilon=1.0); got None.")
+        eps = check_epsilon(self.epsilon)
+        lo, hi = EPSILON_RANGE
+        if not lo <= eps <= hi:
+            raise ValueError(
+                f"epsilon must lie in [{lo:g}, {hi:g}] for {name}; got {eps:g}. Below {lo:g} the noise swamps any "
+                f"data set, above {hi:g} the guarantee is void and the calibrations overflow."
+            )
+        if self.delta is not None:
+            delta = check_delta(self.delta)
+            if self.rho is None and delta / 10.0 == 0.0:
+                raise ValueError(
+                    f"delta = {delta:g} is too small: the default rho = delta/10 underflows to 0. Pass a delta of "
+                    "at least 1e-300 (1/n^2 is common), or rho explicitly."
+                )
+        if getattr(self, "fit_intercept", False) is True:
+            c = check_positive(self.intercept_scaling, "intercept_scaling")
+            if not 1.0 / 3.0 <= c <= 3.0:
+                s = math.sqrt(1.0 + c * c)
+                shrunk = (
+                    f"every feature is divided by sqrt(1 + c^2) = {s:.4g}, so the noise is about {s:.3g} times larger "
+                    "relative to the features' signal"
+                    if c > 3.0
+                    else f"the intercept coordinate is c/sqrt(1 + c^2) = {c / s:.3g}, so the intercept's noise is "
+                    f"about {s / c:.3g} times its signal's scale"
+                )
+                warnings.warn(
+                    f"intercept_scaling = {c:g}: to keep every row within the norm bound, {shrunk}. Values near 1 "
+                    "(the default) balance the two; centre y by a public value or set fit_intercept=False if "
+                    "no intercept is needed.",
+                    UserWarning,
+                    stacklevel=3,
+                )
 
     def _check_sklearn(self):
         if not _HAVE_SKLEARN:  # pragma: no cover
@@ -148,25 +266,21 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         outer = getattr(self, "ledger", None)
         if outer is not None and not isinstance(outer, acc.PrivacyLedger):
             raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
+        if self._private:
+            self._check_privacy_parameters()
+        rng = check_random_state(self.random_state)
+        _check_numeric_frame(X)
         chunked = is_dask_array(X)
         if chunked:
             X = self._check_dask_input(X)
         else:
             with _fastmix_non_finite_message(X, y):
                 X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
-        rng = check_random_state(self.random_state)
         fit_intercept = getattr(self, "fit_intercept", False)
         if not isinstance(fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be True or False; got {fit_intercept!r}.")
         if fit_intercept:
-            c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
-            s = math.sqrt(1.0 + c * c) if self._private else 1.0
-            if chunked:
-                Xa = _append_constant_column(X, s, c / s)
-            else:
-                Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
-                np.divide(X, s, out=Xa[:, :-1])
-                Xa[:, -1] = c / s
+            Xa, c, s = self._augment(X)
             result = self._solve(Xa, y, rng)
             theta = np.asarray(result.theta, dtype=np.float64)
             self.coef_ = theta[:-1] / s
@@ -180,12 +294,30 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             result = self._solve(X, y, rng)
             self.coef_ = np.asarray(result.theta, dtype=np.float64)
             self.intercept_ = 0.0
+        if self._private and not getattr(self, "keep_unreleased", False):
+            result = _published(result)
         self.result_ = result
         self.data_record_ = result.data
         self.diagnostics_ = result.diagnostics
         if self._private:
             self.privacy_ledger_ = result.ledger
         return self
+
+    def _augment(self, X):
+        """``(X~, c, s)``: the rows the solver sees with an intercept, ``x~ = (x, c) / s``.
+
+        ``c`` is ``intercept_scaling`` and ``s = sqrt(1 + c^2)`` for the private estimators (so
+        ``||x~|| <= 1`` whenever ``||x|| <= 1``), 1 for the non-private FastIHS. A record absent
+        from the data is a zero row of this matrix: the relation the guarantee is stated for.
+        """
+        c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
+        s = math.sqrt(1.0 + c * c) if self._private else 1.0
+        if is_dask_array(X):
+            return _append_constant_column(X, s, c / s), c, s
+        Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
+        np.divide(X, s, out=Xa[:, :-1])
+        Xa[:, -1] = c / s
+        return Xa, c, s
 
     def _check_dask_input(self, X):
         """A Dask X as float64 chunked along rows; records ``n_features_in_`` as scikit-learn does."""
@@ -253,13 +385,19 @@ class FastIHMRegressor(_SketchedRegressorBase):
     shared_eta, omit_eta_term, m_floor : see :func:`fast_ihm`.
     row_norm_policy, y_policy, n_policy : see :func:`prepare_regression`. With
         ``"rescale"`` the estimator works on any data (coefficients are mapped back to the
-        original units) but the data-dependent scaling is not private.
+        original units) but the data-dependent scaling is not private: ``fit`` warns
+        (:class:`~fastmix._validation.NotPrivateWarning`) and the ledger's entries say "not
+        private" (:meth:`non_private_options` lists such choices). ``y_policy="clip"`` clips each
+        response to ``[-C, C]`` (private) and warns with the count
+        (:class:`~fastmix._validation.ResponseClippingWarning`) when it clipped any.
     fit_intercept : bool, default=True
         Fit an intercept through a constant coordinate appended within the norm bound (no
-        data-dependent step; same privacy guarantee, some accuracy cost: see the class notes of
-        the base estimator below). False is the paper's setting.
+        data-dependent step, some accuracy cost: see the class notes of the base estimator
+        below). The guarantee is then for a record's whole augmented row, constant coordinate
+        included (module docstring, *What the guarantee covers*). False is the paper's setting.
     intercept_scaling : float, default=1.0
-        The constant ``c`` appended to each row (the rows are then divided by ``sqrt(1 + c^2)``).
+        The constant ``c`` appended to each row (the rows are then divided by ``sqrt(1 + c^2)``);
+        ``fit`` warns outside ``[1/3, 3]``.
     ledger : PrivacyLedger or None, default=None
         An outer budget for the data set: every fit charges its cost there too, and a fit that
         would take it past its target is refused before the data are touched
@@ -272,6 +410,13 @@ class FastIHMRegressor(_SketchedRegressorBase):
     random_state : None, int, SeedSequence or Generator
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How the Gaussian step is sampled; the same law either way (see :func:`fast_ihm`).
+    keep_unreleased : bool, default=False
+        Keep on the fitted estimator the statistics of the training data that no mechanism
+        released: the largest row norm and the counts of rows and responses over their bounds
+        (in ``data_record_``) and the non-private ``m_hat`` and ``lambda_min`` (in
+        ``diagnostics_``). They are **not** covered by the guarantee: an estimator fitted with
+        ``True`` is for the data holder's own inspection and must not be published. With the
+        default the fitted estimator holds only released quantities, public parameters and n.
 
     Attributes
     ----------
@@ -306,6 +451,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         ledger=None,
         random_state=None,
         gaussian_step="explicit",
+        keep_unreleased=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -327,6 +473,7 @@ class FastIHMRegressor(_SketchedRegressorBase):
         self.intercept_scaling = intercept_scaling
         self.ledger = ledger
         self.random_state = random_state
+        self.keep_unreleased = keep_unreleased
 
     def _solve(self, X, y, rng):
         n, d = X.shape
@@ -380,7 +527,8 @@ class FastIHMRegressor(_SketchedRegressorBase):
 class IHMRegressor(_SketchedRegressorBase):
     """Differentially private least squares with IHM (Lev et al. 2026; see :func:`ihm`).
 
-    Parameters as :class:`FastIHMRegressor` (``fit_intercept`` and ``intercept_scaling`` included); ``k``
+    Parameters as :class:`FastIHMRegressor` (``fit_intercept``, ``intercept_scaling`` and
+    ``keep_unreleased`` included); ``k``
     (None: ``6 max{d, log(4T/rho)}``, Appendix H)
     is the number of Gaussian rows, ``sketch`` is ``"dense"`` or ``"gram"`` (same distribution).
     """
@@ -402,6 +550,7 @@ class IHMRegressor(_SketchedRegressorBase):
         intercept_scaling=1.0,
         ledger=None,
         random_state=None,
+        keep_unreleased=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -417,6 +566,7 @@ class IHMRegressor(_SketchedRegressorBase):
         self.intercept_scaling = intercept_scaling
         self.ledger = ledger
         self.random_state = random_state
+        self.keep_unreleased = keep_unreleased
 
     def _solve(self, X, y, rng):
         n, d = X.shape
@@ -451,6 +601,11 @@ class FastIHSRegressor(_SketchedRegressorBase):
     """
 
     _private = False
+    privacy_relation = None
+
+    def non_private_options(self) -> tuple:
+        """FastIHS adds no noise: every fit is non-private (see the base class)."""
+        return ("FastIHSRegressor is the non-private baseline: it adds no noise and has no privacy guarantee.",)
 
     def __init__(
         self,
@@ -483,7 +638,8 @@ class FastIHSRegressor(_SketchedRegressorBase):
 class AdaSSPRegressor(_SketchedRegressorBase):
     """Differentially private least squares with AdaSSP (Wang 2018; :func:`adassp`).
 
-    Parameters as :class:`FastIHMRegressor` (``fit_intercept`` and ``intercept_scaling`` included).
+    Parameters as :class:`FastIHMRegressor` (``fit_intercept``, ``intercept_scaling`` and
+    ``keep_unreleased`` included).
     """
 
     def __init__(
@@ -499,6 +655,7 @@ class AdaSSPRegressor(_SketchedRegressorBase):
         intercept_scaling=1.0,
         ledger=None,
         random_state=None,
+        keep_unreleased=False,
     ):
         self.epsilon = epsilon
         self.delta = delta
@@ -510,6 +667,7 @@ class AdaSSPRegressor(_SketchedRegressorBase):
         self.intercept_scaling = intercept_scaling
         self.ledger = ledger
         self.random_state = random_state
+        self.keep_unreleased = keep_unreleased
 
     def _solve(self, X, y, rng):
         delta, rho = self._delta_rho(X.shape[0])

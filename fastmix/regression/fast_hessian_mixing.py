@@ -19,6 +19,9 @@ from .._validation import (
     check_positive,
     check_positive_int,
     check_random_state,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
 )
 from ..mechanisms import GAUSSIAN_STEPS, FastMixCalibration, calibrate_fast_mix, multiple_fast_mixing
 from ..threads import blas_limit
@@ -84,9 +87,11 @@ class FastIHMCalibration:
             _gradient_entry(self.T, self.sigma_gradient, self.clip, self.epsilon_gradient, self.delta_gradient, src),
         )
 
-    def ledger(self, name: str = "FastIHM") -> acc.PrivacyLedger:
+    def ledger(self, name: str = "FastIHM", caveats: tuple = ()) -> acc.PrivacyLedger:
+        """A ledger of target ``(epsilon, delta)`` holding this calibration's entries (marked not
+        private with ``caveats``, the reasons an option broke the guarantee, when there are any)."""
         led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
-        led.spend_all(self.ledger_entries())
+        led.spend_all(mark_not_private(self.ledger_entries(), caveats))
         return led
 
 
@@ -280,15 +285,20 @@ def fast_ihm(
         raise ValueError(f"k1 = {k1} differs from the calibration's k1 = {calibration.k1}; recalibrate.")
     cal = calibration
     k1, T, clip = cal.k1, cal.T, cal.clip
+    caveats = policy_caveats(row_norm_policy=row_norm_policy, y_policy=y_policy)
+    entries = mark_not_private(cal.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     data = prepare_regression(
         X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, n_policy=n_policy, random_state=rng
     )
     Xp, yp = data.X, data.y
     n, d = Xp.shape
     k2 = _check_srht_k(k2, n, "k2")
+    warn_not_private(caveats, "This FastIHM fit")
     if ledger is not None:
-        ledger.spend_all(cal.ledger_entries())
-    ledger = cal.ledger("FastIHM")
+        ledger.spend_all(entries)
+    ledger = cal.ledger("FastIHM", caveats)
     mfm = multiple_fast_mixing(
         Xp, cal.fast_mix, k2=k2, random_state=rng, m_floor=m_floor, backend=backend, prepared=data.as_mechanism_data()
     )

@@ -23,6 +23,9 @@ from .._validation import (
     check_positive_int,
     check_random_state,
     is_dask_array,
+    mark_not_private,
+    policy_caveats,
+    warn_not_private,
 )
 from .data import N_POLICIES, prepare_regression
 from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default, analytic_gaussian_epsilon
@@ -94,7 +97,7 @@ class IHMCalibration:
                 self.delta_eig,
                 relation=acc.ZERO_OUT,
                 source="analytic Gaussian mechanism (Balle & Wang 2018), sensitivity 1",
-                details=(("noise_std", self.eig_noise),),
+                details=(("noise_std", self.eig_noise), ("sensitivity", 1.0)),
             ),
             acc.ledger_entry(
                 "lambda_tilde shift failure event",
@@ -114,9 +117,11 @@ class IHMCalibration:
             ),
         )
 
-    def ledger(self, name: str = "IHM") -> acc.PrivacyLedger:
+    def ledger(self, name: str = "IHM", caveats: tuple = ()) -> acc.PrivacyLedger:
+        """A ledger of target ``(epsilon, delta)`` holding this calibration's entries (marked not
+        private with ``caveats``, the reasons an option broke the guarantee, when there are any)."""
         led = acc.PrivacyLedger(self.epsilon, self.delta, relation=acc.ZERO_OUT, name=name)
-        led.spend_all(self.ledger_entries())
+        led.spend_all(mark_not_private(self.ledger_entries(), caveats))
         return led
 
 
@@ -330,6 +335,10 @@ def ihm(
     k, T, clip = cal.k, cal.T, cal.clip
     check_policy(sketch, "sketch", ("dense", "gram"))
     check_policy(n_policy, "n_policy", ("none",) + N_POLICIES)
+    caveats = policy_caveats(row_norm_policy=row_norm_policy, y_policy=y_policy)
+    entries = mark_not_private(cal.ledger_entries(), caveats)
+    if ledger is not None:
+        ledger.check_spend_all(entries)  # refused before the data are read
     data = prepare_regression(
         X,
         y,
@@ -347,9 +356,10 @@ def ihm(
             "sketch='dense' draws a k x n Gaussian matrix in row order and needs X in memory; with a Dask X "
             "use sketch='gram', which releases the same distribution from the d x d Gram matrix."
         )
+    warn_not_private(caveats, "This IHM fit")
     if ledger is not None:
-        ledger.spend_all(cal.ledger_entries())
-    ledger = cal.ledger("IHM")
+        ledger.spend_all(entries)
+    ledger = cal.ledger("IHM", caveats)
     R, lam_min = _gram_sqrt(Xp)
     lam_tilde = max(0.0, lam_min - cal.eig_noise * (cal.tau - rng.standard_normal()))
     sigma_s = math.sqrt(max(0.0, cal.gamma - lam_tilde))
