@@ -3,31 +3,50 @@
 :class:`DPRandomProjectionKRR` (Algorithm 1, Theorem 1) and :class:`DPRandomFeatureKRR`
 (Algorithm 3, Theorem 5), with their non-private counterparts :class:`RandomProjectionKRR` and
 :class:`RandomFeatureKRR`, which use the same random features for the same ``random_state``.
+
+The two private learners follow the conventions of the package's private least-squares
+regressors (:class:`fastmix.regression.FastIHMRegressor` and its siblings): a class attribute
+``privacy_relation``, a method ``non_private_options()``, an outer ``ledger=``, a ``y_policy``
+and ``keep_unreleased=False``. They differ in the neighbouring relation of their guarantee,
+see :class:`DPRandomProjectionKRR`.
 """
 
 from __future__ import annotations
+
+import warnings
+from functools import partial
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (
+    NotPrivateWarning,
+    PrivacyWarning,
+    ResponseClippingWarning,
     check_delta,
     check_epsilon,
     check_matrix,
+    check_policy,
     check_positive,
     check_positive_int,
     check_random_state,
     check_row_norms,
     check_vector,
 )
-from ..accounting import REPLACE_ONE, PrivacyLedger
+from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .gaussian_process_paths import laurent_massart_bound, random_projection_paths
 from .kernel_functions import make_kernel
 from .random_features import RandomFourierFeatures
 from .sufficient_statistics import release_sufficient_statistics, solve_ridge_floored
 
 _PAPER = "kernel paper (arXiv:2507.17544)"
+
+#: The values of ``y_policy`` of the private kernel learners; both act on each response alone.
+Y_POLICIES = ("raise", "clip")
+
+#: Responses above T by at most this relative amount (rounding) pass ``y_policy="raise"`` and are clipped to T.
+_Y_TOL = 1e-9
 
 
 def _check_common(est):
@@ -60,13 +79,15 @@ def _check_privacy(est):
 
 
 def _fit_inputs(est, X, y, kernel):
+    """Validated ``(X, y)`` and the row-norm record of the linear kernel (None for the other kernels)."""
     # sklearn's checks first (sparse, complex, 1-D, empty, y=None), then ours (NaN with a fix-it message).
     X, y = validate_data(est, X, y, y_numeric=True, dtype=np.float64, ensure_all_finite=False)
     X = check_matrix(X, "X", dtype=float)
     y = check_vector(y, "y", length=X.shape[0]).astype(float)
+    record = None
     if kernel.name == "linear":
-        X, est.row_norm_record_ = check_row_norms(X, bound=kernel.feature_bound, policy=est.row_norm_policy)
-    return X, y
+        X, record = check_row_norms(X, bound=kernel.feature_bound, policy=est.row_norm_policy)
+    return X, y, record
 
 
 class _RandomProjectionFeatures:
@@ -133,7 +154,8 @@ class RandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
     feature_bound : float, default=1.0
         R (linear kernel only).
     row_norm_policy : {"raise", "clip", "rescale"}, default="raise"
-        How rows with ``||x|| > R`` are handled (linear kernel only).
+        How rows with ``||x|| > R`` are handled (linear kernel only; the record is kept in
+        ``row_norm_record_``).
     random_state : None, int, SeedSequence or Generator
         Controls the path draws. Pass an int for reproducible output across calls.
     """
@@ -162,7 +184,9 @@ class RandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
 
     def fit(self, X, y):
         M, lam, kernel = _check_common(self)
-        X, y = _fit_inputs(self, X, y, kernel)
+        X, y, record = _fit_inputs(self, X, y, kernel)
+        if record is not None:
+            self.row_norm_record_ = record
         rng_paths, _ = check_random_state(self.random_state).spawn(2)
         self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng_paths).fit(X)
         Z = self.feature_map_.transform(X)
@@ -192,7 +216,7 @@ class RandomFeatureKRR(_KRRBase):
     def fit(self, X, y):
         M, lam, kernel = _check_common(self)
         _require_shift_invariant(kernel)
-        X, y = _fit_inputs(self, X, y, kernel)
+        X, y, _ = _fit_inputs(self, X, y, kernel)
         rng_feat, _ = check_random_state(self.random_state).spawn(2)
         self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng_feat).fit(X)
         Z = self.feature_map_.transform(X)
@@ -210,25 +234,79 @@ def _require_shift_invariant(kernel):
         )
 
 
-def _truncate(y, response_bound):
-    """``[y_i]_T = clip(y_i, -T, T)`` with ``T = response_bound`` (kernel paper, Algorithm 1 step 1)."""
-    yc = np.clip(y, -response_bound, response_bound)
-    return yc, int(np.count_nonzero(yc != y))
+def _bound_responses(y, response_bound, policy):
+    """``[y_i]_T = clip(y_i, -T, T)`` with ``T = response_bound`` (kernel paper, Algorithm 1 step 1).
+
+    ``policy="raise"`` first refuses responses above T (beyond a relative 1e-9 of rounding);
+    ``"clip"`` clips them and warns :class:`~fastmix._validation.ResponseClippingWarning` with
+    their count and share. Either way each response is mapped alone, so the guarantee holds.
+    Returns the truncated responses and how many of them were changed.
+    """
+    abs_y = np.abs(y)
+    n_over = int(np.count_nonzero(abs_y > response_bound))
+    if policy == "raise":
+        n_refused = int(np.count_nonzero(abs_y > response_bound * (1.0 + _Y_TOL)))
+        if n_refused:
+            raise ValueError(
+                f"{n_refused} of {y.size} response(s) have |y_i| above the truncation level response_bound = "
+                f"{response_bound:g} (largest |y_i| = {float(abs_y.max()):.6g}); Algorithm 1 of the kernel paper "
+                "assumes |y_i| <= T = response_bound. Divide y by a public bound on |y|, raise response_bound, "
+                "or pass y_policy='clip' (each response clipped to [-T, T], the paper's truncation; private, "
+                "since it acts on each record alone)."
+            )
+    elif n_over:
+        warnings.warn(
+            f"y_policy='clip' clipped {n_over} of {y.size} responses ({n_over / y.size:.1%}) to [-T, T] with "
+            f"T = response_bound = {response_bound:g} (the kernel paper's truncation, Algorithm 1 step 1; "
+            "private, since each record is clipped alone). The fit sees the clipped values; if many were "
+            "clipped, divide y by a larger public bound or raise response_bound.",
+            ResponseClippingWarning,
+            stacklevel=4,
+        )
+    return np.clip(y, -response_bound, response_bound), n_over
+
+
+#: Statistics of the training data that no mechanism released, kept only with ``keep_unreleased=True``.
+_UNRELEASED = ("n_responses_clipped_", "n_features_clipped_", "n_features_over_bound_", "row_norm_record_")
 
 
 class _DPKRRBase(_KRRBase):
     """The fit both private kernel ridge regressions share (kernel paper, Algorithms 1 and 3).
 
-    A subclass supplies the feature map (:meth:`_fit_features`), the norm bound ``D2`` on its
-    features with the delta each release gets (:meth:`_bound_features`, which also records a
-    norm event in the ledger when the bound is only probable) and the paper's references for the
-    ledger (``_release_source``).  The rest is common: parameter checks, response truncation,
-    the Gaussian-mechanism release of ``(C~, u~)`` at ``epsilon/2`` each, the two ledger spends
-    and the floored ridge solve.
+    A subclass supplies the feature map (:meth:`_fit_features`), the split of delta among the
+    norm event and the two releases (:meth:`_delta_split`, known before the data are read) and
+    the norm bound ``D2`` on its features (:meth:`_bound_features`), with the paper's references
+    for the ledger (``_release_source``, ``_norm_event``).  The rest is common: parameter checks,
+    the outer ledger's dry run, response truncation, the Gaussian-mechanism release of
+    ``(C~, u~)`` at ``epsilon/2`` each, the ledger spends and the floored ridge solve.
     """
 
+    #: The neighbouring relation of the guarantee: one record changed (the kernel paper's).
+    privacy_relation = REPLACE_ONE
     #: Where the two Gaussian releases come from, as recorded in the ledger.
     _release_source = ""
+    #: ``(mechanism, source)`` of the norm event charged to delta, for a feature map that has one.
+    _norm_event = ("", "")
+
+    def non_private_options(self) -> tuple[str, ...]:
+        """The chosen options that break the privacy guarantee, one sentence each (empty when none).
+
+        Computed from the parameters alone, never from data. The one such option is
+        ``row_norm_policy="rescale"`` with the linear kernel (the only kernel whose inputs are
+        bounded, by ``feature_bound``): it divides every row by the largest row norm observed,
+        a statistic of every record. ``fit`` then warns
+        :class:`~fastmix._validation.NotPrivateWarning` and marks every ledger entry of the fit
+        not private, in ``privacy_ledger_`` and in the outer ``ledger``.
+        """
+        kernel = self.kernel
+        name = kernel.lower() if isinstance(kernel, str) else getattr(kernel, "name", None)
+        if name == "linear" and getattr(self, "row_norm_policy", "raise") == "rescale":
+            return (
+                "row_norm_policy='rescale' with the linear kernel divides every row of X by the largest row norm "
+                "observed, a statistic of every record, so the release is not differentially private (divide X "
+                "by a public bound and use 'raise', or use 'clip').",
+            )
+        return ()
 
     def _check_kernel(self, kernel):
         """Refuse a kernel the feature map cannot use (before the data are read)."""
@@ -237,23 +315,64 @@ class _DPKRRBase(_KRRBase):
         """Fit the feature map on ``X`` with ``rng``, set ``feature_map_`` and return the features."""
         raise NotImplementedError
 
-    def _bound_features(self, Z, M, delta, ledger):  # pragma: no cover - abstract
-        """``(Z, D2, delta_covariance, delta_vector)``: the features as released and their norm bound."""
+    def _delta_split(self, delta):  # pragma: no cover - abstract
+        """``(delta of the norm event or None, delta of C~, delta of u~)``, from the parameters alone."""
         raise NotImplementedError
 
+    def _bound_features(self, Z, M, delta):  # pragma: no cover - abstract
+        """``(Z, D2, feature_clip, n_clipped, n_over)``: the features as released, their norm bound,
+        the clipping radius applied at prediction (or None) and two unreleased counts (or None)."""
+        raise NotImplementedError
+
+    def _ledger_entries(self, eps, delta, M, D2=None, release=None):
+        """The fit's spends under replace-one neighbours; without details before the data are read."""
+        d_event, d_cov, d_vec = self._delta_split(delta)
+        entry, rel = partial(ledger_entry, relation=REPLACE_ONE), release
+        source = f"{_PAPER}, {self._release_source}; analytic Gaussian (Balle & Wang 2018)"
+        cov = None if rel is None else {"sensitivity": rel.sensitivity_covariance, "sigma": rel.sigma_covariance}
+        vec = None if rel is None else {"sensitivity": rel.sensitivity_vector, "sigma": rel.sigma_vector}
+        entries = [
+            entry("Gaussian mechanism: covariance C~", eps / 2.0, d_cov, source=source, details=cov),
+            entry("Gaussian mechanism: vector u~", eps / 2.0, d_vec, source=source, details=vec),
+        ]
+        if d_event is not None:
+            mechanism, event_source = self._norm_event
+            details = None if D2 is None else {"D2": D2, "t": d_event / 2.0, "M": M}
+            entries.insert(0, entry(mechanism, 0.0, d_event, source=f"{_PAPER}, {event_source}", details=details))
+        return entries
+
     def fit(self, X, y):
-        """Fit and record every privacy spend in ``privacy_ledger_``."""
+        """Fit and record every privacy spend in ``privacy_ledger_`` (and in ``ledger``, if given)."""
         eps, delta = _check_privacy(self)
         M, lam, kernel = _check_common(self)
         response_bound = check_positive(self.response_bound, "response_bound")
         floor = check_positive(self.psd_floor, "psd_floor")
+        y_policy = check_policy(self.y_policy, "y_policy", Y_POLICIES)
+        if not isinstance(self.keep_unreleased, (bool, np.bool_)):
+            raise TypeError(f"keep_unreleased must be True or False; got {self.keep_unreleased!r}.")
         self._check_kernel(kernel)
-        X, y = _fit_inputs(self, X, y, kernel)
+        outer = self.ledger
+        if outer is not None and not isinstance(outer, PrivacyLedger):
+            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
+        if outer is not None:
+            # The spends follow from epsilon, delta and the parameters: a fit the outer budget cannot
+            # afford is refused here, before the data are read.
+            outer.check_spend_all([e.as_relation(outer.relation) for e in self._ledger_entries(eps, delta, M)])
+        reasons = self.non_private_options()
+        if reasons:
+            warnings.warn(
+                f"{type(self).__name__} is not differentially private with these parameters: "
+                + " ".join(reasons)
+                + " Every ledger entry of the fit is marked not private.",
+                NotPrivateWarning,
+                stacklevel=3,
+            )
+        X, y, norm_record = _fit_inputs(self, X, y, kernel)
+        y, n_responses_clipped = _bound_responses(y, response_bound, y_policy)
         rng_features, rng_noise = check_random_state(self.random_state).spawn(2)
         Z = self._fit_features(kernel, M, X, rng_features)
-        y, self.n_responses_clipped_ = _truncate(y, response_bound)
-        ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
-        Z, D2, d_cov, d_vec = self._bound_features(Z, M, delta, ledger)
+        Z, D2, feature_clip, n_features_clipped, n_over_bound = self._bound_features(Z, M, delta)
+        _, d_cov, d_vec = self._delta_split(delta)
         rel = release_sufficient_statistics(
             Z,
             y,
@@ -264,35 +383,34 @@ class _DPKRRBase(_KRRBase):
             response_bound=response_bound,
             random_state=rng_noise,
         )
-        for what, d_release, sens, sig in (
-            ("covariance C~", d_cov, rel.sensitivity_covariance, rel.sigma_covariance),
-            ("vector u~", d_vec, rel.sensitivity_vector, rel.sigma_vector),
-        ):
-            ledger.spend(
-                f"Gaussian mechanism: {what}",
-                eps / 2.0,
-                d_release,
-                source=f"{_PAPER}, {self._release_source}; analytic Gaussian (Balle & Wang 2018)",
-                details={"sensitivity": sens, "sigma": sig},
-            )
-        self.release_ = rel
+        entries = self._ledger_entries(eps, delta, M, D2, rel)
+        if reasons:
+            entries = [e.marked_not_private(" ".join(reasons)) for e in entries]
+        ledger = PrivacyLedger(eps, delta, relation=REPLACE_ONE, name=type(self).__name__)
+        ledger.spend_all(entries)
+        if outer is not None:  # replace-one implies zero-out: a zero-out ledger takes the entries at no cost
+            outer.spend_all([e.as_relation(outer.relation) for e in entries])
         solution = solve_ridge_floored(rel.covariance, rel.vector, lam, psd_floor=floor)
+        self.norm_bound_sq_, self.feature_clip_, self.release_ = D2, feature_clip, rel
         self.coef_ = solution.coef
         self.n_eigenvalues_floored_, self.min_eigenvalue_ = solution.n_floored, solution.min_eigenvalue
         self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
         self.privacy_ledger_ = ledger
+        for name in _UNRELEASED:  # none survives from an earlier fit
+            self.__dict__.pop(name, None)
+        if self.keep_unreleased:
+            values = (n_responses_clipped, n_features_clipped, n_over_bound, norm_record)
+            self.__dict__.update({k: v for k, v in zip(_UNRELEASED, values, strict=True) if v is not None})
         return self
 
 
 class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression by random projection (kernel paper, Algorithm 1).
 
-    The guarantee is for replace-one neighbours (one record changed), as in the kernel paper;
-    ``privacy_ledger_.relation`` is ``"replace-one"``.
-
     Steps (sufficient-statistics perturbation after Wang 2018; privacy: Theorem 1, Appendix A.1):
 
-    1. ``z_i = h_M(x_i)`` (M GP paths, data-independent); ``[y_i]_T = clip(y_i, -T, T)``.
+    1. ``z_i = h_M(x_i)`` (M GP paths, data-independent); ``[y_i]_T = clip(y_i, -T, T)``
+       (``y_policy``).
     2. ``D2 = laurent_massart_bound(kappa2, M, t=delta/8)``: both differing records satisfy
        ``||z||^2 <= D2`` except with probability ``delta/4`` (Lemma 2).  With
        ``clip_features=True`` each ``z_i`` is instead projected onto the ball of radius
@@ -308,26 +426,57 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     vector ``delta/2``; with clipping there is no event and each release gets ``delta/2``.  The
     spends add up in ``privacy_ledger_`` (basic composition, Proposition 2).
 
-    Test-time paths: the exact sampler draws the paths at new points from the GP conditional
-    given all values drawn before (one consistent GP draw, see
-    :class:`ExactGaussianProcessPaths`); the approximate sampler evaluates the same random
-    frequencies and coefficients at the new points.  With ``clip_features=True`` test features
-    get the same (data-independent) clipping.
+    **Neighbours and the default delta.** The guarantee is for replace-one neighbours (one
+    record ``(x_i, y_i)`` changed to any other), the kernel paper's relation:
+    ``privacy_relation`` and ``privacy_ledger_.relation`` are ``"replace-one"``, and the default
+    is ``delta=1e-5``. The private least-squares regressors of :mod:`fastmix.regression` state
+    theirs for zero-out neighbours (one record's row of the solver's matrix, that is its
+    features, its intercept coordinate and its response, set to zero; FastMix paper,
+    Section 2), with the default ``delta = 1/n^2``. :meth:`~fastmix.accounting.LedgerEntry.as_relation`
+    converts between them (:mod:`fastmix.accounting.ledger`): replace-one -> zero-out is free (zeroing a record is one
+    replacement), zero-out -> replace-one costs ``(2 eps, (1 + e^eps) delta)``. An outer
+    ``ledger`` of either relation takes this estimator's entries, converted for free when it
+    is zero-out.
+
+    **Test-time paths, and what may be published.** The exact sampler draws the paths at new
+    points from the GP conditional given all values drawn before (one consistent GP draw, see
+    :class:`ExactGaussianProcessPaths`), so it keeps the distinct training inputs: the
+    *predictions* of an exact-sampler fit are private, but the fitted estimator (its pickle)
+    contains the training X, and pickling it warns :class:`~fastmix._validation.PrivacyWarning`.
+    The approximate sampler evaluates the same random frequencies and coefficients at new
+    points; they do not depend on the data and it keeps no input, so ``sampler="approximate"``
+    is the form to publish (as is the linear kernel, whose exact paths are drawn in weight
+    space).  With ``clip_features=True`` test features get the same (data-independent)
+    clipping.
 
     Parameters
     ----------
     epsilon : float, default=1.0
     delta : float, default=1e-5
     kernel, bandwidth, n_components, lam, sampler, n_frequencies, feature_bound, row_norm_policy :
-        As in :class:`RandomProjectionKRR`.
+        As in :class:`RandomProjectionKRR`. ``row_norm_policy="rescale"`` (linear kernel) is not
+        private (:meth:`non_private_options`).
     response_bound : float, default=1.0
-        T, the kernel paper's truncation level: responses are clipped to [-T, T] (not to be
+        T, the kernel paper's truncation level: responses must lie in [-T, T] (not to be
         confused with the iteration count T of the FastMix paper's solvers).
     clip_features : bool, default=False
         Clip ``h_M(x_i)`` to norm ``sqrt(D2)`` (strictly safer; no norm event).
     psd_floor : float, default=1.0
         Eigenvalues of ``C~ + lam I`` below ``psd_floor * lam`` are raised to it (default: project
         ``C~`` onto the PSD cone); see :func:`solve_ridge_floored`.
+    y_policy : {"raise", "clip"}, default="raise"
+        ``"raise"`` refuses responses with ``|y_i| > response_bound`` (ValueError with their
+        count and the largest); ``"clip"`` clips them to ``[-T, T]``, the kernel paper's
+        truncation (Algorithm 1 step 1; private, since it acts on each record alone), and warns
+        :class:`~fastmix._validation.ResponseClippingWarning` with the count and share clipped.
+    ledger : PrivacyLedger or None, default=None
+        An outer budget for the data set: every fit charges its cost there too (converted for
+        free if the ledger is zero-out), and a fit that would exceed it is refused before the
+        data are read (:class:`~fastmix.accounting.BudgetExceededError`). scikit-learn's
+        ``clone`` keeps the same ledger, so repeated fits (a grid search, refits) compose in it.
+    keep_unreleased : bool, default=False
+        Keep the statistics of the training data that no mechanism released (the attributes
+        listed last below). They are NOT covered by the privacy guarantee; do not publish them.
     random_state : None, int, SeedSequence or Generator
         Controls the paths and the noise. Pass an int for reproducible output across calls.
 
@@ -335,6 +484,7 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     ----------
     coef_ : ndarray of shape (M,)
     feature_map_ : path sampler
+    sampler_ : {"exact", "approximate"}
     privacy_ledger_ : PrivacyLedger
         Every spend; totals at most (epsilon, delta).
     release_ : SufficientStatisticsRelease
@@ -347,9 +497,11 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     indefinite_ : bool
         Whether ``C~ + lam I`` was not positive definite (``min_eigenvalue_ <= 0``).
     n_responses_clipped_, n_features_clipped_, n_features_over_bound_ : int
-        Diagnostics computed on the private data. They are NOT covered by the DP guarantee; do
-        not publish them. ``n_features_over_bound_`` counts training rows outside the norm event
-        (without clipping).
+        Only with ``keep_unreleased=True``; NOT covered by the guarantee. Responses clipped,
+        features clipped and (without clipping) training rows outside the norm event.
+    row_norm_record_ : NormEnforcement
+        Only with ``keep_unreleased=True`` and the linear kernel; NOT covered by the guarantee
+        (it holds the largest row norm of X).
 
     Examples
     --------
@@ -380,6 +532,9 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
         psd_floor=1.0,
         feature_bound=1.0,
         row_norm_policy="raise",
+        y_policy="raise",
+        ledger=None,
+        keep_unreleased=False,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -395,62 +550,78 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
         self.psd_floor = psd_floor
         self.feature_bound = feature_bound
         self.row_norm_policy = row_norm_policy
+        self.y_policy = y_policy
+        self.ledger = ledger
+        self.keep_unreleased = keep_unreleased
         self.random_state = random_state
 
     _release_source = "Algorithm 1 / Theorem 1"
+    _norm_event = (
+        "Laurent-Massart norm event (both differing records, t = delta/8 each)",
+        "Lemma 2 / proof of Theorem 1",
+    )
 
     def fit(self, X, y):
-        """Fit by Algorithm 1 and record every privacy spend in ``privacy_ledger_``."""
+        """Fit by Algorithm 1 and record every privacy spend in ``privacy_ledger_`` (and ``ledger``)."""
         return super().fit(X, y)
+
+    def __getstate__(self):
+        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it holds training inputs."""
+        if getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
+            warnings.warn(
+                "Pickling a DPRandomProjectionKRR fitted with the exact path sampler (sampler_='exact'): its "
+                "feature_map_ keeps the training inputs X, from which it samples the paths at new points, so the "
+                "pickle contains X and is not covered by the privacy guarantee (the predictions are). To publish "
+                "the model, fit with sampler='approximate', whose random frequencies do not depend on the data.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return super().__getstate__()
 
     def _fit_features(self, kernel, M, X, rng):
         self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng).fit(X)
         return self.feature_map_.transform(X)
 
-    def _bound_features(self, Z, M, delta, ledger):
-        """Laurent-Massart bound ``D2`` at ``t = delta/8`` (Lemma 2): clip to it, or charge its event."""
+    def _delta_split(self, delta):
+        """Without clipping: norm event ``delta/4``, covariance ``delta/4``, vector ``delta/2``."""
+        return (None, delta / 2.0, delta / 2.0) if self.clip_features else (delta / 4.0, delta / 4.0, delta / 2.0)
+
+    def _bound_features(self, Z, M, delta):
+        """Laurent-Massart bound ``D2`` at ``t = delta/8`` (Lemma 2): clip to it, or rely on its event."""
         D2 = laurent_massart_bound(self.feature_map_.variance_bound, M, delta / 8.0)
-        self.norm_bound_sq_ = D2
-        norms_sq = np.einsum("ij,ij->i", Z, Z)
         if self.clip_features:
-            Z, self.n_features_clipped_ = _clip_rows(Z, D2)
-            self.n_features_over_bound_ = self.n_features_clipped_
-            self.feature_clip_ = D2
-            return Z, D2, delta / 2.0, delta / 2.0
-        self.n_features_clipped_ = 0
-        self.n_features_over_bound_ = int(np.count_nonzero(norms_sq > D2))
-        self.feature_clip_ = None
-        ledger.spend(
-            "Laurent-Massart norm event (both differing records, t = delta/8 each)",
-            0.0,
-            delta / 4.0,
-            source=f"{_PAPER}, Lemma 2 / proof of Theorem 1",
-            details={"D2": D2, "t": delta / 8.0, "M": M},
-        )
-        return Z, D2, delta / 4.0, delta / 2.0
+            Z, n_clipped = _clip_rows(Z, D2)
+            return Z, D2, D2, n_clipped, n_clipped
+        return Z, D2, None, 0, int(np.count_nonzero(np.einsum("ij,ij->i", Z, Z) > D2))
 
 
 class DPRandomFeatureKRR(_DPKRRBase):
     """(epsilon, delta)-DP kernel ridge regression on random Fourier features (kernel paper, Algorithm 3).
 
-    The guarantee is for replace-one neighbours (one record changed), as in the kernel paper;
-    ``privacy_ledger_.relation`` is ``"replace-one"``.
-
     Algorithm 1 with ``z_i = phi_M(x_i) = sqrt(2/M) cos(W^T x_i + b)``; since
     ``||phi_M(x)||^2 <= 2`` surely, no norm event is needed (proof of Theorem 5): covariance
     sensitivity ``2 sqrt(2) / n``, vector sensitivity ``2 sqrt(2) T / n``, each released by the
     analytic Gaussian mechanism at ``(epsilon/2, delta/2)``; the two spends compose by
-    Proposition 2.
+    Proposition 2.  The random features do not depend on the data, so the fitted estimator
+    holds no training input and may be published with its predictions.
+
+    The guarantee is for replace-one neighbours (``privacy_relation``), with the default
+    ``delta=1e-5``; :class:`DPRandomProjectionKRR` says how this differs from the regressors'
+    zero-out neighbours (default ``delta = 1/n^2``) and how to convert.
 
     Parameters
     ----------
-    epsilon, delta, kernel, bandwidth, n_components, lam, response_bound, psd_floor, random_state :
+    epsilon, delta, kernel, bandwidth, n_components, lam, response_bound, psd_floor, y_policy, \
+ledger, keep_unreleased, random_state :
         As in :class:`DPRandomProjectionKRR` (kernel must be shift-invariant).
 
     Attributes
     ----------
-    coef_, feature_map_, privacy_ledger_, release_, n_eigenvalues_floored_, min_eigenvalue_,
-    n_responses_clipped_ : as in :class:`DPRandomProjectionKRR`.
+    coef_, feature_map_, privacy_ledger_, release_, n_eigenvalues_floored_, min_eigenvalue_, \
+indefinite_, norm_bound_sq_ :
+        As in :class:`DPRandomProjectionKRR`.
+    n_responses_clipped_ : int
+        Only with ``keep_unreleased=True``; NOT covered by the guarantee.
     """
 
     feature_bound = 1.0
@@ -465,6 +636,9 @@ class DPRandomFeatureKRR(_DPKRRBase):
         lam=1e-3,
         response_bound=1.0,
         psd_floor=1.0,
+        y_policy="raise",
+        ledger=None,
+        keep_unreleased=False,
         random_state=None,
     ):
         self.epsilon = epsilon
@@ -475,12 +649,15 @@ class DPRandomFeatureKRR(_DPKRRBase):
         self.lam = lam
         self.response_bound = response_bound
         self.psd_floor = psd_floor
+        self.y_policy = y_policy
+        self.ledger = ledger
+        self.keep_unreleased = keep_unreleased
         self.random_state = random_state
 
     _release_source = "Algorithm 3 / Theorem 5"
 
     def fit(self, X, y):
-        """Fit by Algorithm 3 and record every privacy spend in ``privacy_ledger_``."""
+        """Fit by Algorithm 3 and record every privacy spend in ``privacy_ledger_`` (and ``ledger``)."""
         return super().fit(X, y)
 
     def _check_kernel(self, kernel):
@@ -490,9 +667,10 @@ class DPRandomFeatureKRR(_DPKRRBase):
         self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng).fit(X)
         return self.feature_map_.transform(X)
 
-    def _bound_features(self, Z, M, delta, ledger):
-        """``||phi_M(x)||^2 <= 2`` surely (proof of Theorem 5): no norm event, ``delta/2`` per release."""
-        D2 = RandomFourierFeatures.norm_bound_sq
-        self.norm_bound_sq_ = D2
-        self.feature_clip_ = None
-        return Z, D2, delta / 2.0, delta / 2.0
+    def _delta_split(self, delta):
+        """No norm event: ``delta/2`` per release."""
+        return None, delta / 2.0, delta / 2.0
+
+    def _bound_features(self, Z, M, delta):
+        """``||phi_M(x)||^2 <= 2`` surely (proof of Theorem 5): nothing clipped, nothing to count."""
+        return Z, RandomFourierFeatures.norm_bound_sq, None, None, None
