@@ -20,11 +20,15 @@ FastMix to differentially private ordinary least squares. This package holds
 
 Setting and conventions
 -----------------------
-Neighbouring datasets differ by zeroing out one record (FastMix paper, Section 2.1). Rows
-must satisfy ``||x_i|| <= 1`` (C_X = 1) and responses ``|y_i| <= C`` (the clipping level
+Neighbouring datasets differ by zeroing out one record (FastMix paper, Section 2.1): its whole
+row of the matrix the solver sees, response included (with the estimators' intercept, the
+constant coordinate too; see *What the guarantee covers* in :mod:`fastmix.regression.estimators`).
+Rows must satisfy ``||x_i|| <= 1`` (C_X = 1) and responses ``|y_i| <= C`` (the clipping level
 ``clip``); both are checked, and out-of-range records are an error unless a policy asks to
-clip them (a per-record map, so privacy is kept) or to rescale by the observed maximum
-(convenient for public data, **not** private). Whatever was done is recorded in the result.
+clip them (a per-record map, so privacy is kept; clipped responses are counted and warned,
+:class:`ResponseClippingWarning`) or to rescale by the observed maximum (convenient for public
+data, **not** private: it warns, :class:`NotPrivateWarning`, and the ledger entries say "not
+private"). Whatever was done is recorded in the result.
 
 The Walsh-Hadamard transform needs ``n`` to be a power of two. By default the data are padded
 with zero rows and zero responses: a zero record is the same as an absent one under zero-out
@@ -35,7 +39,8 @@ how many rows were dropped.
 
 The functions fit no intercept (the paper's setting). The estimators fit one by default
 (``fit_intercept=True``): they append a constant coordinate and rescale each row to keep its
-norm at most one, which costs accuracy but no privacy (see :class:`FastIHMRegressor`).
+norm at most one, which costs accuracy, and the guarantee is for the augmented row (see
+:class:`FastIHMRegressor`).
 
 **Modules.** Every public name is importable from ``fastmix.regression`` itself; the modules hold one
 concept each: ``paper_sizes`` (Appendix H's sketch sizes and defaults), ``data`` (validation,
@@ -49,7 +54,7 @@ from __future__ import annotations
 
 # Every public name of the modules below is importable from ``fastmix.regression``; the imports
 # ``_x as _x`` re-export private helpers for the tests and benchmarks that exercise them directly.
-from .._validation import PrivacyWarning
+from .._validation import NotPrivateWarning, PrivacyWarning, ResponseClippingWarning
 from .adaptive_ssp import AdaSSPCalibration, adassp, calibrate_adassp
 from .data import N_POLICIES, Y_POLICIES, DataRecord, PreparedRegression, prepare_regression
 from .estimators import AdaSSPRegressor, FastIHMRegressor, FastIHSRegressor, IHMRegressor
@@ -96,6 +101,8 @@ __all__ = [
     "FastIHSRegressor",
     "AdaSSPRegressor",
     "PrivacyWarning",
+    "NotPrivateWarning",
+    "ResponseClippingWarning",
     "NoiseDominatesWarning",
     "NOISE_DOMINATES_RATIO",
     "fastihm_noise_ratio",

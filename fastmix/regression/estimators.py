@@ -26,7 +26,7 @@ coherence diagnostics) are dropped at the end of ``fit`` unless ``keep_unrelease
 estimator fitted with it must not be published. An option that breaks the guarantee
 (``row_norm_policy="rescale"`` or ``y_policy="rescale"``, listed by
 :meth:`~_SketchedRegressorBase.non_private_options`) warns at ``fit``
-(:class:`~fastmix._validation.NotPrivateWarning`) and its ledger entries say "not private".
+(:class:`~fastmix.regression.NotPrivateWarning`) and its ledger entries say "not private".
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
 
         Empty when a fit with these parameters is differentially private. ``"rescale"`` for
         ``row_norm_policy`` or ``y_policy`` divides by the largest value observed in the data: a
-        fit with it warns (:class:`~fastmix._validation.NotPrivateWarning`) and its ledger entries
+        fit with it warns (:class:`~fastmix.regression.NotPrivateWarning`) and its ledger entries
         are marked not private; :class:`~fastmix.model_selection.PrivateGridSearch` refuses such a
         candidate before it reads the data.
         """
@@ -386,10 +386,10 @@ class FastIHMRegressor(_SketchedRegressorBase):
     row_norm_policy, y_policy, n_policy : see :func:`prepare_regression`. With
         ``"rescale"`` the estimator works on any data (coefficients are mapped back to the
         original units) but the data-dependent scaling is not private: ``fit`` warns
-        (:class:`~fastmix._validation.NotPrivateWarning`) and the ledger's entries say "not
+        (:class:`~fastmix.regression.NotPrivateWarning`) and the ledger's entries say "not
         private" (:meth:`non_private_options` lists such choices). ``y_policy="clip"`` clips each
         response to ``[-C, C]`` (private) and warns with the count
-        (:class:`~fastmix._validation.ResponseClippingWarning`) when it clipped any.
+        (:class:`~fastmix.regression.ResponseClippingWarning`) when it clipped any.
     fit_intercept : bool, default=True
         Fit an intercept through a constant coordinate appended within the norm bound (no
         data-dependent step, some accuracy cost: see the class notes of the base estimator
