@@ -4,13 +4,19 @@ Statistical contracts are checked with fixed seeds and commented tolerances (sev
 errors of the Monte-Carlo estimate), never with wall-clock limits.
 """
 
+import io
 import math
+import pickle
+import warnings
 
 import numpy as np
 import pytest
 from scipy import stats
+from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+from fastmix._validation import NotPrivateWarning, PrivacyWarning, ResponseClippingWarning
+from fastmix.accounting import REPLACE_ONE, ZERO_OUT, BudgetExceededError, PrivacyLedger
 from fastmix.kernels import (
     DPRandomFeatureKRR,
     DPRandomProjectionKRR,
@@ -696,8 +702,6 @@ def test_sample_frequencies_takes_random_state(kernel):
 
 
 def test_tuple_results_are_dataclasses_and_old_unpacking_warns():
-    import warnings
-
     C = np.diag([1.0, -0.5, 2.0])
     u = np.ones(3)
     spectrum = 0.5 ** np.arange(30)
@@ -725,3 +729,193 @@ def test_tuple_results_are_dataclasses_and_old_unpacking_warns():
     assert info == {"N_lam": choice.effective_dimension, "t": choice.t, "capped": True}
     with pytest.warns(FutureWarning, match="RidgeSolution"):
         assert path[1] is path.n_floored
+
+
+# ######################################################################################
+# the conventions of the package's private estimators: relation, options that break the
+# guarantee, outer ledger, response policy, unreleased statistics, what may be published
+# ######################################################################################
+
+PRIVATE_KRR = [
+    lambda **kw: DPRandomProjectionKRR(sampler="approximate", n_frequencies=200, **kw),
+    lambda **kw: DPRandomFeatureKRR(**kw),
+]
+
+
+class _Untouchable:
+    """Stands for data that must not be read: every conversion or attribute access fails the test."""
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the data were read")
+
+    def __len__(self):
+        raise AssertionError("the data were read")
+
+    def __iter__(self):
+        raise AssertionError("the data were read")
+
+    def __getitem__(self, key):
+        raise AssertionError("the data were read")
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the data were read (attribute {name!r})")
+
+
+class _Recorder(pickle.Pickler):
+    """A pickler that records every object it saves (``persistent_id`` is asked about each one)."""
+
+    def __init__(self):
+        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
+        self.saved = []
+
+    def persistent_id(self, obj):
+        self.saved.append(obj)
+        return None
+
+
+def _pickled_objects(obj):
+    recorder = _Recorder()
+    recorder.dump(obj)
+    return recorder.saved
+
+
+def _numbers(objects):
+    """The ints and floats (Python or NumPy scalars) among ``objects``."""
+    return [o for o in objects if isinstance(o, (int, float, np.integer, np.floating)) and not isinstance(o, bool)]
+
+
+def _holds_values_of(objects, X):
+    """Whether any float, array or buffer among ``objects`` holds an entry of X (continuous: no coincidence)."""
+    values = np.asarray(X, dtype=np.float64).ravel()
+    for obj in objects:
+        if isinstance(obj, float) and obj in values:
+            return True
+        if isinstance(obj, np.ndarray) and obj.dtype.kind == "f" and np.intersect1d(obj.ravel(), values).size:
+            return True
+        if isinstance(obj, bytes) and obj and len(obj) % 8 == 0:
+            if np.intersect1d(np.frombuffer(obj, dtype=np.float64), values).size:
+                return True
+    return False
+
+
+def test_the_private_kernel_learners_state_the_kernel_papers_relation():
+    for est in (DPRandomProjectionKRR(), DPRandomFeatureKRR()):
+        assert est.privacy_relation == REPLACE_ONE
+        assert est.non_private_options() == ()
+
+
+@pytest.mark.parametrize("make", PRIVATE_KRR)
+def test_the_outer_ledger_is_charged_and_an_unaffordable_fit_is_refused_before_the_data_are_read(make):
+    outer = PrivacyLedger(1.5, 1e-4, relation=REPLACE_ONE)
+    est = make(epsilon=1.0, delta=5e-5, n_components=5, ledger=outer, random_state=0).fit(X_TRAIN, Y_TRAIN)
+    assert outer.entries == est.privacy_ledger_.entries
+    assert outer.total_epsilon == pytest.approx(1.0) and outer.total_delta == pytest.approx(5e-5)
+    assert clone(est).ledger is outer  # one budget across scikit-learn's clones
+    with pytest.raises(BudgetExceededError, match="Nothing was recorded"):
+        est.fit(_Untouchable(), _Untouchable())
+    assert outer.total_epsilon == pytest.approx(1.0)
+
+
+def test_a_zero_out_outer_ledger_takes_the_entries_converted_at_no_cost():
+    outer = PrivacyLedger(2.0, 1e-4)  # zero-out, as for the least-squares regressors
+    est = DPRandomProjectionKRR(sampler="exact", n_components=5, ledger=outer, random_state=0).fit(X_TRAIN, Y_TRAIN)
+    own = est.privacy_ledger_.entries
+    assert len(own) == 3 and {e.relation for e in own} == {REPLACE_ONE}
+    assert [e.relation for e in outer.entries] == [ZERO_OUT] * 3
+    assert [(e.epsilon, e.delta) for e in outer.entries] == [(e.epsilon, e.delta) for e in own]
+    assert all("no cost" in e.mechanism for e in outer.entries)
+    with pytest.raises(TypeError, match="PrivacyLedger or None; got dict"):
+        DPRandomFeatureKRR(ledger={}).fit(X_TRAIN, Y_TRAIN)
+
+
+def _responses_out_of_bounds():
+    y = Y_TRAIN.copy()
+    y[:7] = 2.5
+    y[7] = -3.25
+    return y  # 8 of 300 above T = 1
+
+
+@pytest.mark.parametrize("make", PRIVATE_KRR)
+def test_responses_above_the_bound_are_refused_by_default_with_the_count_and_the_fixes(make):
+    pattern = r"8 of 300 response\(s\) have \|y_i\| above .*largest \|y_i\| = 3\.25.*"
+    pattern += r"Divide y by a public bound.*raise response_bound.*y_policy='clip'"
+    with pytest.raises(ValueError, match=pattern):
+        make(n_components=5, random_state=0).fit(X_TRAIN, _responses_out_of_bounds())
+
+
+@pytest.mark.parametrize("make", PRIVATE_KRR)
+def test_y_policy_clip_is_the_papers_truncation_and_warns_with_the_count_and_share(make):
+    y = _responses_out_of_bounds()
+    with pytest.warns(ResponseClippingWarning, match=r"clipped 8 of 300 responses \(2\.7%\)"):
+        est = make(n_components=5, y_policy="clip", random_state=0).fit(X_TRAIN, y)
+    truncated = make(n_components=5, random_state=0).fit(X_TRAIN, np.clip(y, -1.0, 1.0))
+    np.testing.assert_array_equal(est.coef_, truncated.coef_)  # Algorithm 1 step 1, nothing more
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResponseClippingWarning)  # nothing clipped, nothing to say
+        make(n_components=5, y_policy="clip", random_state=0).fit(X_TRAIN, Y_TRAIN)
+
+
+@pytest.mark.parametrize("cls", [DPRandomProjectionKRR, DPRandomFeatureKRR])
+def test_a_bad_y_policy_is_refused_with_the_valid_ones(cls):
+    with pytest.raises(ValueError, match=r"y_policy must be one of 'raise', 'clip'; got 'rescale'"):
+        cls(y_policy="rescale").fit(X_TRAIN, Y_TRAIN)
+
+
+def test_rescaling_the_rows_of_the_linear_kernel_warns_and_marks_every_entry_not_private():
+    est = DPRandomProjectionKRR(kernel="linear", row_norm_policy="rescale", n_components=3, random_state=0)
+    (reason,) = est.non_private_options()
+    assert "row_norm_policy='rescale'" in reason and "largest row norm" in reason
+    assert DPRandomProjectionKRR(row_norm_policy="rescale").non_private_options() == ()  # Gaussian: no row bound
+    assert DPRandomProjectionKRR(kernel="linear", row_norm_policy="clip").non_private_options() == ()
+    outer = PrivacyLedger(5.0, 1e-4)
+    with pytest.warns(NotPrivateWarning, match="row_norm_policy='rescale'"):
+        est.set_params(ledger=outer).fit(X_TRAIN, Y_TRAIN)
+    for led in (est.privacy_ledger_, outer):
+        assert not led.private and len(led.entries) == 3
+        assert all(e.not_private == reason for e in led.entries)
+        assert "NOT PRIVATE" in led.summary()
+    assert DPRandomProjectionKRR(kernel="linear", n_components=3).fit(X_TRAIN / 3, Y_TRAIN).privacy_ledger_.private
+
+
+@pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")
+def test_a_fitted_learner_keeps_no_unreleased_statistic_unless_asked():
+    # Linear kernel (its exact paths are drawn in weight space and keep no input): rows clipped to
+    # the norm bound, 37 responses clipped to T; the largest row norm and both counts are unreleased.
+    y = Y_TRAIN.copy()
+    y[:37] = 4.0
+    max_norm = float(np.linalg.norm(X_TRAIN, axis=1).max())
+    n_rows_over = int(np.count_nonzero(np.linalg.norm(X_TRAIN, axis=1) > 1.0))
+    kw = dict(kernel="linear", row_norm_policy="clip", y_policy="clip", n_components=4, random_state=0)
+    kept = DPRandomProjectionKRR(keep_unreleased=True, **kw).fit(X_TRAIN, y)
+    assert (kept.n_responses_clipped_, kept.row_norm_record_.n_rows_over) == (37, n_rows_over)
+    saved = _numbers(_pickled_objects(kept))
+    assert 37 in saved and max_norm in saved  # the recorder sees them when they are kept
+    for est in (
+        DPRandomProjectionKRR(**kw).fit(X_TRAIN, y),
+        kept.set_params(keep_unreleased=False).fit(X_TRAIN, y),  # a refit drops what an earlier fit kept
+        DPRandomFeatureKRR(n_components=4, y_policy="clip", random_state=0).fit(X_TRAIN, y),
+    ):
+        saved = _pickled_objects(est)
+        assert not any(hasattr(est, name) for name in ("n_responses_clipped_", "row_norm_record_"))
+        assert not {37, n_rows_over, max_norm} & set(_numbers(saved))
+        assert not _holds_values_of(saved, X_TRAIN)
+
+
+def test_pickling_an_exact_sampler_fit_warns_and_the_approximate_sampler_is_the_publishable_form():
+    exact = DPRandomProjectionKRR(sampler="exact", n_components=4, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        pickle.dumps(exact)  # unfitted: nothing to warn about
+        exact.fit(X_TRAIN, Y_TRAIN)
+        clone(exact)
+    with pytest.warns(PrivacyWarning, match=r"contains X.*sampler='approximate'"):
+        saved = _pickled_objects(exact)
+    assert _holds_values_of(saved, X_TRAIN)  # not a false alarm
+    approx = DPRandomProjectionKRR(sampler="approximate", n_frequencies=200, n_components=4, random_state=0)
+    approx.fit(X_TRAIN, Y_TRAIN)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        saved = _pickled_objects(approx)
+        restored = pickle.loads(pickle.dumps(approx))
+    assert not _holds_values_of(saved, X_TRAIN)
+    np.testing.assert_array_equal(restored.predict(X_TEST), approx.predict(X_TEST))
