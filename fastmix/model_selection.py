@@ -20,11 +20,22 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_delta, check_epsilon, check_positive, check_probability, check_random_state
-from .accounting import ZERO_OUT, PrivacyLedger
+from .accounting import REPLACE_ONE, ZERO_OUT, PrivacyLedger, ledger_entry
 
 __all__ = ["PrivateGridSearch"]
 
 _EXPONENTIAL = "McSherry and Talwar 2007 (exponential mechanism), via the Gumbel-max trick"
+_SET_BY_SEARCH = ("epsilon", "delta", "ledger", "random_state")
+
+
+def _for_ledger(entries, ledger):
+    """``entries`` as ``ledger`` composes them: replace-one converted to zero-out (free), others as they are.
+
+    An entry of another relation than the ledger's is then refused by the ledger
+    (zero-out -> replace-one would double epsilon; :meth:`~fastmix.accounting.LedgerEntry.as_relation`).
+    """
+    free = ledger.relation == ZERO_OUT
+    return [e.as_relation(ZERO_OUT) if free and e.relation == REPLACE_ONE else e for e in entries]
 
 
 class PrivateGridSearch(RegressorMixin, BaseEstimator):
@@ -45,17 +56,40 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
     not released (not kept on the fitted object). The chosen candidate's fit is the model: it
     predicts ``clip(f, -C, C)``, the function the selection scored (post-processing).
 
+    **Neighbours.** The guarantee is stated for the estimator's relation (``privacy_relation``):
+    zero-out for the least-squares regressors of :mod:`fastmix.regression`, replace-one for the
+    kernel learners of :mod:`fastmix.kernels`; ``privacy_ledger_`` composes under it. An outer
+    ``ledger`` of the same relation takes the entries as they are; a zero-out outer ledger takes
+    replace-one entries converted at no cost; a replace-one outer ledger refuses zero-out entries
+    (:class:`~fastmix.accounting.NeighbouringRelationError`, before the data are touched).
+
+    **Private candidates only.** Before it touches the data the search refuses an estimator that
+    is not one of this package's private estimators (one without ``non_private_options()``), and
+    a grid any of whose candidates lists an option that breaks the guarantee (e.g.
+    ``row_norm_policy="rescale"``). It also refuses ``keep_unreleased=True`` (on the estimator or
+    in the grid): the search exists to publish ``best_estimator_``, which must hold no statistic
+    of the data outside the guarantee, so the candidates are fitted with the default
+    ``keep_unreleased=False``. With :class:`~fastmix.kernels.DPRandomProjectionKRR`, publish a
+    search over ``sampler="approximate"``: the exact sampler keeps the training inputs (its
+    predictions are private, its pickle is not, and pickling it warns).
+
     Parameters
     ----------
-    estimator : a private regressor of this package
-        It must take ``epsilon``, ``delta``, ``ledger`` and ``random_state`` parameters.
+    estimator : a private estimator of this package
+        It must take ``epsilon``, ``delta``, ``ledger`` and ``random_state`` parameters and have
+        ``non_private_options()``; e.g. :class:`~fastmix.regression.AdaSSPRegressor` or
+        :class:`~fastmix.kernels.DPRandomFeatureKRR`.
     param_grid : dict or list of dicts
-        As for GridSearchCV; keep it small, every candidate costs a share of the budget.
+        As for GridSearchCV; keep it small, every candidate costs a share of the budget. It may
+        not vary ``epsilon``, ``delta``, ``ledger`` or ``random_state``, which the search sets.
     epsilon, delta : float
         The total budget.
     selection_share : float in (0, 1), default=0.1
-    clip : float, default=1.0
-        C, the bound on ``|y|`` (the estimators' own ``clip``).
+    clip : float or None, default=None
+        C, the bound of the selection's score (predictions and responses are clipped to
+        ``[-C, C]``; the sensitivity is ``4 C^2 / n``). None takes the estimators' own response
+        bound, the largest over the candidates: ``response_bound`` (T) for the kernel learners,
+        ``clip`` (C) for the least-squares regressors. The value used is ``clip_``.
     ledger : PrivacyLedger or None
         An outer budget to charge with the total (checked before the data are touched).
     random_state : None, int, SeedSequence or Generator
@@ -65,12 +99,15 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
     best_estimator_, best_params_, best_index_
     candidates_ : list of dict
         The grid, in order (public).
+    clip_ : float
+        The score's bound C.
     privacy_ledger_ : PrivacyLedger
-        ``G`` fits and one selection; totals within ``(epsilon, delta)``.
+        ``G`` fits and one selection; totals within ``(epsilon, delta)``, under
+        ``privacy_relation``.
     """
 
     def __init__(
-        self, estimator, param_grid, *, epsilon, delta, selection_share=0.1, clip=1.0, ledger=None, random_state=None
+        self, estimator, param_grid, *, epsilon, delta, selection_share=0.1, clip=None, ledger=None, random_state=None
     ):
         self.estimator = estimator
         self.param_grid = param_grid
@@ -81,47 +118,105 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
-    def fit(self, X, y):
-        eps = check_epsilon(self.epsilon)
-        delta = check_delta(self.delta)
-        share = check_probability(self.selection_share, "selection_share")  # in (0, 1)
-        C = check_positive(self.clip, "clip")
-        if self.ledger is not None and not isinstance(self.ledger, PrivacyLedger):
-            raise TypeError(
-                f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(self.ledger).__name__}."
-            )
-        names = set(self.estimator.get_params())
-        missing = sorted({"epsilon", "delta", "ledger", "random_state"} - names)
+    @property
+    def privacy_relation(self) -> str:
+        """The neighbouring relation of the search's guarantee: the estimator's (zero-out if it names none)."""
+        return getattr(self.estimator, "privacy_relation", None) or ZERO_OUT
+
+    def non_private_options(self) -> tuple[str, ...]:
+        """Why candidates of the grid would not be private, one sentence each; computed from the parameters.
+
+        Empty for every search that :meth:`fit` accepts (it refuses the others before touching
+        the data), so a fitted search is itself one of the package's private estimators.
+        """
+        if not callable(getattr(self.estimator, "non_private_options", None)):
+            return (f"{type(self.estimator).__name__} is not one of this package's private estimators.",)
+        return tuple(
+            f"candidate {params!r}: {reason}"
+            for params in ParameterGrid(self.param_grid)
+            for reason in clone(self.estimator).set_params(**params).non_private_options()
+        )
+
+    def _check_candidates(self):
+        """The grid and a clone per candidate, refused (before the data are touched) unless every one is private."""
+        name = type(self.estimator).__name__
+        missing = sorted(set(_SET_BY_SEARCH) - set(self.estimator.get_params()))
         if missing:
             raise TypeError(
                 f"PrivateGridSearch needs a private estimator with parameters epsilon, delta, ledger and "
-                f"random_state; {type(self.estimator).__name__} lacks {missing}."
+                f"random_state; {name} lacks {missing}."
+            )
+        if not callable(getattr(self.estimator, "non_private_options", None)):
+            raise TypeError(
+                f"PrivateGridSearch needs one of this package's private estimators, which list the options that "
+                f"break their guarantee in non_private_options(); {name} has no such method."
             )
         candidates = list(ParameterGrid(self.param_grid))
         if not candidates:
             raise ValueError("param_grid is empty; give at least one candidate.")
-        clash = sorted({"epsilon", "delta", "ledger", "random_state"} & {k for c in candidates for k in c})
+        clash = sorted(set(_SET_BY_SEARCH) & {k for c in candidates for k in c})
         if clash:
             raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
+        models = [clone(self.estimator).set_params(**params) for params in candidates]
+        for params, model in zip(candidates, models, strict=True):
+            reasons = model.non_private_options()
+            if reasons:
+                raise ValueError(
+                    f"candidate {params!r} of {name} is not differentially private: {' '.join(reasons)} "
+                    "PrivateGridSearch selects among private fits only; remove that option from param_grid."
+                )
+            if model.get_params().get("keep_unreleased", False):
+                raise ValueError(
+                    f"candidate {params!r} of {name} has keep_unreleased=True. PrivateGridSearch publishes "
+                    "best_estimator_, which must hold no statistic of the data outside the guarantee; use the "
+                    "default keep_unreleased=False."
+                )
+        return candidates, models
+
+    def _score_clip(self, models) -> float:
+        if self.clip is not None:
+            return check_positive(self.clip, "clip")
+        bounds = []
+        for model in models:
+            params = model.get_params()
+            bound = params.get("response_bound", params.get("clip"))
+            if bound is None:
+                raise ValueError(
+                    f"clip=None takes the score's bound from the estimator's response_bound or clip parameter, "
+                    f"and {type(model).__name__} has neither; pass clip=C, a public bound on |y|."
+                )
+            bounds.append(check_positive(bound, "the estimator's response bound"))
+        return max(bounds)
+
+    def fit(self, X, y):
+        """Fit every candidate at its share of the budget on all records, then select one privately."""
+        eps = check_epsilon(self.epsilon)
+        delta = check_delta(self.delta)
+        share = check_probability(self.selection_share, "selection_share")  # in (0, 1)
+        if self.ledger is not None and not isinstance(self.ledger, PrivacyLedger):
+            raise TypeError(
+                f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(self.ledger).__name__}."
+            )
+        candidates, models = self._check_candidates()
+        C = self._score_clip(models)
+        relation = self.privacy_relation
         if self.ledger is not None:
-            # refused before the data are touched (budget, or a ledger of another neighbouring relation)
-            self.ledger.check_spend("PrivateGridSearch", eps, delta, relation=ZERO_OUT)
+            # refused before the data are touched (budget, or a ledger of a relation it cannot take for free)
+            total = ledger_entry("PrivateGridSearch", eps, delta, relation=relation)
+            self.ledger.check_spend_all(_for_ledger([total], self.ledger))
         G = len(candidates)
         eps_fit, delta_fit, eps_sel = eps * (1.0 - share) / G, delta / G, eps * share
-        own = PrivacyLedger(eps, delta, relation=ZERO_OUT, name="PrivateGridSearch")
+        own = PrivacyLedger(eps, delta, relation=relation, name="PrivateGridSearch")
         rng = check_random_state(self.random_state)
         seeds = rng.spawn(G + 1)
         y_arr = np.asarray(y, dtype=float).ravel()
         y_c = np.clip(y_arr, -C, C)
         n = y_c.size
-        fits, scores = [], np.empty(G)
-        for g, params in enumerate(candidates):
-            est = clone(self.estimator).set_params(
-                **params, epsilon=eps_fit, delta=delta_fit, ledger=own, random_state=seeds[g]
-            )
+        scores = np.empty(G)
+        for g, est in enumerate(models):
+            est.set_params(epsilon=eps_fit, delta=delta_fit, ledger=own, random_state=seeds[g])
             est.fit(X, y)
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
-            fits.append(est)
         sensitivity = 4.0 * C * C / n
         # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike
         own.spend(
@@ -135,16 +230,17 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         k = int(np.argmax(eps_sel * scores / (2.0 * sensitivity) + gumbel))
         del scores  # private: only the chosen index is released
         if self.ledger is not None:
-            self.ledger.spend_all(own.entries)
+            self.ledger.spend_all(_for_ledger(own.entries, self.ledger))
         self.candidates_ = candidates
         self.best_index_ = k
         self.best_params_ = dict(candidates[k])
-        self.best_estimator_ = fits[k]
+        self.best_estimator_ = models[k]
+        self.clip_ = C
         self.privacy_ledger_ = own
-        self.n_features_in_ = getattr(fits[k], "n_features_in_", None)
+        self.n_features_in_ = getattr(models[k], "n_features_in_", None)
         return self
 
     def predict(self, X):
+        """``clip(f(x), -C, C)`` with the chosen fit ``f`` and ``C = clip_`` (the function the selection scored)."""
         check_is_fitted(self, "best_estimator_")
-        C = float(self.clip)
-        return np.clip(self.best_estimator_.predict(X), -C, C)
+        return np.clip(self.best_estimator_.predict(X), -self.clip_, self.clip_)

@@ -5,10 +5,11 @@ import pickle
 
 import numpy as np
 import pytest
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.model_selection import GridSearchCV
 
-from fastmix.accounting import BudgetExceededError, DetachedLedgerError, PrivacyLedger
+from fastmix.accounting import REPLACE_ONE, ZERO_OUT, BudgetExceededError, DetachedLedgerError, PrivacyLedger
+from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR
 from fastmix.model_selection import PrivateGridSearch
 from fastmix.regression import AdaSSPRegressor, FastIHMRegressor, IHMRegressor
 
@@ -76,6 +77,7 @@ def test_an_unchecked_grid_search_spends_once_per_fit():
     assert search.best_estimator_.privacy_ledger_.total_epsilon == pytest.approx(1.0)  # each fit's own ledger only
 
 
+@pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")  # clip=0.05 clips most y
 def test_private_grid_search_stays_within_budget_and_finds_the_good_candidate():
     X, y = problem()
     outer = PrivacyLedger(3.0, 1e-5)
@@ -117,3 +119,111 @@ def test_private_grid_search_needs_a_private_estimator():
     X, y = problem(256)
     with pytest.raises(TypeError, match="lacks"):
         PrivateGridSearch(Ridge(), {"alpha": [1.0]}, epsilon=1.0, delta=1e-6).fit(X, y)
+
+
+class _Untouchable:
+    """Stands for data that must not be read: every conversion or attribute access fails the test."""
+
+    def __array__(self, *args, **kwargs):
+        raise AssertionError("the data were read")
+
+    def __len__(self):
+        raise AssertionError("the data were read")
+
+    def __iter__(self):
+        raise AssertionError("the data were read")
+
+    def __getitem__(self, key):
+        raise AssertionError("the data were read")
+
+    def __getattr__(self, name):
+        raise AssertionError(f"the data were read (attribute {name!r})")
+
+
+def kernel_problem(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, (n, 2))
+    y = np.clip(np.sin(2.0 * X[:, 0]) + 0.1 * rng.standard_normal(n), -1.0, 1.0)
+    return X, y
+
+
+def test_private_grid_search_over_a_kernel_learner_composes_under_replace_one_within_the_budget():
+    X, y = kernel_problem()
+    outer = PrivacyLedger(3.0, 1e-4)  # zero-out: takes the replace-one entries, converted at no cost
+    search = PrivateGridSearch(
+        DPRandomFeatureKRR(n_components=8, response_bound=2.0),
+        {"lam": [1e-3, 1e-1], "bandwidth": [0.5, 2.0]},
+        epsilon=2.0,
+        delta=1e-5,
+        ledger=outer,
+        random_state=0,
+    ).fit(X, y)
+    led = search.privacy_ledger_
+    assert search.privacy_relation == led.relation == REPLACE_ONE
+    assert {e.relation for e in led.entries} == {REPLACE_ONE} and len(led.entries) == 4 * 2 + 1
+    assert led.total_epsilon == pytest.approx(2.0) and led.total_epsilon <= 2.0 * (1 + 1e-12)
+    assert led.total_delta == pytest.approx(1e-5) and led.total_delta <= 1e-5 * (1 + 1e-12)
+    assert [e.relation for e in outer.entries] == [ZERO_OUT] * len(led.entries)
+    assert outer.total_epsilon == pytest.approx(led.total_epsilon)
+    assert search.clip_ == 2.0  # the kernel learners' own bound, response_bound
+    assert search.non_private_options() == ()
+    best = search.best_estimator_
+    assert isinstance(best, DPRandomFeatureKRR) and best.get_params()["lam"] == search.best_params_["lam"]
+    assert not hasattr(best, "n_responses_clipped_")  # nothing unreleased on the published model
+    assert np.abs(search.predict(X)).max() <= 2.0
+
+
+def test_a_grid_with_a_non_private_candidate_is_refused_before_the_data_are_touched():
+    outer = PrivacyLedger(5.0, 1e-4, relation=REPLACE_ONE)
+    search = PrivateGridSearch(
+        DPRandomProjectionKRR(kernel="linear", n_components=3),
+        {"row_norm_policy": ["clip", "rescale"]},
+        epsilon=1.0,
+        delta=1e-5,
+        ledger=outer,
+    )
+    (reason,) = search.non_private_options()
+    assert reason.startswith("candidate {'row_norm_policy': 'rescale'}: row_norm_policy='rescale'")
+    pattern = r"candidate \{'row_norm_policy': 'rescale'\} of DPRandomProjectionKRR is not differentially private"
+    with pytest.raises(ValueError, match=pattern + r": row_norm_policy='rescale' with the linear kernel"):
+        search.fit(_Untouchable(), _Untouchable())
+    assert outer.entries == ()
+
+
+def test_a_least_squares_candidate_with_a_data_dependent_rescaling_is_refused_before_the_data_are_touched():
+    search = PrivateGridSearch(AdaSSPRegressor(), {"y_policy": ["clip", "rescale"]}, epsilon=1.0, delta=1e-6)
+    assert search.privacy_relation == ZERO_OUT
+    with pytest.raises(
+        ValueError, match=r"candidate \{'y_policy': 'rescale'\} of AdaSSPRegressor .*y_policy='rescale'"
+    ):
+        search.fit(_Untouchable(), _Untouchable())
+
+
+@pytest.mark.parametrize(
+    "estimator, grid",
+    [
+        (DPRandomFeatureKRR(keep_unreleased=True), {"lam": [0.1]}),
+        (DPRandomFeatureKRR(), {"keep_unreleased": [False, True]}),
+        (AdaSSPRegressor(), {"keep_unreleased": [True]}),
+    ],
+)
+def test_a_search_refuses_candidates_that_keep_unreleased_statistics(estimator, grid):
+    with pytest.raises(ValueError, match=r"keep_unreleased=True.*publishes best_estimator_"):
+        PrivateGridSearch(estimator, grid, epsilon=1.0, delta=1e-5).fit(_Untouchable(), _Untouchable())
+
+
+class _WithoutProtocol(BaseEstimator):
+    """Has the parameters the search sets but does not list the options that break its guarantee."""
+
+    def __init__(self, epsilon=1.0, delta=1e-5, ledger=None, random_state=None):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.ledger = ledger
+        self.random_state = random_state
+
+
+def test_an_estimator_that_does_not_list_its_non_private_options_is_refused():
+    search = PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5)
+    assert "not one of this package's private estimators" in search.non_private_options()[0]
+    with pytest.raises(TypeError, match=r"non_private_options\(\); _WithoutProtocol has no such method"):
+        PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5).fit(_Untouchable(), _Untouchable())
