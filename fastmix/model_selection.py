@@ -38,6 +38,20 @@ def _for_ledger(entries, ledger):
     return [e.as_relation(ZERO_OUT) if free and e.relation == REPLACE_ONE else e for e in entries]
 
 
+class _EstimatorRelation:
+    """``privacy_relation`` of a search: read on a search, the relation of its estimator.
+
+    Read on the class it is None: the class states no relation of its own (it depends on the
+    estimator), so a check of the class's stated relation against a fitted ledger has nothing
+    to compare.
+    """
+
+    def __get__(self, search, owner=None):
+        if search is None:
+            return None
+        return getattr(search.estimator, "privacy_relation", None) or ZERO_OUT
+
+
 class PrivateGridSearch(RegressorMixin, BaseEstimator):
     """Private selection over a small grid: ``G`` private fits and one exponential mechanism.
 
@@ -118,10 +132,8 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         self.ledger = ledger
         self.random_state = random_state
 
-    @property
-    def privacy_relation(self) -> str:
-        """The neighbouring relation of the search's guarantee: the estimator's (zero-out if it names none)."""
-        return getattr(self.estimator, "privacy_relation", None) or ZERO_OUT
+    #: The neighbouring relation of the search's guarantee: its estimator's (zero-out if that names none).
+    privacy_relation = _EstimatorRelation()
 
     def non_private_options(self) -> tuple[str, ...]:
         """Why candidates of the grid would not be private, one sentence each; computed from the parameters.

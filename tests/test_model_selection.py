@@ -11,6 +11,7 @@ from sklearn.model_selection import GridSearchCV
 from fastmix.accounting import REPLACE_ONE, ZERO_OUT, BudgetExceededError, DetachedLedgerError, PrivacyLedger
 from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR
 from fastmix.model_selection import PrivateGridSearch
+from fastmix.preprocessing import pipeline_privacy_record
 from fastmix.regression import AdaSSPRegressor, FastIHMRegressor, IHMRegressor
 
 
@@ -171,6 +172,8 @@ def test_private_grid_search_over_a_kernel_learner_composes_under_replace_one_wi
     assert isinstance(best, DPRandomFeatureKRR) and best.get_params()["lam"] == search.best_params_["lam"]
     assert not hasattr(best, "n_responses_clipped_")  # nothing unreleased on the published model
     assert np.abs(search.predict(X)).max() <= 2.0
+    record = pipeline_privacy_record(search)  # the search composes as one of the package's private estimators
+    assert record["private_end_to_end"] and record["relation"] == REPLACE_ONE
 
 
 def test_a_grid_with_a_non_private_candidate_is_refused_before_the_data_are_touched():
