@@ -111,7 +111,10 @@ class ExactGaussianProcessPaths:
     Jitter: ``j`` starts at ``jitter * kappa2`` and is multiplied by 10 until the Cholesky
     factorisation succeeds (at most ``max_jitter * kappa2``).  The value used for each block is
     recorded in :attr:`jitter_`; it adds independent N(0, j) noise to each path value, i.e. the
-    paths are exact for the kernel ``k + j * 1{x = x'}``, and :attr:`variance_bound` includes it.
+    paths are exact for the kernel ``k + j * 1{x = x'}``. How much jitter a factorisation needs
+    depends on the points, hence on the training data, so :attr:`variance_bound`, which sets the
+    privacy noise, uses the largest jitter the sampler may reach, ``max_jitter * kappa2``, not the
+    one used; a matrix that would need more is refused.
     For the linear kernel the paths are sampled in weight space, ``h(x) = g^T x``, exactly and
     without any factorisation.
 
@@ -144,8 +147,16 @@ class ExactGaussianProcessPaths:
 
     @property
     def variance_bound(self) -> float:
-        """Bound on the variance of one path value: ``kappa2`` plus the largest jitter used."""
-        return self.kernel.kappa2 + (max(self.jitter_) if self.jitter_ else 0.0)
+        """Public bound on the variance of one path value: ``kappa2 (1 + max_jitter)``.
+
+        The jitter actually used (:attr:`jitter_`) is at most ``max_jitter * kappa2`` and depends on
+        the data, so the bound that calibrates the privacy noise (kernel paper, Lemma 2) takes the
+        largest value it can reach; it is a function of the parameters alone. The linear kernel's
+        weight-space paths need no jitter: ``kappa2``.
+        """
+        if self.kernel.name == "linear":
+            return self.kernel.kappa2
+        return self.kernel.kappa2 * (1.0 + self.max_jitter)
 
     @property
     def n_points_(self) -> int:
