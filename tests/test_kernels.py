@@ -322,9 +322,12 @@ PRIVATE_VARIANTS = [
     ("rff-laplace", lambda **kw: DPRandomFeatureKRR(kernel="laplace", **kw)),
 ]
 CLASSIFIER_VARIANTS = [
-    ("logistic", lambda **kw: DPRandomProjectionLogistic(**kw)),
-    ("logistic-clip", lambda **kw: DPRandomProjectionLogistic(clip_features=True, **kw)),
-    ("logistic-approx", lambda **kw: DPRandomProjectionLogistic(sampler="approximate", n_frequencies=500, **kw)),
+    ("logistic", lambda **kw: DPRandomProjectionLogistic(classes=[0, 1], **kw)),
+    ("logistic-clip", lambda **kw: DPRandomProjectionLogistic(classes=[0, 1], clip_features=True, **kw)),
+    (
+        "logistic-approx",
+        lambda **kw: DPRandomProjectionLogistic(classes=[0, 1], sampler="approximate", n_frequencies=500, **kw),
+    ),
 ]
 Y_CLASS = (Y_TRAIN > 0).astype(int)
 
@@ -421,7 +424,8 @@ def test_logistic_large_epsilon_approaches_nonprivate(name, make):
 
 
 def test_logistic_regulariser_raised_and_recorded_at_small_epsilon():
-    est = DPRandomProjectionLogistic(epsilon=0.05, n_components=10, lam=1e-8, random_state=0).fit(X_TRAIN, Y_CLASS)
+    est = DPRandomProjectionLogistic(epsilon=0.05, n_components=10, lam=1e-8, classes=[0, 1], random_state=0)
+    est.fit(X_TRAIN, Y_CLASS)
     assert est.lam_effective_ == est.lam_min_ > 1e-8
     assert est.privacy_ledger_.entries[-1].as_dict()["details"]["lam_effective"] == est.lam_effective_
 
@@ -532,7 +536,7 @@ def test_bad_data_raise(cls):
 def test_rff_rejects_linear_kernel_and_logistic_rejects_multiclass():
     with pytest.raises(ValueError, match="shift-invariant"):
         DPRandomFeatureKRR(kernel="linear").fit(X_TRAIN, Y_TRAIN)
-    with pytest.raises(ValueError, match="Only binary"):
+    with pytest.warns(NotPrivateWarning, match="classes=None"), pytest.raises(ValueError, match="Only binary"):
         DPRandomProjectionLogistic().fit(X_TRAIN, np.arange(X_TRAIN.shape[0]) % 3)
     with pytest.raises(ValueError, match="shift-invariant"):
         RandomFeatureGaussianProcessPaths(LinearKernel(), 3)
@@ -547,11 +551,14 @@ def test_rff_rejects_linear_kernel_and_logistic_rejects_multiclass():
 # at default privacy. Accuracy is tested above against the non-private counterparts instead.
 # sklearn's checks feed responses far outside [-1, 1], which the default y_policy="raise" refuses
 # by design: the private learners are checked with the paper's truncation (y_policy="clip"), and
-# the warnings that truncation and pickling an exact-sampler fit give are expected there.
+# the warnings that truncation and pickling an exact-sampler fit give are expected there. The
+# logistic is checked with classes=None (sklearn's checks use many label sets), which reads the
+# label set from the data and so warns that the fit is not private.
 
 
 @pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")
-@pytest.mark.filterwarnings("ignore:Pickling a DPRandomProjectionKRR:fastmix._validation.PrivacyWarning")
+@pytest.mark.filterwarnings("ignore:Pickling a DPRandomProjection:fastmix._validation.PrivacyWarning")
+@pytest.mark.filterwarnings("ignore:DPRandomProjectionLogistic is not:fastmix._validation.NotPrivateWarning")
 @parametrize_with_checks(
     [
         RandomProjectionKRR(n_components=10),
