@@ -230,3 +230,17 @@ def test_an_estimator_that_does_not_list_its_non_private_options_is_refused():
     assert "not one of this package's private estimators" in search.non_private_options()[0]
     with pytest.raises(TypeError, match=r"non_private_options\(\); _WithoutProtocol has no such method"):
         PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5).fit(_Untouchable(), _Untouchable())
+
+
+def test_a_classifier_is_refused_before_the_data_are_touched():
+    from fastmix.kernels import DPRandomProjectionLogistic
+
+    search = PrivateGridSearch(
+        DPRandomProjectionLogistic(classes=[1, 2], n_components=4),
+        {"lam": [0.1, 1.0]},
+        epsilon=1.0,
+        delta=1e-6,
+        clip=1.0,
+    )
+    with pytest.raises(TypeError, match="is a classifier"):
+        search.fit(object(), object())

@@ -91,7 +91,26 @@ def _fit_inputs(est, X, y, kernel):
 
 
 class _RandomProjectionFeatures:
-    """Mixin: choose and build the path sampler of a random-projection estimator."""
+    """Mixin: choose and build the path sampler of a random-projection estimator.
+
+    A private estimator fitted with the exact sampler keeps the training inputs in its
+    ``feature_map_`` (it samples the paths at new points given their values there), so pickling
+    it warns: the predictions are private, the pickled object is not.
+    """
+
+    def __getstate__(self):
+        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it holds training inputs."""
+        private = getattr(self, "privacy_relation", None) is not None
+        if private and getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
+            warnings.warn(
+                f"Pickling a {type(self).__name__} fitted with the exact path sampler (sampler_='exact'): its "
+                "feature_map_ keeps the training inputs X, from which it samples the paths at new points, so the "
+                "pickle contains X and is not covered by the privacy guarantee (the predictions are). To publish "
+                "the model, fit with sampler='approximate', whose random frequencies do not depend on the data.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return super().__getstate__()
 
     def _make_sampler(self, kernel, M, n, rng):
         sampler = self.sampler
@@ -564,19 +583,6 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     def fit(self, X, y):
         """Fit by Algorithm 1 and record every privacy spend in ``privacy_ledger_`` (and ``ledger``)."""
         return super().fit(X, y)
-
-    def __getstate__(self):
-        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it holds training inputs."""
-        if getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
-            warnings.warn(
-                "Pickling a DPRandomProjectionKRR fitted with the exact path sampler (sampler_='exact'): its "
-                "feature_map_ keeps the training inputs X, from which it samples the paths at new points, so the "
-                "pickle contains X and is not covered by the privacy guarantee (the predictions are). To publish "
-                "the model, fit with sampler='approximate', whose random frequencies do not depend on the data.",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return super().__getstate__()
 
     def _fit_features(self, kernel, M, X, rng):
         self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng).fit(X)

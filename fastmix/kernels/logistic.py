@@ -11,14 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import (
-    NotPrivateWarning,
-    PrivacyWarning,
-    check_matrix,
-    check_random_state,
-    check_row_norms,
-    mark_not_private,
-)
+from .._validation import NotPrivateWarning, check_matrix, check_random_state, check_row_norms, mark_not_private
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .estimators import (
     _PAPER,
@@ -320,19 +313,6 @@ feature_bound, row_norm_policy :
         """Predicted class labels."""
         positive = self.decision_function(X) > 0
         return self.classes_[positive.astype(int)]
-
-    def __getstate__(self):
-        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it holds training inputs."""
-        if getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
-            warnings.warn(
-                f"Pickling a {type(self).__name__} fitted with the exact path sampler (sampler_='exact'): its "
-                "feature_map_ keeps the training inputs X, from which it samples the paths at new points, so the "
-                "pickle contains X and is not covered by the privacy guarantee (the predictions are). To publish "
-                "the model, fit with sampler='approximate', whose random frequencies do not depend on the data.",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return super().__getstate__()
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
