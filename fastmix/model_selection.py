@@ -141,12 +141,6 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         Empty for every search that :meth:`fit` accepts (it refuses the others before touching
         the data), so a fitted search is itself one of the package's private estimators.
         """
-        if is_classifier(self.estimator):
-            raise TypeError(
-                f"PrivateGridSearch selects regressors by their clipped squared error; {name} is a classifier, "
-                "whose labels that score would treat as numbers. Select its hyperparameters on public data, or "
-                "fit each candidate with an outer ledger= and compare them on data set aside for it."
-            )
         if not callable(getattr(self.estimator, "non_private_options", None)):
             return (f"{type(self.estimator).__name__} is not one of this package's private estimators.",)
         return tuple(
