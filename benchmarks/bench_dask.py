@@ -11,7 +11,7 @@ machine's 24 GiB of memory) to a Zarr store, and times FastIHM and IHM through i
 over it with a two-process ``distributed.LocalCluster``, recording the wall time, the bytes the
 workers read from storage and their peak resident memory; and, at n = 2^20, 2^22 and 2^24, the Dask path
 on data persisted in the workers' memory against the in-memory path in this process. It is the
-study of the book's "Beyond one machine" page (:mod:`fastmix.studies.beyond_one_machine`), resumed
+study of the book's "Beyond one machine" page (:mod:`fastmix_companion.studies.beyond_one_machine`), resumed
 cell by cell from the results store. The last line prints the out-of-core figures and the
 throughput ratio against their targets (peak worker memory below 25% of the machine's, Dask at most
 1.5 times slower than in memory at n = 2^22), then the ratios at the larger sizes.
@@ -28,9 +28,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fastmix.store import ResultsStore  # noqa: E402
-from fastmix.studies import beyond_one_machine as study  # noqa: E402
-from fastmix.studies import run_study  # noqa: E402
+from fastmix_companion.store import ResultsStore  # noqa: E402
+from fastmix_companion.studies import beyond_one_machine as study  # noqa: E402
+from fastmix_companion.studies import run_study  # noqa: E402
 
 QUICK = {"log2_ns": "16,18", "out_of_core_log2_n": 19, "d": 16, "chunk_log2_rows": 16, "repeats": 2}
 

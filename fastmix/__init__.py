@@ -7,7 +7,10 @@
   projection" (arXiv:2507.17544).
 
 Modules are named after the papers' concepts: :mod:`fastmix.hadamard`, :mod:`fastmix.srht`,
-:mod:`fastmix.accounting`, :mod:`fastmix.mechanisms`.
+:mod:`fastmix.accounting`, :mod:`fastmix.mechanisms`, :mod:`fastmix.regression`,
+:mod:`fastmix.kernels`. This is the library; the machinery that reproduces the papers' figures
+and builds the book lives in the separate package :mod:`fastmix_companion`, which imports this
+one and is never imported by it.
 """
 
 __version__ = "0.3.0"

@@ -53,20 +53,20 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_upper_scale
-from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import appendix_f as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
+from fastmix_companion.studies import appendix_f as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_f_coherence"
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -189,7 +189,7 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    from fastmix.studies.section3 import log_slope_interval
+    from fastmix_companion.studies.section3 import log_slope_interval
 
     whole = [
         f"{log_slope_interval(g['k'], g['coherence']).estimate:.2f} at $n = 2^{{{int(np.log2(n))}}}$"
@@ -255,7 +255,7 @@ if stored is not None and len(SUMMARY):
 
 # %% tags=["remove-input"]
 if stored is not None and "reference" in stored:
-    from fastmix.claims import percentile_of
+    from fastmix_companion.claims import percentile_of
 
     ref = stored["reference"]
     lines = ["| $k$ | draws | median | range | authors' value | its percentile |", "|---|---|---|---|---|---|"]

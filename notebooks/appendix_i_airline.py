@@ -57,13 +57,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown, format_interval, log_ratio_interval
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_heuristic
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import appendix_i as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown, format_interval, log_ratio_interval
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import appendix_i as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_i_airline"
@@ -78,7 +78,7 @@ STYLE = {
 }
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -298,7 +298,7 @@ if CLAIMS:
         f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', lo))} and "
         f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', hi))}."
     )
-    from fastmix.claims import holm, one_sided_less
+    from fastmix_companion.claims import holm, one_sided_less
 
     ns = study.noise_summary(stored).set_index(["ratio_index", "epsilon"])
     sel = lambda s, e: runs.loc[(runs["series"] == s) & np.isclose(runs["epsilon"], e), "excess_risk"]  # noqa: E731
@@ -538,7 +538,7 @@ if stored is not None:
 # internet access and copy the resulting `data/cache/openml/` folder here), then
 #
 # ```bash
-# .venv/bin/python -m fastmix.run --paper-scale appendix_i_airline -p dataset airline -p log2_n 22 --restart
+# .venv/bin/python -m fastmix_companion.run --paper-scale appendix_i_airline -p dataset airline -p log2_n 22 --restart
 # ```
 #
 # which replaces the stand-in's entry with the airline run at the paper's $n = 2^{22}$ (hours on one

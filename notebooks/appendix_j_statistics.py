@@ -50,12 +50,12 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix import datasets as fd
-from fastmix.claims import claims_markdown, percentile_of
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import appendix_j as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown, percentile_of
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
+from fastmix_companion.studies import appendix_j as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "appendix_j_statistics"
@@ -112,7 +112,7 @@ def statistics_markdown(statistics):
     return "\n".join(lines)
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 

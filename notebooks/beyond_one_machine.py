@@ -91,12 +91,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import beyond_one_machine as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import beyond_one_machine as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "beyond_one_machine"
@@ -185,7 +185,7 @@ stored = store.load("setting", "runs")
 # ## Measured on this machine
 #
 # The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix.run --paper-scale beyond_one_machine`; `benchmarks/bench_dask.py` runs
+# `.venv/bin/python -m fastmix_companion.run --paper-scale beyond_one_machine`; `benchmarks/bench_dask.py` runs
 # the same and prints its figures against the targets. The out-of-core matrix is larger than the
 # machine's memory, so it cannot stay in the page cache and every pass reads it from disk.
 

@@ -61,12 +61,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import figure1 as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
+from fastmix_companion.studies import figure1 as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "figure1_noise_scale"
@@ -80,7 +80,7 @@ STYLE = {
 MEASURED_STYLE = {"synthetic_correlated": ("C4", "-.", "d"), "synthetic_sphere": ("C9", ":", "P")}
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 

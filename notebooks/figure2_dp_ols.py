@@ -62,13 +62,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown, format_interval, log_ratio_interval
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
 from fastmix.regression import ihm_gamma_classical_eigenvalue
-from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import figure2 as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown, format_interval, log_ratio_interval
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
+from fastmix_companion.studies import figure2 as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "figure2_dp_ols"
@@ -76,7 +76,7 @@ PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters ce
 COLORS = ("C1", "C2", "C3")
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -394,8 +394,8 @@ if stored is not None:
 # `data/cache/`, this runs the same grid on them into a separate store entry:
 #
 # ```bash
-# .venv/bin/python -m fastmix.run --paper-scale figure2_dp_ols -p datasets black_friday,year_msd,beijing,rossmann \
-#     --output-dir results/real_data
+# .venv/bin/python -m fastmix_companion.run --paper-scale figure2_dp_ols \
+#     -p datasets black_friday,year_msd,beijing,rossmann --output-dir results/real_data
 # ```
 #
 # and building the book with `FASTMIX_RESULTS_DIR=results/real_data` draws this page from it.

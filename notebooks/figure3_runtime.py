@@ -55,12 +55,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix.claims import Interval, claims_markdown, format_interval
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import figure3 as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import Interval, claims_markdown, format_interval
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import figure3 as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "figure3_runtime"
@@ -70,7 +70,7 @@ ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -152,7 +152,8 @@ stored = store.load(*TABLES)
 # ## Figure 3 at the paper's shapes
 #
 # The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix.run --paper-scale figure3_runtime` (its parameters are in `notebooks/paper_scale.json`).
+# `.venv/bin/python -m fastmix_companion.run --paper-scale figure3_runtime` (its parameters are in
+# `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))

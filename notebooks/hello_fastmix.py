@@ -39,8 +39,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from fastmix.hadamard import fwht, get_backend
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
 
 started_at = time.time()
 
@@ -48,7 +48,7 @@ started_at = time.time()
 # Book display helpers: the figure caption's text, and figure text sized for the book's column.
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 # %% [markdown]

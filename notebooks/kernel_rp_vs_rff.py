@@ -64,12 +64,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, tex_num, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import kernel_rp_vs_rff as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, tex_num, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import kernel_rp_vs_rff as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "kernel_rp_vs_rff"
@@ -78,7 +78,7 @@ PROTOCOLS = study.PROTOCOLS
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -290,7 +290,7 @@ stored = store.load("runs")
 # ## Paper-scale results
 #
 # The stored results below are computed by
-# `.venv/bin/python -m fastmix.run --paper-scale kernel_rp_vs_rff` (resumable; the parameters are
+# `.venv/bin/python -m fastmix_companion.run --paper-scale kernel_rp_vs_rff` (resumable; the parameters are
 # in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]

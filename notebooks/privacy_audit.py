@@ -58,12 +58,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, tex_num, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import privacy_audit as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, tex_num, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import privacy_audit as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "privacy_audit"
@@ -77,7 +77,7 @@ LABELS = {
 COLORS = {"exact": "C0", "bar": "C1", "simple": "C2"}
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 
@@ -207,7 +207,8 @@ stored = store.load(*TABLES)
 # ## The audit at the larger setting
 #
 # The stored audit is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix.run --paper-scale privacy_audit` (its parameters are in `notebooks/paper_scale.json`).
+# `.venv/bin/python -m fastmix_companion.run --paper-scale privacy_audit` (its parameters are in
+# `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
 display(Markdown(entry_markdown(NAME)))

@@ -55,12 +55,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import regime_map as study
-from fastmix.studies import run_study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import regime_map as study
+from fastmix_companion.studies import run_study
 
 started_at = time.time()
 NAME = "regime_map"
@@ -236,7 +236,7 @@ stored = store.load("shapes", "runs")
 # ## The map at full scale
 #
 # The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix.run --paper-scale regime_map` (its parameters are in
+# `.venv/bin/python -m fastmix_companion.run --paper-scale regime_map` (its parameters are in
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]

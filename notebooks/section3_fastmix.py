@@ -61,13 +61,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
 from fastmix.srht import coherence_heuristic, welch_bound
-from fastmix.store import ResultsStore, entry_markdown, entry_status
-from fastmix.studies import run_study
-from fastmix.studies import section3 as study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
+from fastmix_companion.studies import run_study
+from fastmix_companion.studies import section3 as study
 
 started_at = time.time()
 NAME = "section3_fastmix"
@@ -76,7 +76,7 @@ COLORS = {"synthetic_sphere": "C0", "synthetic_correlated": "C1"}
 MARKERS = {4.0: "v", 400.0: "s", 800.0: "D"}
 
 
-# Figures fill the book's content column: larger text (fastmix.pages.BOOK_STYLE).
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 

@@ -54,13 +54,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.claims import claims_markdown
-from fastmix.pages import caption, use_book_style
-from fastmix.provenance import provenance_report
 from fastmix.regression import NOISE_DOMINATES_RATIO
-from fastmix.store import ResultsStore, entry_markdown
-from fastmix.studies import run_study
-from fastmix.studies import solver_choice as study
+from fastmix_companion.claims import claims_markdown
+from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.store import ResultsStore, entry_markdown
+from fastmix_companion.studies import run_study
+from fastmix_companion.studies import solver_choice as study
 
 started_at = time.time()
 NAME = "solver_choice"
@@ -223,7 +223,7 @@ stored = store.load("datasets", "runs")
 # ## The map at full scale
 #
 # The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix.run --paper-scale solver_choice` (its parameters are in
+# `.venv/bin/python -m fastmix_companion.run --paper-scale solver_choice` (its parameters are in
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]

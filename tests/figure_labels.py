@@ -86,7 +86,7 @@ PAGES: dict[str, list[Label]] = {
     "notebooks/hello_fastmix": [_live("Figure H.1")],
 }
 
-#: Phrases of the store note (fastmix.store.entry_markdown) that excuse a missing stored figure.
+#: Phrases of the store note (fastmix_companion.store.entry_markdown) that excuse a missing stored figure.
 UNFINISHED_NOTES = (
     "No paper-scale results are stored for this page yet",
     "has not recorded its provenance yet",

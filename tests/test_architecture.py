@@ -1,8 +1,12 @@
-"""Architecture rules of the package, checked on the source (``ast``) of every module in ``fastmix/``.
+"""Architecture rules, checked on the source (``ast``) of every module of the two packages.
 
-Rule 1: private names stay inside their module. A module of ``fastmix`` may not use a private
+The repository holds two packages: the library ``fastmix`` (what a practitioner installs and
+imports) and ``fastmix_companion``, the machinery that reproduces the papers and builds the book
+(command line, parameters, results store, provenance, claims, pages, experiments and studies).
+
+Rule 1: private names stay inside their module. A module may not use a private
 name (one that starts with an underscore and is not a dunder such as ``__version__``) of another
-fastmix module: neither by importing it (``from fastmix.x import _y``, ``from .x import _y``,
+module of either package: neither by importing it (``from fastmix.x import _y``, ``from .x import _y``,
 ``from . import _y``) nor as an attribute (``x._y``, ``fastmix.x._y``) of a name that an import
 bound to a fastmix module. Two exceptions, both about code that is internal by construction:
 
@@ -12,14 +16,21 @@ bound to a fastmix module. Two exceptions, both about code that is internal by c
 * the modules of a package in ``SPLIT_PACKAGES`` are one concept split into files, public only
   through the package's ``__init__``; they may use each other's private names. Outside the
   package its private names are as private as any other (``fastmix.accounting._x`` from
-  ``fastmix.regression`` is a violation). ``fastmix.studies`` is not such a package: each study
+  ``fastmix.regression`` is a violation). ``fastmix_companion.studies`` is not such a package: each study
   is a module of its own.
 
-Rule 2: every module in ``fastmix/`` has at most ``MAX_LINES`` lines, except the modules in
+Rule 2: every module has at most ``MAX_LINES`` lines, except the modules in
 ``LONG_MODULES``, which are still to be split.
 
-``KNOWN`` and ``LONG_MODULES`` record today's exceptions. Remove an entry when it is fixed: the
-``*_still_occur`` tests fail on an entry that no longer applies, so the lists only shrink.
+Rule 3: layers. No module of ``fastmix`` imports ``fastmix_companion``, at the top of a file or
+inside a function: ``import fastmix.<anything>`` never loads the book's machinery.
+
+Rule 4: no import cycles between modules, imports inside functions included (a cycle hidden in a
+function is still two modules that cannot be understood one without the other), except those in
+``KNOWN_CYCLES``.
+
+``KNOWN``, ``LONG_MODULES`` and ``KNOWN_CYCLES`` record today's exceptions. Remove an entry when it
+is fixed: the ``*_still_*`` tests fail on an entry that no longer applies, so the lists only shrink.
 """
 
 from __future__ import annotations
@@ -27,7 +38,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent / "fastmix"
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY, COMPANION = "fastmix", "fastmix_companion"
+PACKAGES = (LIBRARY, COMPANION)
 
 # Violations of rule 1 that exist today, as (importing module, module of the name, private name).
 # Remove an entry when it is fixed (test_known_violations_still_occur enforces this).
@@ -43,21 +56,30 @@ SPLIT_PACKAGES = {
 }
 
 MAX_LINES = 700
-# Modules longer than MAX_LINES today (path relative to fastmix/). Remove an entry once the
+# Modules longer than MAX_LINES today (path relative to the repository). Remove an entry once the
 # module is split (test_long_modules_still_long enforces this).
 LONG_MODULES: set[str] = set()
 
+# Import cycles that exist today (rule 4), each as the sorted tuple of its modules. The in-memory
+# SRHT hands a Dask X to the chunked code, which builds on the SRHT's draws.
+KNOWN_CYCLES = {("fastmix.chunked", "fastmix.srht")}
+
 
 def _modules() -> dict[str, Path]:
-    """Every module of the package: dotted name -> source file."""
+    """Every module of both packages: dotted name -> source file."""
     out = {}
-    for path in sorted(PACKAGE_DIR.rglob("*.py")):
-        rel = path.relative_to(PACKAGE_DIR.parent).with_suffix("")
-        parts = list(rel.parts)
-        if parts[-1] == "__init__":
-            parts.pop()
-        out[".".join(parts)] = path
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            out[".".join(parts)] = path
     return out
+
+
+def _ours(name: str) -> bool:
+    """Whether a dotted name is one of the two packages or inside one."""
+    return any(name == p or name.startswith(p + ".") for p in PACKAGES)
 
 
 MODULES = _modules()
@@ -106,14 +128,15 @@ def private_uses(module: str, source: str | None = None) -> set[tuple[str, str, 
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name == "fastmix" or alias.name.startswith("fastmix."):
+                if _ours(alias.name):
                     if alias.asname:
                         bound[alias.asname] = alias.name
                     else:
-                        bound["fastmix"] = "fastmix"
+                        top = alias.name.split(".")[0]
+                        bound[top] = top
         elif isinstance(node, ast.ImportFrom):
             source = _resolve(module, node.module, node.level)
-            if not (source == "fastmix" or source.startswith("fastmix.")):
+            if not _ours(source):
                 continue
             for alias in node.names:
                 full = f"{source}.{alias.name}"
@@ -146,6 +169,7 @@ def violations() -> set[tuple[str, str, str]]:
 def test_scanner_sees_the_package():
     # a scanner that found nothing would pass every rule
     assert {"fastmix", "fastmix.accounting", "fastmix.accounting.renyi_bounds", "fastmix.audit"} <= set(MODULES)
+    assert {"fastmix_companion", "fastmix_companion.run", "fastmix_companion.studies.figure2"} <= set(MODULES)
     uses = private_uses("fastmix.accounting.sketch_epsilon")
     assert ("fastmix.accounting.sketch_epsilon", "fastmix.accounting.renyi_bounds", "_alpha_max") in uses
 
@@ -153,24 +177,25 @@ def test_scanner_sees_the_package():
 def test_scanner_finds_every_form():
     source = """
 import fastmix
+import fastmix_companion
 import fastmix.hadamard as H
 from fastmix import srht
 from . import accounting as acc, _validation
-from .provenance import _jsonable, collect_provenance
-from .studies import figure1
+from fastmix_companion.provenance import _jsonable, collect_provenance
+from fastmix_companion.studies import figure1
 
 def f():
-    from .studies.kernel_rp_vs_rff import _plane_wave
-    return H._CHUNK_BYTES, srht._sketch_quantities, acc._smallest_feasible, fastmix.claims._welch, figure1._x
+    from fastmix_companion.studies.kernel_rp_vs_rff import _plane_wave
+    return H._CHUNK_BYTES, srht._sketch_quantities, acc._smallest_feasible, fastmix_companion.claims._welch, figure1._x
 """
     assert private_uses("fastmix.audit", source) == {
         ("fastmix.audit", "fastmix.hadamard", "_CHUNK_BYTES"),
         ("fastmix.audit", "fastmix.srht", "_sketch_quantities"),
         ("fastmix.audit", "fastmix.accounting", "_smallest_feasible"),
-        ("fastmix.audit", "fastmix.claims", "_welch"),
-        ("fastmix.audit", "fastmix.studies.figure1", "_x"),
-        ("fastmix.audit", "fastmix.provenance", "_jsonable"),
-        ("fastmix.audit", "fastmix.studies.kernel_rp_vs_rff", "_plane_wave"),
+        ("fastmix.audit", "fastmix_companion.claims", "_welch"),
+        ("fastmix.audit", "fastmix_companion.studies.figure1", "_x"),
+        ("fastmix.audit", "fastmix_companion.provenance", "_jsonable"),
+        ("fastmix.audit", "fastmix_companion.studies.kernel_rp_vs_rff", "_plane_wave"),
         ("fastmix.audit", "fastmix._validation", "_validation"),
     }
     # not fastmix modules, public names, dunders, and attributes of objects that are not modules
@@ -183,12 +208,13 @@ def f():
 
 def test_rule_on_examples():
     assert _allowed("fastmix.srht", "fastmix._validation")  # private module, same package
-    assert _allowed("fastmix.studies.figure1", "fastmix._validation")  # ... and below it
+    assert _allowed("fastmix.regression.data", "fastmix._validation")  # ... and below it
+    assert not _allowed("fastmix_companion.studies.figure1", "fastmix._validation")  # the other package
     assert _allowed("fastmix.accounting.noise_scale", "fastmix.accounting.renyi_bounds")  # split package
     assert _allowed("fastmix.accounting.conversions", "fastmix.accounting._checks")
     assert not _allowed("fastmix.audit", "fastmix.accounting._checks")  # private module of another package
     assert not _allowed("fastmix.regression", "fastmix.accounting")  # outside the split package
-    assert not _allowed("fastmix.studies.kernel_rates", "fastmix.studies.kernel_rp_vs_rff")
+    assert not _allowed("fastmix_companion.studies.kernel_rates", "fastmix_companion.studies.kernel_rp_vs_rff")
     assert not _allowed("fastmix.srht", "fastmix.hadamard")
 
 
@@ -210,15 +236,128 @@ def _line_count(path: Path) -> int:
 
 
 def test_modules_are_short():
-    long = {
-        str(p.relative_to(PACKAGE_DIR).as_posix()): _line_count(p)
-        for p in MODULES.values()
-        if _line_count(p) > MAX_LINES
-    }
+    long = {str(p.relative_to(ROOT).as_posix()): _line_count(p) for p in MODULES.values() if _line_count(p) > MAX_LINES}
     new = {name: n for name, n in long.items() if name not in LONG_MODULES}
     assert not new, f"modules over {MAX_LINES} lines (split them by concept): {new}"
 
 
 def test_long_modules_still_long():
-    short = {name for name in LONG_MODULES if _line_count(PACKAGE_DIR / name) <= MAX_LINES}
+    short = {name for name in LONG_MODULES if _line_count(ROOT / name) <= MAX_LINES}
     assert not short, f"now at most {MAX_LINES} lines, so remove from LONG_MODULES: {sorted(short)}"
+
+
+# --------------------------------------------------------------------------- rules 3 and 4: layers and cycles
+
+
+def imports_of(module: str, source: str | None = None) -> set[str]:
+    """The modules of either package that ``module`` imports, anywhere in its file (functions included).
+
+    ``from a import b`` counts as importing the module ``a.b`` when it is one, else ``a``;
+    ``import a.b.c`` counts as importing ``a.b.c`` (or its longest prefix that is a module).
+    """
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8") if source is None else source)
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                name = alias.name
+                while name and name not in MODULES:
+                    name = name.rpartition(".")[0]
+                if name:
+                    out.add(name)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node.module, node.level)
+            if not _ours(base):
+                continue
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                out.add(full if full in MODULES else base)
+    out.discard(module)
+    return {name for name in out if name in MODULES}
+
+
+def _graph() -> dict[str, set[str]]:
+    return {module: imports_of(module) for module in MODULES}
+
+
+def cycles(graph: dict[str, set[str]]) -> set[tuple[str, ...]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: set[tuple[str, ...]] = set()
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.add(tuple(sorted(component)))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_scanner_sees_every_form():
+    source = """
+import fastmix_companion.store
+from fastmix_companion import claims
+from .srht import SRHT
+import numpy
+
+def lazy():
+    from fastmix_companion.studies import figure1
+"""
+    assert imports_of("fastmix.audit", source) == {
+        "fastmix_companion.store",
+        "fastmix_companion.claims",
+        "fastmix.srht",
+        "fastmix_companion.studies.figure1",
+    }
+
+
+def test_the_library_never_imports_the_companion():
+    offending = {
+        (module, target)
+        for module, targets in _graph().items()
+        if module.split(".")[0] == LIBRARY
+        for target in targets
+        if target.split(".")[0] == COMPANION
+    }
+    assert not offending, "the library imports the book's machinery:\n" + "\n".join(
+        f"  {a} imports {b}" for a, b in sorted(offending)
+    )
+
+
+def test_cycles_are_found():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == {("a", "b", "c")}
+    assert cycles({"a": {"b"}, "b": set()}) == set()
+
+
+def test_no_new_import_cycles():
+    new = cycles(_graph()) - KNOWN_CYCLES
+    assert not new, "import cycles (lazy imports included); break them by moving the shared piece down a layer:\n" + (
+        "\n".join(f"  {' <-> '.join(c)}" for c in sorted(new))
+    )
+
+
+def test_known_cycles_still_exist():
+    gone = KNOWN_CYCLES - cycles(_graph())
+    assert not gone, "fixed, so remove from KNOWN_CYCLES:\n" + "\n".join(f"  {c!r}," for c in sorted(gone))

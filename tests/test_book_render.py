@@ -145,7 +145,7 @@ def test_mathjax_is_served_locally(book):
 
 
 def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book, extension):
-    from fastmix import run
+    from fastmix_companion import run
 
     for name, _ in run.list_notebooks():
         page = book / "notebooks" / f"{name}.html"
@@ -164,7 +164,7 @@ def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book, extens
 
 def test_rerun_box_commands_call_the_virtual_environment_and_fit_the_column(extension):
     """The box's commands name .venv/bin executables (the README never activates the venv), one option a line."""
-    from fastmix import run
+    from fastmix_companion import run
 
     for name, _ in run.list_notebooks():
         box = fastmix_book.rerun_box(run.resolve_notebook(name))

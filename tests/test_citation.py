@@ -2,7 +2,8 @@
 
 ``tools/citation.py`` generates ``.zenodo.json``, the README's "Cite this" BibTeX, the same
 BibTeX in the book's "How to cite it" section and the companion's fields in
-``fastmix/provenance.py`` from ``CITATION.cff``; these tests call its functions directly (and its command line once) and
+``fastmix_companion/provenance.py`` from ``CITATION.cff``; these tests call its functions directly (and its
+command line once) and
 check the results independently where that is cheap: the CFF schema through check-jsonschema,
 the addresses against ``pyproject.toml`` parsed here, the version against the imported package.
 """
@@ -62,7 +63,8 @@ def tmp_repo(tmp_path):
         shutil.copy(ROOT / name, tmp_path / name)
     (tmp_path / "fastmix").mkdir()
     shutil.copy(ROOT / "fastmix" / "__init__.py", tmp_path / "fastmix" / "__init__.py")
-    shutil.copy(ROOT / "fastmix" / "provenance.py", tmp_path / "fastmix" / "provenance.py")
+    (tmp_path / "fastmix_companion").mkdir()
+    shutil.copy(ROOT / "fastmix_companion" / "provenance.py", tmp_path / "fastmix_companion" / "provenance.py")
     (tmp_path / "book").mkdir()
     shutil.copy(ROOT / "book" / "references.bib", tmp_path / "book" / "references.bib")
     shutil.copy(ROOT / "book" / "intro.md", tmp_path / "book" / "intro.md")
@@ -297,7 +299,7 @@ def test_book_cites_with_the_readme_entries(readme_bibtex):
 
 
 def test_provenance_module_carries_the_companion_fields(cff, readme_bibtex):
-    from fastmix import provenance
+    from fastmix_companion import provenance
 
     fields = provenance.COMPANION_CITATION
     software = _parse_bibtex(readme_bibtex)[-1]
@@ -398,14 +400,14 @@ def test_consistent_version_bump_makes_outputs_stale(tmp_repo, capsys):
     before = _snapshot(tmp_repo)
 
     stale = citation.stale_outputs(citation.load_sources(tmp_repo))
-    assert set(stale) == {".zenodo.json", "README.md", "book/intro.md", "fastmix/provenance.py"}
+    assert set(stale) == {".zenodo.json", "README.md", "book/intro.md", "fastmix_companion/provenance.py"}
     assert f'+  "version": "{NEXT}",' in stale[".zenodo.json"]
     assert f"+  version = {{{NEXT}}}," in stale["book/intro.md"]
-    assert '+    "year": "2027",' in stale["fastmix/provenance.py"]
+    assert '+    "year": "2027",' in stale["fastmix_companion/provenance.py"]
     assert citation.main(["--check", "--root", str(tmp_repo)]) == 1
     err = capsys.readouterr().err
     assert ".zenodo.json is stale" in err and "README.md is stale" in err
-    assert "book/intro.md is stale" in err and "fastmix/provenance.py is stale" in err
+    assert "book/intro.md is stale" in err and "fastmix_companion/provenance.py is stale" in err
     assert "python tools/citation.py" in err
     assert _snapshot(tmp_repo) == before  # --check writes nothing
 
@@ -450,7 +452,7 @@ def test_address_mismatch_with_pyproject_is_reported(tmp_repo):
     [
         ("README.md", citation.README_END),
         ("book/intro.md", citation.BOOK_START),
-        ("fastmix/provenance.py", citation.PROVENANCE_END),
+        ("fastmix_companion/provenance.py", citation.PROVENANCE_END),
     ],
 )
 def test_missing_markers_are_reported(tmp_repo, name, marker):

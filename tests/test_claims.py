@@ -1,4 +1,4 @@
-"""Tests for fastmix.claims: the statistics behind each page's claims table."""
+"""Tests for fastmix_companion.claims: the statistics behind each page's claims table."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fastmix.claims import (
+from fastmix_companion.claims import (
     Claim,
     claims_frame,
     claims_markdown,

@@ -1,15 +1,14 @@
-"""Tests for fastmix.experiments: tidy output, seeds, cache hits, atomic writes."""
+"""Tests for fastmix_companion.experiments: tidy output, seeds, cache hits, atomic writes."""
 
 import os
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix import experiments as E
-from fastmix import grid_cache as G
 from fastmix import regression as R
+from fastmix_companion import experiments as E
+from fastmix_companion import grid_cache as G
 
 
 def _data(n=1000, d=4, seed=0):
@@ -304,8 +303,7 @@ def test_the_key_covers_the_environment(tmp_path, monkeypatch):
 
 
 def test_the_code_fingerprint_covers_the_runner_and_validation():
-    base = Path(G.__file__).resolve().parent
-    files = {p.relative_to(base).as_posix() for p in G._source_files(base)}
+    files = {label for label, _ in G._source_files()}
     expected = {"experiments.py", "grid_cache.py", "_validation.py", "_compat.py", "regression/fast_hessian_mixing.py"}
     assert expected <= files
     # the packages are hashed file by file, so a change to any of their modules changes the key
@@ -316,9 +314,10 @@ def test_the_code_fingerprint_covers_the_runner_and_validation():
 def test_the_code_fingerprint_follows_every_file_of_a_package(tmp_path, monkeypatch):
     import shutil
 
+    dirs = G._package_dirs()
     base = tmp_path / "fastmix"
-    shutil.copytree(Path(G.__file__).resolve().parent, base, ignore=shutil.ignore_patterns("__pycache__"))
-    monkeypatch.setattr(G, "__file__", str(base / "grid_cache.py"))
+    shutil.copytree(dirs["fastmix"], base, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(G, "_package_dirs", lambda: {**dirs, "fastmix": base})
     before = E.code_fingerprint()
     (base / "accounting" / "ledger.py").write_text("# changed\n", encoding="utf-8")
     assert E.code_fingerprint() != before

@@ -81,7 +81,7 @@ def test_notebook_executes(path, tmp_path):
     import jupytext
     import papermill
 
-    from fastmix.run import ensure_kernel, inspect_parameters, validate_parameters
+    from fastmix_companion.run import ensure_kernel, inspect_parameters, validate_parameters
 
     parameters = SMOKE_PARAMETERS.get(path.stem, {})
     if parameters:
@@ -127,8 +127,8 @@ def test_provenance_records_every_parameter(path):
     import ast
     import re
 
-    from fastmix.run import inspect_parameters
-    from fastmix.studies import has_study, study_module
+    from fastmix_companion.run import inspect_parameters
+    from fastmix_companion.studies import has_study, study_module
 
     source = re.sub(r"^\s*[%!].*$", "", path.read_text(encoding="utf-8"), flags=re.M)  # magics are not Python
     tree = ast.parse(source)

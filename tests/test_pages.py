@@ -1,4 +1,4 @@
-"""fastmix.pages: the display helpers every page shares."""
+"""fastmix_companion.pages: the display helpers every page shares."""
 
 import matplotlib
 
@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from fastmix.pages import BOOK_STYLE, caption, tex_num, use_book_style
+from fastmix_companion.pages import BOOK_STYLE, caption, tex_num, use_book_style
 
 
 @pytest.mark.parametrize("x, text", [(1e-5, "10^{-5}"), (2.5e-6, "2.5 \\cdot 10^{-6}"), (0.3, "0.3"), (100, "100")])

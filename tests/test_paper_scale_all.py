@@ -5,9 +5,9 @@ import json
 import pytest
 
 import paper_scale_all as tool  # tools/ is on the path (tests/conftest.py)
-from fastmix.run import paper_scale_parameters
-from fastmix.store import ResultsStore
-from fastmix.studies import STUDIES, study_parameters
+from fastmix_companion.run import paper_scale_parameters
+from fastmix_companion.store import ResultsStore
+from fastmix_companion.studies import STUDIES, study_parameters
 
 
 def test_an_empty_store_plans_every_study_with_figure1_after_section3(tmp_path):

@@ -1,12 +1,11 @@
-"""Tests for fastmix.parameters (what each notebook parameter admits) and the studies' rules."""
+"""Tests for fastmix_companion.parameters (what each notebook parameter admits) and the studies' rules."""
 
 import math
 
 import pytest
 
-from fastmix import run
-from fastmix.parameters import (
-    NOTEBOOK_PARAMETERS,
+from fastmix_companion import run
+from fastmix_companion.parameters import (
     Choice,
     ChoiceList,
     Flag,
@@ -18,9 +17,8 @@ from fastmix.parameters import (
     ShapeList,
     Text,
     check_parameters,
-    rules_for,
 )
-from fastmix.studies import STUDIES, run_study, study_module
+from fastmix_companion.studies import NOTEBOOK_PARAMETERS, STUDIES, rules_for, run_study, study_module
 
 NOTEBOOKS = [name for name, _ in run.list_notebooks()]
 
@@ -175,7 +173,7 @@ def test_run_study_refuses_before_computing():
 
 
 def test_section3_refuses_log2_k2_max_above_log2_n():
-    from fastmix.studies.section3 import DEFAULTS, k2_values
+    from fastmix_companion.studies.section3 import DEFAULTS, k2_values
 
     params = {**DEFAULTS, "log2_n": 10}  # the default log2_k2_max is 12: no silent cap at 10
     with pytest.raises(

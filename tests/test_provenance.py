@@ -1,4 +1,4 @@
-"""Tests for fastmix.provenance."""
+"""Tests for fastmix_companion.provenance."""
 
 import datetime as dt
 import hashlib
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 import fastmix
-from fastmix import hadamard, provenance
-from fastmix.provenance import ProvenanceReport, collect_provenance, git_info, provenance_report
+from fastmix import hadamard
+from fastmix_companion import provenance
+from fastmix_companion.provenance import ProvenanceReport, collect_provenance, git_info, provenance_report
 
 EXPECTED_KEYS = {
     "parameters",

@@ -174,8 +174,8 @@ def test_sphinx_linkcheck_finds_no_broken_link_and_fetches_nothing(book, tmp_pat
 
 
 def test_release_refuses_a_store_that_is_unfinished_stale_or_missing(tmp_path):
-    from fastmix.store import ResultsStore
-    from fastmix.studies import STUDIES
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import STUDIES
 
     results = tmp_path / "results"
     name = sorted(STUDIES)[0]

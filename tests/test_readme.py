@@ -99,7 +99,7 @@ def test_every_command_goes_through_the_virtual_environment(path):
 
 
 def test_the_command_check_catches_a_bare_python():
-    assert [c.split()[0] for c in _commands("Run `python -m fastmix.run --list`.")] == ["python"]
+    assert [c.split()[0] for c in _commands("Run `python -m fastmix_companion.run --list`.")] == ["python"]
     assert _commands("```bash\npython3 -m venv .venv && pytest\n```") == [SETUP, "pytest"]
 
 
@@ -158,7 +158,7 @@ def test_figure_table_is_current():
 
 def test_every_notebook_of_the_book_is_in_the_table():
     """Read _toc.yml and the registry here, independently of the generator."""
-    from fastmix.run import resolve_notebook
+    from fastmix_companion.run import resolve_notebook
 
     toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
     notebooks = [
@@ -175,8 +175,8 @@ def test_every_notebook_of_the_book_is_in_the_table():
     for name in notebooks:
         row = next((r for r in rows if f"]({docs}notebooks/{name}.html)" in r), None)
         assert row is not None, f"{name} has no row in the README's table"
-        assert f"`.venv/bin/python -m fastmix.run {name}`" in row
-        assert (f"`.venv/bin/python -m fastmix.run --paper-scale {name}` (" in row) == (name in registry)
+        assert f"`.venv/bin/python -m fastmix_companion.run {name}`" in row
+        assert (f"`.venv/bin/python -m fastmix_companion.run --paper-scale {name}` (" in row) == (name in registry)
         assert resolve_notebook(name).stem == name
     assert registry <= set(notebooks)
 

@@ -37,7 +37,7 @@ def _box_block(css_class: str) -> str:
         skip_or_fail(_REASON)
     from docutils import nodes  # installed with Sphinx, which the extension needs
 
-    from fastmix import run
+    from fastmix_companion import run
 
     box = fastmix_book.rerun_box(run.resolve_notebook(NOTEBOOK))
     blocks = [n.astext() for n in box.findall(nodes.literal_block) if css_class in n["classes"]]
@@ -78,7 +78,7 @@ def _bash(command: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
 
 def test_the_launcher_command_runs_as_printed(fresh_root, tmp_path):
     text = _box_block("fastmix-rerun-command")
-    assert text.startswith(".venv/bin/python -m fastmix.run hello_fastmix"), text
+    assert text.startswith(".venv/bin/python -m fastmix_companion.run hello_fastmix"), text
     out = tmp_path / "out"
     # the box's text as printed, then a tiny parameter set and an output folder, in the same style
     command = text + f" \\\n    -p n 64 \\\n    --output-dir {shlex.quote(str(out))}"
@@ -104,7 +104,7 @@ def test_the_papermill_command_runs_as_printed(fresh_root, tmp_path):
     injected = [c for c in cells if "injected-parameters" in c.get("metadata", {}).get("tags", [])]
     assert len(injected) == 1
     source = "".join(injected[0]["source"])
-    from fastmix import run
+    from fastmix_companion import run
 
     for param in run.inspect_parameters(NOTEBOOK).values():  # every parameter, at its default
         assert f"{param.name} = {param.default_value!r}" in source, (param.name, source)

@@ -1,4 +1,4 @@
-"""Tests for fastmix.run (the notebook runner)."""
+"""Tests for fastmix_companion.run (the notebook runner)."""
 
 import json
 import re
@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from fastmix import notebook_parameters, paper_scale, run
-from fastmix.run import (
+from fastmix_companion import notebook_parameters, paper_scale, run
+from fastmix_companion.run import (
     NotebookParameter,
     inspect_parameters,
     list_notebooks,
@@ -245,14 +245,18 @@ def test_module_entry_point(tmp_path):
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "fastmix.run", "--list"], capture_output=True, text=True, cwd=tmp_path, check=False
+        [sys.executable, "-m", "fastmix_companion.run", "--list"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
     assert "hello_fastmix" in done.stdout
 
 
 def test_short_names_resolve_to_the_unique_notebook_with_that_prefix(tmp_path):
-    from fastmix.run import resolve_notebook
+    from fastmix_companion.run import resolve_notebook
 
     (tmp_path / "figure2_dp_ols.py").write_text("# %%\n")
     (tmp_path / "appendix_f_coherence.py").write_text("# %%\n")
@@ -321,8 +325,13 @@ def test_papermill_command_lists_every_parameter_at_its_default(toy_dir):
 
 
 def test_fastmix_run_command():
-    assert run.fastmix_run_command("hello_fastmix", {"n": 64}) == "python -m fastmix.run hello_fastmix -p n 64"
-    assert run.fastmix_run_command("figure2", paper_scale=True) == "python -m fastmix.run --paper-scale figure2_dp_ols"
+    assert (
+        run.fastmix_run_command("hello_fastmix", {"n": 64}) == "python -m fastmix_companion.run hello_fastmix -p n 64"
+    )
+    assert (
+        run.fastmix_run_command("figure2", paper_scale=True)
+        == "python -m fastmix_companion.run --paper-scale figure2_dp_ols"
+    )
 
 
 def test_paper_scale_registry_names_real_notebooks_and_parameters():
@@ -393,7 +402,11 @@ def _cli(*args, cwd=None):
     import sys
 
     return subprocess.run(
-        [sys.executable, "-m", "fastmix.run", *args], capture_output=True, text=True, cwd=cwd or ROOT, check=False
+        [sys.executable, "-m", "fastmix_companion.run", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd or ROOT,
+        check=False,
     )
 
 
@@ -438,7 +451,7 @@ def test_cli_refusal_does_not_start_papermill(monkeypatch, capsys, tmp_path):
 
 
 def test_run_notebook_refuses_before_the_kernel(tmp_path):
-    from fastmix.parameters import ParameterError
+    from fastmix_companion.parameters import ParameterError
 
     with pytest.raises(ParameterError, match=re.escape("eps_max = 0.001: must be a number > eps_min")):
         run.run_notebook("figure1", {"eps_max": 0.001}, output_dir=tmp_path)
@@ -511,7 +524,7 @@ def test_paper_scale_run_reports_cells_done_of_planned_and_resumes(tmp_path):
 
 
 def test_plan_of_a_study_lists_its_cells():
-    from fastmix.studies import study_parameters
+    from fastmix_companion.studies import study_parameters
 
     params = study_parameters("appendix_f_coherence", {"log2_ns": "6"})
     plan = paper_scale.plan_cells("appendix_f_coherence", params)
@@ -617,7 +630,7 @@ def test_refusal_starts_no_kernel():
         "import sys, papermill\n"
         "def boom(*a, **k): raise SystemExit('papermill.execute_notebook was called')\n"
         "papermill.execute_notebook = boom\n"
-        "from fastmix import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
+        "from fastmix_companion import run\nrc = run.main(['figure1', '-p', 'eps_min', '-1'])\n"
         "print(rc, [m for m in ('ipykernel', 'matplotlib') if m in sys.modules])\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=False)

@@ -1,4 +1,4 @@
-"""Tests for fastmix.store (the results store) and its agreement with the paper-scale registry."""
+"""Tests for fastmix_companion.store (the results store) and its agreement with the paper-scale registry."""
 
 import json
 from pathlib import Path
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 
 import fastmix
-from fastmix import store as S
-from fastmix.run import inspect_parameters, load_paper_scale, resolve_notebook
-from fastmix.studies import STUDIES, CellTable, run_study, study_module
+from fastmix_companion import store as S
+from fastmix_companion.run import inspect_parameters, load_paper_scale, resolve_notebook
+from fastmix_companion.studies import STUDIES, CellTable, run_study, study_module
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "results"
@@ -106,7 +106,7 @@ def test_stale_entries_flags_older_minor_versions_partial_and_missing(tmp_path):
 
 
 def test_entry_markdown_names_the_command_or_the_commit(tmp_path):
-    assert "python -m fastmix.run --paper-scale demo" in S.entry_markdown("demo", tmp_path)
+    assert "python -m fastmix_companion.run --paper-scale demo" in S.entry_markdown("demo", tmp_path)
     st = _store(tmp_path)
     with st.sitting({}):
         st.add_cell("runs", "a", [{"x": 1}])
@@ -222,13 +222,13 @@ def test_stored_parameters_are_the_registry_setting(name):
     """A committed store entry was computed with exactly the paper-scale setting the registry records."""
     if name == "(none)":
         pytest.skip("the results store holds no entries")
-    assert name in STUDIES, f"results/{name}/ has no study in fastmix.studies"
+    assert name in STUDIES, f"results/{name}/ has no study in fastmix_companion.studies"
     expected = {**study_module(name).DEFAULTS, **load_paper_scale()[name]["parameters"]}
     stored = S.ResultsStore(name, RESULTS).parameters()
     diff = S.parameters_differ(stored, expected)
     assert not diff, (
         f"results/{name}/parameters.json differs from notebooks/paper_scale.json: {diff}; "
-        f"recompute with python -m fastmix.run --paper-scale {name} --restart"
+        f"recompute with python -m fastmix_companion.run --paper-scale {name} --restart"
     )
 
 
@@ -241,7 +241,7 @@ def test_parameter_comparison_detects_a_changed_registry(tmp_path):
 
 
 def test_run_study_writes_and_resumes_through_the_command_line(tmp_path, capsys):
-    from fastmix.run import main
+    from fastmix_companion.run import main
 
     args = [
         "--paper-scale",
@@ -320,7 +320,7 @@ def test_load_returns_every_table_or_none_until_the_required_ones_exist(tmp_path
 
 def test_a_sitting_keeps_the_commit_it_started_from(tmp_path, monkeypatch):
     """The code a sitting runs is what it imported at its start; a commit made meanwhile is noted."""
-    import fastmix.provenance as P
+    import fastmix_companion.provenance as P
 
     real = P.collect_provenance
     commits = iter(["aaaa", "bbbb", "bbbb", "bbbb"])

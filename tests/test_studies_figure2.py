@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix.studies import figure2 as F
-from fastmix.studies import run_study
+from fastmix_companion.studies import figure2 as F
+from fastmix_companion.studies import run_study
 
 EPS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
 RATIOS = (4.0, 400.0, 800.0)

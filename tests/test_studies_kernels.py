@@ -1,4 +1,4 @@
-"""Tests for the kernel studies (fastmix.studies.kernel_rp_vs_rff, fastmix.studies.kernel_rates).
+"""Tests for the kernel studies (fastmix_companion.studies.kernel_rp_vs_rff, fastmix_companion.studies.kernel_rates).
 
 The studies evaluate many (M, lambda) pairs from one draw of the largest feature map; these tests
 check that each private fit is still exactly the estimators' Algorithm 1 / 3, that the private
@@ -26,10 +26,10 @@ from fastmix.kernels import (
     solve_ridge_floored,
     theory_rp_hyperparameters,
 )
-from fastmix.store import ResultsStore
-from fastmix.studies import kernel_fits, run_study
-from fastmix.studies import kernel_rates as rates
-from fastmix.studies import kernel_rp_vs_rff as study
+from fastmix_companion.store import ResultsStore
+from fastmix_companion.studies import kernel_fits, run_study
+from fastmix_companion.studies import kernel_rates as rates
+from fastmix_companion.studies import kernel_rp_vs_rff as study
 
 RNG = np.random.default_rng(0)
 X = RNG.uniform(-1.0, 1.0, (150, 3))

@@ -1,4 +1,4 @@
-"""The paper-scale studies of Appendix I, the privacy audit, Figure 3 and the solver map (fastmix.studies).
+"""The paper-scale studies of Appendix I, the privacy audit, Figure 3 and the solver map (fastmix_companion.studies).
 
 Each study runs at tiny parameters and must return its documented tables and columns, resume
 from a store without recomputing a cell, never touch the network, and decide its claims from
@@ -17,9 +17,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix.claims import Claim
-from fastmix.store import ResultsStore, parameters_differ
-from fastmix.studies import has_study, run_study, study_module, study_parameters
+from fastmix_companion.claims import Claim
+from fastmix_companion.store import ResultsStore, parameters_differ
+from fastmix_companion.studies import has_study, run_study, study_module, study_parameters
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {
@@ -197,7 +197,7 @@ def tiny_tables():
 
 @pytest.mark.parametrize("name", sorted(TINY))
 def test_study_is_discovered_and_defaults_match_the_notebook(name):
-    from fastmix.run import inspect_parameters
+    from fastmix_companion.run import inspect_parameters
 
     assert has_study(name)
     spec = inspect_parameters(ROOT / "notebooks" / f"{name}.py")
@@ -301,7 +301,7 @@ def test_appendix_i_claim_fails_when_larger_k2_is_worse(tiny_tables):
 
 
 def test_figure3_paper_ratio_rule_and_claim_can_fail(tiny_tables):
-    from fastmix.studies.figure3 import paper_ratios
+    from fastmix_companion.studies.figure3 import paper_ratios
 
     assert paper_ratios(2**19, 32) == (4.0, 400.0, 800.0)
     assert paper_ratios(2**17, 90) == (4.0, 100.0, 200.0)
@@ -646,7 +646,7 @@ def test_beyond_one_machine_with_every_cell_stored_writes_no_data_and_starts_no_
 def test_steal_seconds_reads_the_steal_field_of_proc_stat(tmp_path):
     import os
 
-    from fastmix.studies import steal_seconds
+    from fastmix_companion.studies import steal_seconds
 
     stat = tmp_path / "stat"
     ticks = os.sysconf("SC_CLK_TCK")

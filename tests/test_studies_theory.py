@@ -14,10 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix import store as S
-from fastmix.claims import Claim
-from fastmix.run import load_paper_scale
-from fastmix.studies import run_study, study_module
+from fastmix_companion import store as S
+from fastmix_companion.claims import Claim
+from fastmix_companion.run import load_paper_scale
+from fastmix_companion.studies import run_study, study_module
 
 TINY = {
     "section3_fastmix": {
@@ -151,7 +151,7 @@ def test_registry_lists_every_parameter_of_the_study(name):
 
 
 def test_section3_paper_sizes_that_fall_on_the_grid_get_their_own_cells():
-    from fastmix.studies.section3 import k2_values, paper_k2
+    from fastmix_companion.studies.section3 import k2_values, paper_k2
 
     params = {**study_module("section3_fastmix").DEFAULTS, "log2_n": 19, "d": 32, "log2_k2_max": 18}
     values = k2_values(params)
@@ -165,7 +165,7 @@ def test_section3_paper_sizes_that_fall_on_the_grid_get_their_own_cells():
 
 def test_section3_measures_what_sketch_quantities_gives(tiny_tables):
     from fastmix.srht import SRHT, sketch_quantities
-    from fastmix.studies.section3 import _design
+    from fastmix_companion.studies.section3 import _design
 
     sweep = tiny_tables["section3_fastmix"]["sweep"]
     row = sweep[(sweep["design"] == "synthetic_correlated") & (sweep["k2"] == 64) & (sweep["draw"] == 1)].iloc[0]
@@ -176,7 +176,7 @@ def test_section3_measures_what_sketch_quantities_gives(tiny_tables):
 
 
 def test_log_slope_interval_recovers_a_power_law_and_rejects_too_few_points():
-    from fastmix.studies.section3 import log_slope_interval
+    from fastmix_companion.studies.section3 import log_slope_interval
 
     rng = np.random.default_rng(1)
     x = np.repeat(2.0 ** np.arange(4, 12), 20)
@@ -214,7 +214,7 @@ def _fake_sweep(c2: float, lam_ratio: float, slope: float = -0.5) -> dict:
 
 
 def test_section3_claims_can_hold_and_can_fail():
-    from fastmix.studies.section3 import claims
+    from fastmix_companion.studies.section3 import claims
 
     good = {c.claim: c for c in claims(_fake_sweep(c2=1.5, lam_ratio=0.95))}
     bad = {c.claim: c for c in claims(_fake_sweep(c2=10.0, lam_ratio=0.6, slope=-0.2))}
@@ -224,7 +224,7 @@ def test_section3_claims_can_hold_and_can_fail():
 
 
 def test_section3_claims_on_the_tiny_run_are_claims(tiny_tables):
-    from fastmix.studies.section3 import claims
+    from fastmix_companion.studies.section3 import claims
 
     out = claims(tiny_tables["section3_fastmix"])
     assert out and all(isinstance(c, Claim) and c.holds in (True, False, None) for c in out)
@@ -268,7 +268,7 @@ def _section3_entry(root, c2_values):
 
 
 def test_figure1_reads_the_measured_c2_of_section3(tmp_path, monkeypatch):
-    from fastmix.studies.figure1 import measured_c2
+    from fastmix_companion.studies.figure1 import measured_c2
 
     _section3_entry(tmp_path, [4.0, 4.2, 4.4])
     row = measured_c2("section3_fastmix", "synthetic_sphere", 800.0, root=tmp_path)
@@ -294,14 +294,14 @@ def test_figure1_without_a_measurement_draws_the_fixed_curves_only(tiny_tables):
     assert {"fastmix_c2", "fastmix_unbounded", "gaussmix", "upadhyay", "upadhyay_free"} <= set(
         tables["curves"]["curve"]
     )
-    from fastmix.studies.figure1 import claims
+    from fastmix_companion.studies.figure1 import claims
 
     undecided = [c for c in claims(tables) if c.claim.startswith("C^2 = 2")]
     assert undecided and all(c.holds is None for c in undecided)
 
 
 def test_figure1_variance_ratio_counts_zero_noise_as_infinite():
-    from fastmix.studies.figure1 import variance_ratios
+    from fastmix_companion.studies.figure1 import variance_ratios
 
     rows = []
     for eps, s_u, s_f in [(0.1, 100.0, 2.0), (1.0, 50.0, 0.0), (10.0, 0.0, 0.0)]:
@@ -318,7 +318,7 @@ def test_figure1_variance_ratio_counts_zero_noise_as_infinite():
 
 
 def test_appendix_f_welch_claim_holds_on_real_draws_and_fails_on_a_broken_table(tiny_tables):
-    from fastmix.studies.appendix_f import claims
+    from fastmix_companion.studies.appendix_f import claims
 
     tables = tiny_tables["appendix_f_coherence"]
     assert claims(tables)[0].holds is True
@@ -328,7 +328,7 @@ def test_appendix_f_welch_claim_holds_on_real_draws_and_fails_on_a_broken_table(
 
 
 def test_appendix_f_reference_claim_uses_the_percentile():
-    from fastmix.studies.appendix_f import claims
+    from fastmix_companion.studies.appendix_f import claims
 
     coh = pd.DataFrame(
         [
@@ -355,7 +355,7 @@ def test_appendix_f_reference_claim_uses_the_percentile():
 
 def test_appendix_j_percentiles_locate_the_papers_values():
     from fastmix.datasets import PAPER_STATISTICS
-    from fastmix.studies.appendix_j import claims, percentile_table
+    from fastmix_companion.studies.appendix_j import claims, percentile_table
 
     paper = PAPER_STATISTICS["synthetic_sphere"]
     rows = [

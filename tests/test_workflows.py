@@ -270,13 +270,13 @@ def timeouts_within_budget(workflows: Workflows) -> list[str]:
 
 @policy
 def full_history_where_tags_or_pushes_are_needed(workflows: Workflows) -> list[str]:
-    """Jobs that record provenance (.ci/run, fastmix.run: the BibTeX names the release tag) or push a
+    """Jobs that record provenance (.ci/run, fastmix_companion.run: the BibTeX names the release tag) or push a
     branch check out the whole history (``fetch-depth: 0``): a shallow clone has no tags and
     cannot be pushed."""
     problems = []
     for name, job_id, job in jobs_of(workflows):
         script = scripts_of(job)
-        if runs_ci_script(job) or "-m fastmix.run" in script or re.search(r"\bgit push\b", script):
+        if runs_ci_script(job) or "-m fastmix_companion.run" in script or re.search(r"\bgit push\b", script):
             for step in steps_of(job):
                 if str(step.get("uses", "")).startswith("actions/checkout@"):
                     depth = (step.get("with") or {}).get("fetch-depth")
@@ -369,7 +369,7 @@ def called_files_and_extras_exist(workflows: Workflows) -> list[str]:
             for token in re.findall(r"(?<![\w$/{}.-])\.?[\w-]+(?:/[\w.-]+)+", script)
             if not token.startswith(GENERATED_PREFIXES)
         }
-        paths |= {module.replace(".", "/") + ".py" for module in re.findall(r"-m\s+(fastmix(?:\.\w+)*)", script)}
+        paths |= {module.replace(".", "/") + ".py" for module in re.findall(r"-m\s+(fastmix\w*(?:\.\w+)*)", script)}
         problems += [
             f"{name}/{job_id}: {path} is not in the repository" for path in sorted(paths) if not (REPO / path).exists()
         ]
@@ -581,7 +581,7 @@ exit 0
 
 @policy
 def paper_scale_run_step_runs_its_notebook_and_fails_with_it(workflows: Workflows) -> list[str]:
-    """The run step calls ``.venv/bin/python -m fastmix.run --paper-scale NAME [-p seed S]
+    """The run step calls ``.venv/bin/python -m fastmix_companion.run --paper-scale NAME [-p seed S]
     --output-dir DIR`` once, and its exit status follows the notebook's."""
     script = step_script(workflows, r"--paper-scale")
     if script is None:
@@ -597,7 +597,9 @@ def paper_scale_run_step_runs_its_notebook_and_fails_with_it(workflows: Workflow
             calls = folder / "calls.log"
             proc = run_bash(script, folder, folder, {"NOTEBOOK": notebook, "SEED": seed, "CALLS": str(calls)})
             seed_part = f" -p seed {seed}" if seed else ""
-            expected = [f"-m fastmix.run --paper-scale {notebook}{seed_part} --output-dir results/paper-scale"]
+            expected = [
+                f"-m fastmix_companion.run --paper-scale {notebook}{seed_part} --output-dir results/paper-scale"
+            ]
             called = calls.read_text().splitlines() if calls.exists() else []
             if called != expected:
                 problems.append(f"{notebook!r}, seed {seed!r}: called {called}, expected {expected}")

@@ -50,7 +50,7 @@ START = (
 END = "<!-- paper-map:end -->"
 
 #: The command every re-run column starts with: the README's commands create ``.venv/``.
-RUN = ".venv/bin/python -m fastmix.run"
+RUN = ".venv/bin/python -m fastmix_companion.run"
 
 #: Book page (path in ``_toc.yml``) -> what it reproduces in its paper, in the paper's numbering.
 PAPER_ITEMS = {

@@ -12,7 +12,7 @@ setting in ``notebooks/paper_scale.json`` (the last two start afresh with ``--re
 is what the release command requires (``tools/release.py``). ``--only a,b`` limits the run to
 some entries, ``--force`` recomputes them even when current.
 
-Each entry runs as ``.venv/bin/python -m fastmix.run --paper-scale NAME`` in its own process
+Each entry runs as ``.venv/bin/python -m fastmix_companion.run --paper-scale NAME`` in its own process
 with one BLAS/OpenMP thread (so ``--jobs`` processes use ``--jobs`` cores), its output in
 ``<log-dir>/NAME.log``. An entry that reads another's results (a study's ``REQUIRES``, e.g.
 Figure 1 reads the C^2 that Section 3 measures) starts only after that one has finished.
@@ -35,9 +35,9 @@ THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"
 
 def plan(only=None, force=False, root=None):
     """``[(name, reason, restart, requires)]`` for every entry to compute, in a valid order."""
-    from fastmix.run import paper_scale_parameters
-    from fastmix.store import ResultsStore, parameters_differ, stale_entries
-    from fastmix.studies import STUDIES, study_module, study_parameters
+    from fastmix_companion.run import paper_scale_parameters
+    from fastmix_companion.store import ResultsStore, parameters_differ, stale_entries
+    from fastmix_companion.studies import STUDIES, study_module, study_parameters
 
     names = sorted(STUDIES)
     if only:
@@ -81,7 +81,7 @@ def _order(rows):
 
 
 def _command(name, restart):
-    cmd = [sys.executable, "-m", "fastmix.run", "--paper-scale", name, "--no-progress"]
+    cmd = [sys.executable, "-m", "fastmix_companion.run", "--paper-scale", name, "--no-progress"]
     return cmd + (["--restart"] if restart else [])
 
 

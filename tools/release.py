@@ -16,7 +16,8 @@ Steps, each of which stops the release when it fails:
    version yet: rename that heading to the new version's before releasing), the tag
    ``v<version>`` does not exist yet, and no tracked file has uncommitted changes;
 1. every results-store entry a page reads is complete and was computed by the released minor
-   version (``fastmix.store.stale_entries``; recompute with ``python -m fastmix.run --paper-scale NAME``);
+   version (``fastmix_companion.store.stale_entries``; recompute with
+   ``python -m fastmix_companion.run --paper-scale NAME``);
 2. the release metadata agree (``tools/citation.py --check``: the version in
    ``fastmix/__init__.py``, ``CITATION.cff``, ``.zenodo.json``, a CHANGELOG section for it,
    the addresses in ``pyproject.toml``, the README's generated BibTeX);
@@ -272,8 +273,8 @@ def stale_store_entries(root: Path = ROOT, results: Path | None = None) -> list[
     partial, or computed by an older minor version than the one being released."""
     sys.path.insert(0, str(root))
     try:
-        from fastmix.store import stale_entries
-        from fastmix.studies import STUDIES
+        from fastmix_companion.store import stale_entries
+        from fastmix_companion.studies import STUDIES
     finally:
         sys.path.pop(0)
     folder = results if results is not None else root / "results"
@@ -344,7 +345,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  {name}: {reason}", file=sys.stderr)
         print(
             "error: the results store is not up to date for this version; recompute the entries above with "
-            ".venv/bin/python -m fastmix.run --paper-scale NAME (add --restart for an entry computed by an "
+            ".venv/bin/python -m fastmix_companion.run --paper-scale NAME (add --restart for an entry computed by an "
             "older version)",
             file=sys.stderr,
         )

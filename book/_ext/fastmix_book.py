@@ -10,7 +10,7 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
    folders MathJax loads lazily from its menu (accessibility, speech, UI). The SVG output is
    used because it needs no web fonts, which browsers refuse to load from ``file://`` pages.
 2. **A "Re-run this figure" box** at the top of every notebook page: the
-   ``.venv/bin/python -m fastmix.run`` command (and the paper-scale one when the notebook has
+   ``.venv/bin/python -m fastmix_companion.run`` command (and the paper-scale one when the notebook has
    a setting in ``notebooks/paper_scale.json``), then the plain ``jupytext | papermill``
    command with every parameter written out. All of them call the executables of the
    ``.venv/`` that the README's set-up command creates, so they run as printed from the
@@ -119,7 +119,7 @@ def _continued(parts: list[str], indent: str = "    ") -> str:
 def launcher_command(
     path: Path, parameters: dict | None = None, *, paper_scale: bool = False, output_dir: str | None = None
 ) -> str:
-    """The ``fastmix.run`` command of the re-run box, through the virtual environment's own Python.
+    """The ``fastmix_companion.run`` command of the re-run box, through the virtual environment's own Python.
 
     It runs as printed from the repository root right after the README's set-up command, which
     creates ``.venv/`` and never activates it; one option per line, so it never needs a
@@ -128,13 +128,13 @@ def launcher_command(
     """
     import shlex
 
-    from fastmix import run
+    from fastmix_companion import run
 
     base = run.fastmix_run_command(path, paper_scale=paper_scale)
     parts = [f"{VENV_BIN}/{base}"]
     for name, value in (parameters or {}).items():
         one = run.fastmix_run_command(path, {name: value}, paper_scale=paper_scale)
-        parts.append(one[len(base) :].strip())  # "-p NAME VALUE", quoted by fastmix.run
+        parts.append(one[len(base) :].strip())  # "-p NAME VALUE", quoted by fastmix_companion.run
     if output_dir is not None:
         parts.append(f"--output-dir {shlex.quote(str(output_dir))}")
     return _continued(parts)
@@ -143,11 +143,11 @@ def launcher_command(
 def papermill_box_command(path: Path) -> str:
     """The plain ``jupytext | papermill`` command of the box, with the virtual environment's programs.
 
-    :func:`fastmix.run.papermill_command` writes the programs' bare names (for an activated
+    :func:`fastmix_companion.run.papermill_command` writes the programs' bare names (for an activated
     environment); here they are the executables in ``.venv/bin/``, so the command runs from the
     repository root without activating anything.
     """
-    from fastmix import run
+    from fastmix_companion import run
 
     lines = run.papermill_command(path).splitlines()
     out = []
@@ -165,7 +165,7 @@ def papermill_box_command(path: Path) -> str:
 
 def rerun_box(path: Path) -> nodes.Element:
     """The admonition node shown at the top of a notebook page."""
-    from fastmix import run
+    from fastmix_companion import run
 
     name = path.stem
     box = nodes.admonition(classes=["fastmix-rerun", "dropdown", "tip"])

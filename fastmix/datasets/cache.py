@@ -341,7 +341,7 @@ def _fetch_openml_frame(key: str, data_home=None, download: bool = True):
         import sklearn.datasets as skd
     except ImportError:  # pragma: no cover
         raise DatasetUnavailableError(
-            f"Loading {key} needs scikit-learn (pip install 'fastmix[ml]').\n" + help_text
+            f"Loading {key} needs scikit-learn, a dependency of fastmix (pip install scikit-learn).\n" + help_text
         ) from None
     try:
         cache.mkdir(parents=True, exist_ok=True)

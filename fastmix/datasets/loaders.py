@@ -205,7 +205,7 @@ def load_diabetes_regression(*, normalize=True, power_of_two=None, random_state=
         from sklearn.datasets import load_diabetes
     except ImportError:  # pragma: no cover
         raise DatasetUnavailableError(
-            "load_diabetes_regression needs scikit-learn: pip install 'fastmix[ml]'."
+            "load_diabetes_regression needs scikit-learn, a dependency of fastmix: pip install scikit-learn."
         ) from None
     X, y = load_diabetes(return_X_y=True, scaled=False)
     n_raw = int(X.shape[0])

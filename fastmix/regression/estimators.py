@@ -37,6 +37,8 @@ import warnings
 from contextlib import contextmanager
 
 import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import accounting as acc
 from .._validation import (
@@ -60,19 +62,6 @@ from .hessian_mixing import ihm
 from .hessian_sketch import fast_ihs
 from .noise_warning import NOISE_DOMINATES_RATIO, NoiseDominatesWarning, fastihm_noise_ratio
 from .paper_sizes import paper_sketch_sizes
-
-try:  # scikit-learn is an optional dependency (extra "ml")
-    from sklearn.base import BaseEstimator, RegressorMixin
-    from sklearn.utils.validation import check_is_fitted, validate_data
-
-    _HAVE_SKLEARN = True
-except Exception:  # pragma: no cover - depends on the environment
-    BaseEstimator = object  # type: ignore
-
-    class RegressorMixin:  # type: ignore
-        pass
-
-    _HAVE_SKLEARN = False
 
 
 def _append_constant_column(X, divisor: float, value: float):
@@ -241,10 +230,6 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
                     stacklevel=3,
                 )
 
-    def _check_sklearn(self):
-        if not _HAVE_SKLEARN:  # pragma: no cover
-            raise ImportError("The estimators need scikit-learn: pip install 'fastmix[ml]'.")
-
     def fit(self, X, y):
         """Fit on (X, y); X of shape (n, d), y of shape (n,).
 
@@ -254,7 +239,6 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         lazily. The fitted attributes are NumPy arrays and floats, equal to those of an in-memory fit
         with the same ``random_state`` up to the order of floating-point sums.
         """
-        self._check_sklearn()
         for name, value in (("X", X), ("y", y)):
             dtype = getattr(value, "dtype", None)  # arrays and frames; other inputs are left to scikit-learn
             if isinstance(dtype, np.dtype) and dtype.kind == "c" and not _is_sparse(value):
@@ -329,7 +313,6 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""
-        self._check_sklearn()
         check_is_fitted(self, "coef_")
         with _fastmix_non_finite_message(X):
             X = validate_data(self, X, dtype=np.float64, reset=False)

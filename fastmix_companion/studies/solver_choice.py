@@ -14,7 +14,7 @@ a grid and on the same data,
 * as non-private references, FastIHS and OLS,
 
 all at ``delta = 1/n^2`` and ``rho = delta/10`` (Appendix H), ``T`` iterations, through
-:func:`fastmix.experiments.run_grid` (so the excess empirical risk, the seeds and the timer are
+:func:`fastmix_companion.experiments.run_grid` (so the excess empirical risk, the seeds and the timer are
 those of Figures 2 and 3). The timer brackets the solver call only, with every BLAS and OpenMP
 pool limited to ``blas_threads`` threads; each cell records the machine's 1-minute load.
 
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
-from . import CellLoad, CellTable, split_values
+from fastmix_companion.parameters import MAX_LOG2_N, Choice, Integer, IntegerList, Real, RealList
+from fastmix_companion.studies import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -89,7 +89,7 @@ PARAMETERS = {
     "blas_threads": Integer(0),  # 0: library default
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 #: Every series of the runs table, in the order the page draws them.
 SERIES = ("FastIHM", "IHM (dense)", "IHM (Gram)", "AdaSSP", "FastIHS (non-private)", "OLS (non-private)")
@@ -141,7 +141,7 @@ def _shape_label(log2_n: int, d: int) -> str:
 
 
 def _design(name, n, d, seed, index):
-    from ..datasets import make_correlated_regression, make_sphere_regression
+    from fastmix.datasets import make_correlated_regression, make_sphere_regression
 
     rs = np.random.SeedSequence(int(seed), spawn_key=(4000 + index,))
     make = make_correlated_regression if name == "synthetic_correlated" else make_sphere_regression
@@ -153,8 +153,8 @@ def run(params, store=None, log=print) -> dict:
 
     Shapes run from the smallest ``n d`` up, so a stopped run has its small shapes complete.
     """
-    from .. import regression as R
-    from ..experiments import run_grid
+    from fastmix import regression as R
+    from fastmix_companion.experiments import run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -258,7 +258,7 @@ def fastihm_noise_ratios(cell) -> np.ndarray:
     ``cell`` holds FastIHM's rows of one ``(n, d, epsilon)``; gamma_IHM is IHM's noise bound at
     the row's budget, iterations, utility probability and Gaussian sketch size ``k1``, with C = 1.
     """
-    from ..regression import ihm_noise_bound
+    from fastmix.regression import ihm_noise_bound
 
     r = cell.iloc[0]
     gamma = ihm_noise_bound(float(r["epsilon"]), float(r["delta"]), k=int(r["k1"]), T=int(r["T"]), rho=float(r["rho"]))
@@ -303,7 +303,7 @@ def _best_set(samples: dict, alpha: float) -> tuple[str, list[str]]:
     A series is excluded when Welch's one-sided test on the log scale says the best one is
     smaller (Holm over the comparisons at level ``alpha``).
     """
-    from ..claims import holm, one_sided_less
+    from fastmix_companion.claims import holm, one_sided_less
 
     gm = {s: float(np.mean(np.log(v))) for s, v in samples.items()}
     best = min(gm, key=gm.__getitem__)
@@ -327,7 +327,7 @@ def choice_map(runs, alpha: float = 0.05, risk_floor: float = 1e-300):
     """
     import pandas as pd
 
-    from ..regression import NOISE_DOMINATES_RATIO
+    from fastmix.regression import NOISE_DOMINATES_RATIO
 
     private = runs[runs["series"].isin(PRIVATE_SERIES)]
     rows = []
@@ -461,7 +461,7 @@ def former_warning_errors(runs, alpha: float = 0.05, ratio: float = 10.0) -> dic
 
 
 def claims(tables, alpha: float = 0.05):
-    """The checks the page reports, as :class:`fastmix.claims.Claim`, decided on the stored runs.
+    """The checks the page reports, as :class:`fastmix_companion.claims.Claim`, decided on the stored runs.
 
     * FastIHM is faster than dense IHM at every cell with ``n >= PAPER_MIN_N`` where both ran
       (the FastMix paper's Figure 3 claims it at four shapes with n of 2^17 and 2^19): per cell,
@@ -472,7 +472,7 @@ def claims(tables, alpha: float = 0.05):
     * (Ours) FastIHMRegressor's warning is not silent where FastIHM loses by far: at every cell
       where FastIHM's excess risk is more than 10 times the best private solver's, it fires.
     """
-    from ..claims import Claim, format_interval, log_ratio_interval
+    from fastmix_companion.claims import Claim, format_interval, log_ratio_interval
 
     runs = tables["runs"]
     out = []

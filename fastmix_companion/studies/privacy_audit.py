@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import Integer, Real
-from . import CellTable
+from fastmix_companion.parameters import Integer, Real
+from fastmix_companion.studies import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "BOUNDS", "run", "claims"]
 
@@ -78,7 +78,7 @@ PARAMETERS = {
     "confidence": Real(0, 1, low_open=True, high_open=True),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 BOUNDS = {
@@ -96,8 +96,8 @@ def _rng(seed: int, *key: int) -> np.random.Generator:
 
 
 def _setup(params):
-    from .. import audit
-    from ..srht import SRHT
+    from fastmix import audit
+    from fastmix.srht import SRHT
 
     n, d, k2 = int(params["n"]), int(params["d"]), int(params["k2"])
     S = SRHT(n, k2, random_state=_rng(params["seed"], 1)).to_dense()
@@ -111,7 +111,7 @@ def run(params, store=None, log=print) -> dict:
     """Compute the audit's tables (see the module docstring); resumable with a store."""
     import pandas as pd
 
-    from .. import audit
+    from fastmix import audit
 
     S, designs, alphas = _setup(params)
     gamma, k1, delta = float(params["gamma"]), int(params["k1"]), float(params["delta"])
@@ -289,7 +289,7 @@ def run(params, store=None, log=print) -> dict:
 
 
 def claims(tables):
-    """The audit's claims as :class:`fastmix.claims.Claim` (all rules fixed here, before the numbers).
+    """The audit's claims as :class:`fastmix_companion.claims.Claim` (all rules fixed here, before the numbers).
 
     1. Lemma 1's exact bound holds on every audited pair: the largest ratio exact divergence /
        ``phi`` over designs, rows, directions, the alpha grid and the optimised rows is at most 1
@@ -300,7 +300,7 @@ def claims(tables):
     5. The accounted epsilons are sound for the pair: the exact delta of the pair at each accounted
        epsilon is at most the audited delta.
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     des, opt, att = tables["designs"], tables["optimised"], tables["attack"].iloc[0]
     out = []

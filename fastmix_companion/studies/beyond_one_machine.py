@@ -30,7 +30,7 @@ Tables
              series, repeat, wall_s, x_bytes, bytes_read, passes (bytes_read / x_bytes),
              peak_worker_rss, relative_difference (to the in-memory estimate, where there is one),
              load1_before, load1_after, steal_s (CPU seconds a hypervisor took from the machine
-             during the solve, :func:`fastmix.store.steal_seconds`).
+             during the solve, :func:`fastmix_companion.store.steal_seconds`).
 """
 
 from __future__ import annotations
@@ -43,8 +43,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, ChoiceList, Flag, Integer, IntegerList, Real, Text
-from . import CellTable, load_average, split_values, steal_seconds
+from fastmix_companion.parameters import MAX_LOG2_N, ChoiceList, Flag, Integer, IntegerList, Real, Text
+from fastmix_companion.studies import CellTable, load_average, split_values, steal_seconds
 
 __all__ = [
     "NOTEBOOK",
@@ -102,7 +102,7 @@ PARAMETERS = {
     "zarr_dir": Text(),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 # --------------------------------------------------------------------------- data
@@ -222,7 +222,7 @@ def _peak_rss() -> int:
 
 
 def _solver(series, n, d, params):
-    from .. import regression as R
+    from fastmix import regression as R
 
     eps, T = float(params["epsilon"]), int(params["T"])
     delta = 1.0 / n**2
@@ -474,7 +474,7 @@ def summary_line(tables) -> str:
 
 
 def claims(tables):
-    """What the page states about the Dask path, as :class:`fastmix.claims.Claim`, decided on the runs.
+    """What the page states about the Dask path, as :class:`fastmix_companion.claims.Claim`, decided on the runs.
 
     * (ours) Same seed, same release: on every persisted Dask run the largest coordinate of
       ``|theta_dask - theta_memory|`` is at most ``1e-10`` times the largest ``|theta_memory|``.
@@ -484,7 +484,7 @@ def claims(tables):
     * (ours) Out of core, X is at least 1.25 times the machine's memory and the largest resident
       set of a worker stays below 25% of it (not decided where it was not measured).
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     runs, setting = tables["runs"], tables["setting"]
     out = []

@@ -2,15 +2,16 @@
 
 Every notebook declares its parameters in its ``parameters`` cell (names, types, defaults);
 the *admissible* values are declared once, beside the defaults: in ``PARAMETERS`` of the
-notebook's study (``fastmix/studies/<short>.py``), or, for a notebook without a study, in
-:data:`NOTEBOOK_PARAMETERS` below. :func:`rules_for` finds them by notebook name. A rule is a
+notebook's study (``fastmix_companion/studies/<short>.py``), or, for a notebook without a study, in
+:data:`fastmix_companion.studies.NOTEBOOK_PARAMETERS`; :func:`fastmix_companion.studies.rules_for`
+finds them by notebook name (this module holds the rules and knows no study). A rule is a
 small frozen record with two methods:
 
 ``check(name, value, params=None)``
     ``None`` when ``value`` is admissible, else a one-line message naming the parameter, the
     value and what is allowed, e.g. ``parameter eps_min = -1: must be a number > 0``.
 ``describe()``
-    What is allowed, in words (shown by ``python -m fastmix.run NAME --help-notebook``).
+    What is allowed, in words (shown by ``python -m fastmix_companion.run NAME --help-notebook``).
 
 Bounds of :class:`Real` and :class:`Integer` are numbers or the name of another parameter
 (``Integer(low="log2_k2_min", high="log2_n")``), or ``"2**name"`` for a power of two of
@@ -19,8 +20,8 @@ comma-separated text the notebooks take (``"0.316,1.259"``); a list or tuple is 
 
 :func:`check_parameters` applies a notebook's rules to all of its values and raises
 :class:`ParameterError` (a :class:`ValueError` whose message is one line) listing every value
-that is not admissible. ``python -m fastmix.run`` calls it before a kernel starts, and
-:func:`fastmix.studies.run_study` before a study computes anything.
+that is not admissible. ``python -m fastmix_companion.run`` calls it before a kernel starts, and
+:func:`fastmix_companion.studies.run_study` before a study computes anything.
 """
 
 from __future__ import annotations
@@ -44,8 +45,6 @@ __all__ = [
     "IntegerList",
     "ChoiceList",
     "ShapeList",
-    "NOTEBOOK_PARAMETERS",
-    "rules_for",
     "check_parameters",
     "describe_rule",
 ]
@@ -62,7 +61,7 @@ class ParameterError(ValueError):
     """A parameter name or value that a notebook does not admit.
 
     ``str(error)`` is the full message; :attr:`summary` is one line (the same text when the
-    message is already one line), the form ``python -m fastmix.run`` prints.
+    message is already one line), the form ``python -m fastmix_companion.run`` prints.
     """
 
     def __init__(self, message: str, *, summary: str | None = None):
@@ -431,32 +430,6 @@ class ShapeList(_ListRule):
 def describe_rule(rule) -> str:
     """What ``rule`` allows, in words."""
     return rule.describe()
-
-
-# --------------------------------------------------------------------------- notebooks without a study
-
-#: Rules of the notebooks that have no study in :mod:`fastmix.studies` (their parameters
-#: cells are checked against this the way the studies' ``PARAMETERS`` are).
-NOTEBOOK_PARAMETERS: dict[str, dict[str, Any]] = {
-    "hello_fastmix": {
-        "n": Integer(2, power_of_two=True),  # the Walsh-Hadamard transform needs a power of two
-        "seed": Integer(0),  # numpy seeds are non-negative
-    }
-}
-
-
-def rules_for(notebook: str) -> Mapping[str, Any] | None:
-    """The rules of notebook ``notebook`` (its name, e.g. ``"figure1_noise_scale"``), or None.
-
-    A notebook with a study takes the study's ``PARAMETERS``; the others take their entry of
-    :data:`NOTEBOOK_PARAMETERS`; a notebook in neither (one of your own) has no rules, and
-    only its declared types are checked.
-    """
-    from .studies import STUDIES, study_module
-
-    if notebook in STUDIES:
-        return getattr(study_module(notebook), "PARAMETERS", None)
-    return NOTEBOOK_PARAMETERS.get(notebook)
 
 
 def check_parameters(

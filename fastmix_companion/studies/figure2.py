@@ -3,7 +3,7 @@
 Section 4.1 and Appendix H of the FastMix paper (arXiv:2605.30600): FastIHM (Algorithm 2) at
 three SRHT sizes ``k2 = r max(d, log(4T/rho))``, IHM and the non-private FastIHS, with
 ``T = 4``, ``k1 = k = 6 max(d, log(4T/rho))``, ``delta = 1/n^2``, ``rho = delta/10`` and
-``C = C_Y = 1``; every run is one call of :func:`fastmix.experiments.run_grid` (its seeds
+``C = C_Y = 1``; every run is one call of :func:`fastmix_companion.experiments.run_grid` (its seeds
 depend on the dataset, method, epsilon and ratio, not on the order of the grid).
 
 Tables
@@ -32,9 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from ..datasets import DATASETS as _DATASETS
-from ..parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
-from . import CellTable, split_values
+from fastmix.datasets import DATASETS as _DATASETS
+from fastmix_companion.parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
+from fastmix_companion.studies import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
 
@@ -72,7 +72,7 @@ PARAMETERS = {
     "blas_threads": Integer(0),  # 0: library default
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 PAPER_RATIOS = {
@@ -124,7 +124,7 @@ def dataset_ratios(name: str, params) -> tuple[float, ...]:
 
 
 def _load(name: str, index: int, params):
-    from ..datasets import load_dataset
+    from fastmix.datasets import load_dataset
 
     kwargs: dict[str, Any] = {"random_state": np.random.SeedSequence(params["seed"], spawn_key=(1000 + index,))}
     if name.startswith("synthetic"):
@@ -144,9 +144,9 @@ def run(params, store=None, log=print) -> dict:
     """Compute Figure 2's tables (see the module docstring); resumable with a store."""
     import pandas as pd
 
-    from ..datasets import DatasetUnavailableError
-    from ..experiments import run_grid
-    from ..regression import calibrate_fast_ihm, calibrate_ihm, paper_defaults, paper_sketch_sizes
+    from fastmix.datasets import DatasetUnavailableError
+    from fastmix.regression import calibrate_fast_ihm, calibrate_ihm, paper_defaults, paper_sketch_sizes
+    from fastmix_companion.experiments import run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -312,7 +312,7 @@ def _main_sketch(runs) -> str:
 def fastihm_over_ihm(runs, dataset, eps, ratio):
     """Geometric-mean ratio of FastIHM's (at ``ratio``) excess risk to IHM's at ``eps``, with its
     95% interval; ``None`` while either has fewer than two stored trials."""
-    from ..claims import log_ratio_interval
+    from fastmix_companion.claims import log_ratio_interval
 
     fast = _risk(runs, dataset, "FastIHM", eps, ratio)
     ihm = _risk(runs, dataset, "IHM", eps, sketch=_main_sketch(runs))
@@ -328,7 +328,7 @@ def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
     the share of trials with Hessian noise (``eta > 0``) and the mean ``eta``, the quantities behind
     the implicit regularisation that Section 4.1 offers as the reason for such a reversal.
     """
-    from ..claims import holm, log_ratio_interval, one_sided_less
+    from fastmix_companion.claims import holm, log_ratio_interval, one_sided_less
 
     fast = runs[(runs["dataset"] == dataset) & (runs["method"] == "FastIHM")]
     ratios = sorted(fast["k2_ratio"].dropna().unique())
@@ -399,12 +399,12 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
     """The claims of Section 4.1 that the Figure 2 page discusses, decided on ``tables``.
 
     Each rule is fixed here, before the numbers: comparisons are Welch's one-sided tests on
-    log excess risk (:func:`fastmix.claims.one_sided_less`) with Holm's correction over the
+    log excess risk (:func:`fastmix_companion.claims.one_sided_less`) with Holm's correction over the
     family named in the rule; ratios are geometric-mean ratios with 95% intervals
-    (:func:`fastmix.claims.log_ratio_interval`). With ``epsilons`` (the run's grid), a dataset
+    (:func:`fastmix_companion.claims.log_ratio_interval`). With ``epsilons`` (the run's grid), a dataset
     whose stored grid is not complete gets one undecided row instead of its checks.
     """
-    from ..claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
+    from fastmix_companion.claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
 
     runs, info, calib = tables["runs"], tables["datasets"], tables["calibration"]
     out = []

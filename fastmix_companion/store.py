@@ -67,7 +67,7 @@ def default_results_dir() -> Path:
 
 
 def _jsonable(value: Any) -> Any:
-    from .provenance import jsonable as convert
+    from fastmix_companion.provenance import jsonable as convert
 
     return convert(value)
 
@@ -240,7 +240,7 @@ class ResultsStore:
         if not p.is_file():
             raise FileNotFoundError(
                 f"The results store has no table {table!r} for {self.name} (looked for {p}). "
-                f"Compute it with: .venv/bin/python -m fastmix.run --paper-scale {self.name}"
+                f"Compute it with: .venv/bin/python -m fastmix_companion.run --paper-scale {self.name}"
             )
         return pd.read_csv(p)
 
@@ -443,7 +443,7 @@ class ResultsStore:
         return {} if math.isnan(stolen) else {"steal_seconds": round(stolen, 2)}
 
     def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
-        from .provenance import collect_provenance, describe_source
+        from fastmix_companion.provenance import collect_provenance, describe_source
 
         base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
         if new or not hasattr(self, "_base_at_start"):
@@ -538,7 +538,10 @@ class EntryStatus:
 
     def describe(self) -> str:
         if self.state == "missing":
-            return f"no stored results; compute them with: .venv/bin/python -m fastmix.run --paper-scale {self.name}"
+            return (
+                "no stored results; compute them with: "
+                f".venv/bin/python -m fastmix_companion.run --paper-scale {self.name}"
+            )
         hours = (self.wall_time_seconds or 0.0) / 3600.0
         return (
             f"{self.state} results computed by fastmix {self.fastmix_version} at commit {self.short_commit}"
@@ -583,7 +586,7 @@ def stale_entries(
     ``names`` defaults to every folder in the store; ``current_version`` to the installed
     ``fastmix.__version__``.
     """
-    from . import __version__
+    from fastmix import __version__
 
     current = _minor(current_version or __version__)
     folder = Path(root) if root is not None else default_results_dir()
@@ -617,7 +620,7 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
     version than the installed one; a missing entry says so and gives the command.
     """
     status = entry_status(name, root)
-    command = f".venv/bin/python -m fastmix.run --paper-scale {name}"
+    command = f".venv/bin/python -m fastmix_companion.run --paper-scale {name}"
     if status.state == "missing":
         return (
             f"**No paper-scale results are stored for this page yet.** Compute them with `{command}`; "
@@ -673,7 +676,7 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
             )
             + f" The first results are kept in `results/{name}/provenance.json`."
         )
-    from . import __version__
+    from fastmix import __version__
 
     stored, current = _minor(status.fastmix_version), _minor(__version__)
     if stored is not None and current is not None and stored < current:

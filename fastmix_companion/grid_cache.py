@@ -1,4 +1,4 @@
-"""The on-disk cache of the experiment grid's cells (:func:`fastmix.experiments.run_grid`).
+"""The on-disk cache of the experiment grid's cells (:func:`fastmix_companion.experiments.run_grid`).
 
 One file per grid cell (all trials of one dataset, method, epsilon and ratio), named by a
 SHA-256 of the cell's parameters and of what besides them can change a row
@@ -8,7 +8,7 @@ an envelope holding its key, its number of rows and a digest of the rows besides
 themselves; :func:`read_cell` refuses, with a :class:`CacheMismatchWarning`, a file that is not
 what its name promises. :func:`write_cell` writes atomically, and :func:`claim_cell` and
 :func:`release_cell` keep two runs sharing a folder from computing the same cell. The public
-names used by callers are re-exported by :mod:`fastmix.experiments`.
+names used by callers are re-exported by :mod:`fastmix_companion.experiments`.
 """
 
 from __future__ import annotations
@@ -37,16 +37,16 @@ __all__ = [
 
 #: Modules and packages (folders, every ``.py`` in them) whose source affects a grid result.
 _SOURCES = (
-    "regression",
-    "_compat.py",
-    "mechanisms",
-    "srht.py",
-    "hadamard.py",
-    "accounting",
-    "experiments.py",
-    "grid_cache.py",
-    "_validation.py",
-    "datasets",
+    ("fastmix", "regression"),
+    ("fastmix", "_compat.py"),
+    ("fastmix", "mechanisms"),
+    ("fastmix", "srht.py"),
+    ("fastmix", "hadamard.py"),
+    ("fastmix", "accounting"),
+    ("fastmix_companion", "experiments.py"),
+    ("fastmix_companion", "grid_cache.py"),
+    ("fastmix", "_validation.py"),
+    ("fastmix", "datasets"),
 )
 _CACHE_FORMAT = "fastmix-grid-cell/2"
 
@@ -62,7 +62,7 @@ def environment_fingerprint() -> dict:
 
     import scipy
 
-    from . import hadamard
+    from fastmix import hadamard
 
     try:
         from threadpoolctl import threadpool_info
@@ -91,24 +91,36 @@ def environment_fingerprint() -> dict:
 def code_fingerprint() -> str:
     """SHA-256 (first 16 hex digits) of the sources of every module that affects a grid result."""
     h = hashlib.sha256()
-    base = Path(__file__).resolve().parent
-    for path in _source_files(base):
-        h.update(path.relative_to(base).as_posix().encode())
+    for label, path in _source_files():
+        h.update(label.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
 
-def _source_files(base: Path) -> list[Path]:
-    """The files :func:`code_fingerprint` hashes, in a fixed order; a listed source that is gone is an error."""
+def _package_dirs() -> dict[str, Path]:
+    import fastmix
+
+    return {"fastmix": Path(fastmix.__file__).resolve().parent, "fastmix_companion": Path(__file__).resolve().parent}
+
+
+def _source_files() -> list[tuple[str, Path]]:
+    """``(label, path)`` of the files :func:`code_fingerprint` hashes, in a fixed order.
+
+    The label is the path inside its package (``"regression/fast_hessian_mixing.py"``,
+    ``"experiments.py"``), so moving the companion's modules out of the library did not change
+    the fingerprint of unchanged code. A listed source that is gone is an error.
+    """
+    dirs = _package_dirs()
     files = []
-    for name in _SOURCES:
+    for package, name in _SOURCES:
+        base = dirs[package]
         p = base / name
         if p.is_dir():
-            files.extend(sorted(p.rglob("*.py")))
+            files.extend((q.relative_to(base).as_posix(), q) for q in sorted(p.rglob("*.py")))
         elif p.is_file():
-            files.append(p)
+            files.append((name, p))
         else:  # a moved module would otherwise stop invalidating the cache without a word
-            raise RuntimeError(f"code_fingerprint: fastmix/{name} no longer exists; update _SOURCES in {__file__}")
+            raise RuntimeError(f"code_fingerprint: {package}/{name} no longer exists; update _SOURCES in {__file__}")
     return files
 
 

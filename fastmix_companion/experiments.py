@@ -44,10 +44,11 @@ from typing import Any
 
 import numpy as np
 
-from . import __version__
-from . import regression as R
-from ._validation import check_positive_int
-from .grid_cache import (
+from fastmix import __version__
+from fastmix import regression as R
+from fastmix._validation import check_positive_int
+from fastmix.hadamard import is_power_of_two
+from fastmix_companion.grid_cache import (
     CacheMismatchWarning,
     cache_key,
     cache_path,
@@ -59,7 +60,6 @@ from .grid_cache import (
     release_cell,
     write_cell,
 )
-from .hadamard import is_power_of_two
 
 __all__ = [
     "METHODS",
@@ -101,7 +101,7 @@ def _resolve_datasets(datasets, dataset_kwargs) -> list[_Data]:
     for key, obj in items:
         if isinstance(obj, str):
             try:
-                from .datasets import load_dataset
+                from fastmix.datasets import load_dataset
             except Exception as exc:  # pragma: no cover - soft dependency
                 raise ImportError(f"Loading dataset {obj!r} by name needs fastmix.datasets: {exc}") from exc
             obj = load_dataset(obj, **(dataset_kwargs or {}).get(obj, {}))

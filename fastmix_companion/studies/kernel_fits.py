@@ -4,7 +4,7 @@
 is one method's map evaluated once at every input of a repetition, whose sub-blocks give the
 map of every smaller dimension; :func:`private_path` releases the statistics of one map
 (:func:`fastmix.kernels.release_from_statistics`) and fits every lambda of a path. Used by
-:mod:`fastmix.studies.kernel_rp_vs_rff` and :mod:`fastmix.studies.kernel_rates`.
+:mod:`fastmix_companion.studies.kernel_rp_vs_rff` and :mod:`fastmix_companion.studies.kernel_rates`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def rkhs_target(d, kernel, random_state, n_centres=20, sd=0.5):
     The weights are standard normal, rescaled so that the function's RMS over the input law
     (uniform on [-1, 1]^d, estimated on 2000 draws) is ``sd``. Returns the function.
     """
-    from .._validation import check_random_state
+    from fastmix._validation import check_random_state
 
     rng = check_random_state(random_state)
     centres = rng.uniform(-1.0, 1.0, (n_centres, d))
@@ -49,7 +49,7 @@ class Features:
     """
 
     def __init__(self, method, kernel, X_tr, y_tr, X_val, X_te, M_max, random_state):
-        from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
+        from fastmix.kernels import ExactGaussianProcessPaths, RandomFourierFeatures
 
         X_all = np.vstack([X_tr, X_val, X_te])
         if method == "RP":
@@ -83,7 +83,7 @@ class Features:
 
 def norm_bound(method, feats, M, t):
     """The bound ``D^2`` on a feature vector's squared norm: RFF's constant, or Laurent-Massart's for RP at ``t``."""
-    from ..kernels import RandomFourierFeatures, laurent_massart_bound
+    from fastmix.kernels import RandomFourierFeatures, laurent_massart_bound
 
     if method == "RFF":
         return RandomFourierFeatures.norm_bound_sq
@@ -106,7 +106,7 @@ def private_path(
     delta_gauss=None,
 ):
     """Algorithm 1 / 3 at (M, eps) for every lambda: betas, floored counts, the release."""
-    from ..kernels import release_from_statistics, ridge_path_floored
+    from fastmix.kernels import release_from_statistics, ridge_path_floored
 
     C, u, n = feats.stats(rows, M)
     if multiplier == 1.0:  # the paper's algorithm, with the estimators' delta split

@@ -1,8 +1,8 @@
-"""Shell commands that re-run a notebook: ``jupytext | papermill`` and ``python -m fastmix.run``.
+"""Shell commands that re-run a notebook: ``jupytext | papermill`` and ``python -m fastmix_companion.run``.
 
 Both forms appear in the "Re-run this figure" box of each notebook page. Every value is
 written so that the notebook receives it exactly (:func:`papermill_command` picks
-papermill's ``-r``, ``-p`` or ``-y`` per value). :mod:`fastmix.run` re-exports both functions.
+papermill's ``-r``, ``-p`` or ``-y`` per value). :mod:`fastmix_companion.run` re-exports both functions.
 """
 
 from __future__ import annotations
@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .notebook_parameters import NotebookParameter, inspect_parameters, resolve_notebook, validate_parameters
+from fastmix_companion.notebook_parameters import (
+    NotebookParameter,
+    inspect_parameters,
+    resolve_notebook,
+    validate_parameters,
+)
 
 __all__ = ["papermill_command", "fastmix_run_command"]
 
@@ -102,9 +107,9 @@ def papermill_command(
 def fastmix_run_command(
     notebook: str | os.PathLike, parameters: Mapping[str, Any] | None = None, *, paper_scale: bool = False
 ) -> str:
-    """The equivalent ``python -m fastmix.run`` command (overrides only; outputs under ``results/``)."""
+    """The equivalent ``python -m fastmix_companion.run`` command (overrides only; outputs under ``results/``)."""
     path = resolve_notebook(notebook)
-    parts = ["python -m fastmix.run"]
+    parts = ["python -m fastmix_companion.run"]
     if paper_scale:
         parts.append("--paper-scale")
     parts.append(path.stem)

@@ -2,11 +2,11 @@
 
 Usage (from the repository root)::
 
-    python -m fastmix.run --list
-    python -m fastmix.run hello_fastmix --help-notebook
-    python -m fastmix.run hello_fastmix -p n 4096 -p seed 3
-    python -m fastmix.run notebooks/hello_fastmix.py -p n 256 --output-dir /tmp/results
-    python -m fastmix.run --paper-scale figure2_dp_ols -p trials 10
+    python -m fastmix_companion.run --list
+    python -m fastmix_companion.run hello_fastmix --help-notebook
+    python -m fastmix_companion.run hello_fastmix -p n 4096 -p seed 3
+    python -m fastmix_companion.run notebooks/hello_fastmix.py -p n 256 --output-dir /tmp/results
+    python -m fastmix_companion.run --paper-scale figure2_dp_ols -p trials 10
 
 ``NOTEBOOK`` is a notebook name (``hello_fastmix`` resolves to
 ``notebooks/hello_fastmix.py``, ``figure2`` to the one notebook whose name starts with
@@ -18,8 +18,8 @@ declared ``str`` takes the text as typed.
 
 Parameters are checked before anything starts (:func:`check_notebook_parameters`): unknown
 names, values of the wrong type, and values outside what each parameter admits (the rules of
-:mod:`fastmix.parameters`, declared once per notebook: a study's ``PARAMETERS``, or
-:data:`fastmix.parameters.NOTEBOOK_PARAMETERS`) end the command with a one-line message and
+:mod:`fastmix_companion.parameters`, declared once per notebook: a study's ``PARAMETERS``, or
+:data:`fastmix_companion.studies.NOTEBOOK_PARAMETERS`) end the command with a one-line message and
 exit status 2, without importing papermill or starting a kernel. ``--help-notebook`` lists
 each parameter with its default and what it admits.
 
@@ -27,11 +27,11 @@ The notebook is executed in process through papermill (``jupytext.read`` then
 ``papermill.execute_notebook``) with the notebook's folder as working directory, showing
 papermill's cell progress bar and streaming what the cells print; a notebook that runs a
 study also logs each cell of its experiment grid (the kernel inherits
-``FASTMIX_CELL_PROGRESS``, see :mod:`fastmix.studies`). Outputs go to
+``FASTMIX_CELL_PROGRESS``, see :mod:`fastmix_companion.studies`). Outputs go to
 ``<output-dir>/<name>/<name>__<param>=<value>....ipynb`` (figures are embedded in the
 executed notebook), together with ``<stem>.parameters.json`` (the overrides and the
 effective parameters), ``<stem>.provenance.json`` (see
-:func:`fastmix.provenance.collect_provenance`) and every figure of the executed notebook as a
+:func:`fastmix_companion.provenance.collect_provenance`) and every figure of the executed notebook as a
 file in ``<stem>.figures/``; the command ends with the list of what it wrote. If a cell
 fails, the command names the cell and the first line of the error, says where the partial
 executed notebook is (it holds the traceback), and exits with status 1; ``--verbose`` also
@@ -39,9 +39,9 @@ prints the traceback.
 
 ``--paper-scale`` starts from the paper's setting recorded for the notebook in
 ``notebooks/paper_scale.json`` (see :func:`paper_scale_parameters`); ``-p`` still overrides.
-For a notebook with a paper-scale study (:mod:`fastmix.studies`) it does not execute the
+For a notebook with a paper-scale study (:mod:`fastmix_companion.studies`) it does not execute the
 notebook: it computes the notebook's entry in the results store, ``<output-dir>/<name>/``
-(:mod:`fastmix.store`), cell by cell, and the same command resumes a stopped run
+(:mod:`fastmix_companion.store`), cell by cell, and the same command resumes a stopped run
 (``--restart`` discards the stored entry first). Each stored cell is logged with the cells
 done out of the cells planned (the study's grid, walked once without computing) and a rough
 estimate of the time left from the rate so far. The book's page then reads that entry.
@@ -52,13 +52,13 @@ intermediate results; real data sets are only read, from the data directory
 checkout).
 
 :func:`papermill_command` writes the same run as a plain ``jupytext | papermill`` shell
-command, and :func:`fastmix_run_command` as a ``python -m fastmix.run`` command: the forms
+command, and :func:`fastmix_run_command` as a ``python -m fastmix_companion.run`` command: the forms
 shown in the "Re-run this figure" box of each notebook page.
 
 This module holds the command line and the execution of a notebook; finding notebooks and
-reading and checking their parameters live in ``fastmix.notebook_parameters``, the shell
-commands in ``fastmix.rerun_commands`` and the paper-scale run in
-``fastmix.paper_scale``. Every public name of those is importable from here.
+reading and checking their parameters live in ``fastmix_companion.notebook_parameters``, the shell
+commands in ``fastmix_companion.rerun_commands`` and the paper-scale run in
+``fastmix_companion.paper_scale``. Every public name of those is importable from here.
 """
 
 from __future__ import annotations
@@ -74,8 +74,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .notebook_parameters import ENV_NOTEBOOKS_DIR as ENV_NOTEBOOKS_DIR
-from .notebook_parameters import (
+from fastmix_companion.notebook_parameters import ENV_NOTEBOOKS_DIR as ENV_NOTEBOOKS_DIR
+from fastmix_companion.notebook_parameters import (
     PAPER_SCALE_FILE,
     NotebookParameter,
     check_notebook_parameters,
@@ -92,8 +92,8 @@ from .notebook_parameters import (
     resolve_notebook,
     validate_parameters,
 )
-from .paper_scale import run_paper_scale
-from .rerun_commands import fastmix_run_command, papermill_command
+from fastmix_companion.paper_scale import run_paper_scale
+from fastmix_companion.rerun_commands import fastmix_run_command, papermill_command
 
 __all__ = [
     "NotebookParameter",
@@ -237,14 +237,14 @@ def run_notebook(
 
     Raises
     ------
-    fastmix.parameters.ParameterError
+    fastmix_companion.parameters.ParameterError
         Before anything runs, for an unknown name or a value outside the notebook's rules
         (:func:`check_notebook_parameters`).
     papermill.PapermillExecutionError
         If a cell raises; the executed notebook (with the traceback) is still written, and
         its path is the exception's ``output_notebook`` attribute.
     """
-    from fastmix.parameters import check_parameters
+    from fastmix_companion.parameters import check_parameters
 
     path = resolve_notebook(notebook)
     nb, declared = read_notebook(path)
@@ -259,7 +259,7 @@ def run_notebook(
 
     import papermill
 
-    from fastmix.provenance import collect_provenance
+    from fastmix_companion.provenance import collect_provenance
 
     name = path.stem
     stem = output_stem(name, params)
@@ -302,10 +302,10 @@ def run_notebook(
 
 _EPILOG = """\
 examples:
-  python -m fastmix.run --list
-  python -m fastmix.run figure1 --help-notebook
-  python -m fastmix.run hello_fastmix -p n 4096 -p seed 1
-  python -m fastmix.run --paper-scale section3_fastmix
+  python -m fastmix_companion.run --list
+  python -m fastmix_companion.run figure1 --help-notebook
+  python -m fastmix_companion.run hello_fastmix -p n 4096 -p seed 1
+  python -m fastmix_companion.run --paper-scale section3_fastmix
 
 parameters:
   Every value is checked before anything starts: a name the notebook does not declare, or a
@@ -332,7 +332,7 @@ files:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m fastmix.run",
+        prog="python -m fastmix_companion.run",
         description="Execute a companion notebook (notebooks/<name>.py) with new parameters via papermill, "
         "or compute its paper-scale results store entry (--paper-scale).",
         epilog=_EPILOG,
@@ -447,7 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     0 on success, 2 for a usage error (unknown notebook or parameter, inadmissible value;
     reported in one line before anything starts), 1 when the notebook or study fails.
     """
-    from fastmix.parameters import ParameterError
+    from fastmix_companion.parameters import ParameterError
 
     parser = _build_parser()
     args = parser.parse_args(argv)
@@ -483,7 +483,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         if args.paper_scale:
-            from fastmix.studies import has_study
+            from fastmix_companion.studies import has_study
 
             if has_study(path.stem):
                 return run_paper_scale(
@@ -505,7 +505,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if type(exc).__name__ == "PapermillExecutionError":
             _report_cell_failure(exc, path, args)
             return 1
-        if type(exc).__name__ == "StoredParametersDiffer":  # fastmix.store: a usage error, not a failure
+        if type(exc).__name__ == "StoredParametersDiffer":  # fastmix_companion.store: a usage error, not a failure
             print(f"error: {_first_line(exc)}", file=sys.stderr)
             return 2
         print(f"error: {type(exc).__name__} while running {path.stem}: {_first_line(exc)}", file=sys.stderr)
@@ -539,7 +539,7 @@ def _check_run_options(path: Path, args) -> None:
         raise ValueError(f"--output-dir {out} cannot be created: {existing} {what}; give a folder you can write to")
     if out.exists() and not os.access(out, os.W_OK):
         raise ValueError(f"--output-dir {out} is not writable; give a folder you can write to")
-    from fastmix.studies import has_study
+    from fastmix_companion.studies import has_study
 
     starts_kernel = not (args.paper_scale and has_study(path.stem))
     if starts_kernel and args.kernel != "python3":
@@ -556,7 +556,7 @@ def _check_run_options(path: Path, args) -> None:
 def _run_notebook_cli(path: Path, overrides: Mapping[str, Any], args) -> int:
     """Execute the notebook with progress on the terminal; print what was written where."""
     out = Path(args.output_dir) / path.stem / f"{output_stem(path.stem, overrides)}.ipynb"
-    from fastmix.studies import ENV_CELL_PROGRESS
+    from fastmix_companion.studies import ENV_CELL_PROGRESS
 
     kwargs: dict[str, Any] = {}
     previous = os.environ.get(ENV_CELL_PROGRESS)

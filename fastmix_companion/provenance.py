@@ -8,7 +8,7 @@ checksums), plus the wall time since the notebook started. It renders as a table
 a notebook and as aligned text in a terminal.
 
 :func:`collect_provenance` returns the same information as a plain, JSON-serialisable
-``dict``; :mod:`fastmix.run` writes that dictionary next to every executed notebook.
+``dict``; :mod:`fastmix_companion.run` writes that dictionary next to every executed notebook.
 
 Below the table, the report offers a BibTeX entry for the companion at the exact code
 of the run (:func:`companion_bibtex`): its version, its commit, whether that commit is
@@ -551,7 +551,7 @@ def provenance_report(
     Examples
     --------
     >>> import time
-    >>> from fastmix.provenance import provenance_report
+    >>> from fastmix_companion.provenance import provenance_report
     >>> started_at = time.time()
     >>> report = provenance_report({"n": 1024}, seed=0, started_at=started_at)
     >>> report.data["parameters"]
@@ -564,7 +564,7 @@ def provenance_report(
     return ProvenanceReport(data, release=release)
 
 
-def _main() -> None:  # pragma: no cover - convenience: python -m fastmix.provenance
+def _main() -> None:  # pragma: no cover - convenience: python -m fastmix_companion.provenance
     sys.stdout.write(provenance_report(started_at=time.time()).to_json() + "\n")
 
 

@@ -1,7 +1,7 @@
 """The ``--paper-scale`` run of a notebook with a study: its results store entry, with progress.
 
-:func:`run_paper_scale` computes the entry of :mod:`fastmix.store` through
-:func:`fastmix.studies.run_study`. Before it starts, :func:`plan_cells` walks the study's grid
+:func:`run_paper_scale` computes the entry of :mod:`fastmix_companion.store` through
+:func:`fastmix_companion.studies.run_study`. Before it starts, :func:`plan_cells` walks the study's grid
 against a store that claims to hold every cell, which lists the cells of the run without
 computing one; each stored cell is then logged with the cells done out of the cells planned
 and a rough estimate of the time left from the rate so far.
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .notebook_parameters import NotebookParameter, validate_parameters
+from fastmix_companion.notebook_parameters import NotebookParameter, validate_parameters
 
 __all__ = ["plan_cells", "run_paper_scale"]
 
@@ -69,7 +69,7 @@ def plan_cells(name: str, params: Mapping[str, Any], limit: float = 10.0) -> set
     import signal
     import threading
 
-    from fastmix.studies import study_module
+    from fastmix_companion.studies import study_module
 
     planner = _PlanningStore()
     timed = hasattr(signal, "SIGPROF") and threading.current_thread() is threading.main_thread()
@@ -150,8 +150,8 @@ def run_paper_scale(
     first (:func:`plan_cells`) and each stored cell is logged with the count done and the
     time left. Returns the exit status, 0.
     """
-    from fastmix.store import ResultsStore
-    from fastmix.studies import observe_cells, run_study, study_module, study_parameters
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import observe_cells, run_study, study_module, study_parameters
 
     overrides = validate_parameters(dict(overrides), spec, notebook=path.name)
     defaults = {name: p.default_value for name, p in spec.items() if name in study_module(path.stem).DEFAULTS}

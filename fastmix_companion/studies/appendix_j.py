@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Choice, Integer
-from . import CellTable
+from fastmix_companion.parameters import MAX_LOG2_N, Choice, Integer
+from fastmix_companion.studies import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "STATISTICS", "run"]
 
@@ -52,7 +52,7 @@ PARAMETERS = {
     "n_seeds": Integer(1),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 DESIGNS = ("synthetic_sphere", "synthetic_correlated")
@@ -63,14 +63,14 @@ _COLUMNS = ("n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_ove
 
 
 def _make(name: str, n: int, d: int, random_state):
-    from ..datasets import make_correlated_regression, make_sphere_regression
+    from fastmix.datasets import make_correlated_regression, make_sphere_regression
 
     make = make_sphere_regression if name == "synthetic_sphere" else make_correlated_regression
     return make(n=n, d=d, random_state=random_state)
 
 
 def _signal_var(name: str, ds, d: int) -> float:
-    from ..datasets import correlated_covariance
+    from fastmix.datasets import correlated_covariance
 
     theta0 = np.asarray(ds.params["theta0"], dtype=float)
     if name == "synthetic_sphere":  # rows uniform on the sphere: Cov(x) = I/d
@@ -80,7 +80,7 @@ def _signal_var(name: str, ds, d: int) -> float:
 
 def run(params, store=None, log=print) -> dict:
     """Compute Appendix J's tables (see the module docstring); resumable with a store."""
-    from ..datasets import available_offline, dataset_statistics, load_dataset
+    from fastmix.datasets import available_offline, dataset_statistics, load_dataset
 
     d, seed = int(params["d"]), int(params["seed"])
     stats = CellTable(store, "statistics", log)
@@ -120,8 +120,8 @@ def percentile_table(spread):
     """Per design and statistic: the paper's value, its percentile among the seeds, and the seeds' spread."""
     import pandas as pd
 
-    from ..claims import percentile_of
-    from ..datasets import PAPER_STATISTICS
+    from fastmix.datasets import PAPER_STATISTICS
+    from fastmix_companion.claims import percentile_of
 
     rows = []
     for design, g in spread.groupby("design", sort=False):
@@ -155,7 +155,7 @@ def claims(tables, *, typical: tuple[float, float] = (2.5, 97.5), min_seeds: int
     paper's value is a typical draw of the design when its percentile among the seeds lies
     inside ``typical``; with fewer than ``min_seeds`` seeds the check is undecided.
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     out = []
     for r in percentile_table(tables["spread"]).itertuples():

@@ -74,10 +74,10 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
-from . import CellTable, split_values
-from .kernel_fits import Features, mse, plane_wave_target, private_path, rkhs_target
-from .kernel_rp_vs_rff_summary import (
+from fastmix_companion.parameters import ChoiceList, Flag, Integer, IntegerList, Real, RealList
+from fastmix_companion.studies import CellTable, split_values
+from fastmix_companion.studies.kernel_fits import Features, mse, plane_wave_target, private_path, rkhs_target
+from fastmix_companion.studies.kernel_rp_vs_rff_summary import (
     METHODS,
     PROTOCOLS,
     chosen_hyperparameters,
@@ -168,7 +168,7 @@ PARAMETERS = {
     "krr_reps": Integer(0),
     "blas_threads": Integer(0),  # 0: library default
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 def M_grid(params) -> tuple[int, ...]:
@@ -221,7 +221,7 @@ def _draw_data(panel, params, rng, kernel, cache):
 
 def _public_spectrum(panel, kernel, seed):
     """Spectrum of the integral operator under the *public* input law (no private data used)."""
-    from ..kernels import operator_spectrum
+    from fastmix.kernels import operator_spectrum
 
     rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(99,)))
     if panel["kind"] == "diabetes":  # standardised inputs, modelled as N(0, I_d) (a public assumption)
@@ -235,7 +235,7 @@ def _public_spectrum(panel, kernel, seed):
 
 
 def _one_rep(panel, params, rep, kernel, spectrum, cache):
-    from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
+    from fastmix.kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
 
     seed = int(params["seed"])
     ss = np.random.SeedSequence(seed, spawn_key=(panel["index"], rep))
@@ -488,7 +488,7 @@ def _aggregate_sweep(rows):
 
 
 def _noise_table(params, n):
-    from ..kernels import RandomFourierFeatures, analytic_gaussian_sigma, laurent_massart_bound
+    from fastmix.kernels import RandomFourierFeatures, analytic_gaussian_sigma, laurent_massart_bound
 
     delta, T = float(params["delta"]), float(params["response_bound"])
     rows = []
@@ -517,7 +517,7 @@ def _noise_table(params, n):
 
 def run(params, store=None, log=print) -> dict:
     """Compute the tables (see the module docstring); resumable with a store."""
-    from ..kernels import GaussianKernel
+    from fastmix.kernels import GaussianKernel
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits

@@ -1,7 +1,7 @@
 """Figure 3 of the FastMix paper: runtime of IHM divided by FastIHS's and FastIHM's, as a study.
 
 For every shape ``2^a x d`` of the paper's table the study times, through
-:func:`fastmix.experiments.run_grid`, FastIHS (non-private), IHM with the dense ``k x n``
+:func:`fastmix_companion.experiments.run_grid`, FastIHS (non-private), IHM with the dense ``k x n``
 Gaussian sketch (the paper's baseline), IHM drawn through the Gram factor
 (``G (X^T X)^{1/2}``, the same output distribution, our addition) and FastIHM at the paper's
 three ratios: ``(4, 400, 800)`` where ``n/d >= 5000`` and ``(4, 100, 200)`` otherwise (the
@@ -37,8 +37,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
-from . import CellLoad, CellTable, split_values
+from fastmix_companion.parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
+from fastmix_companion.studies import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -76,7 +76,7 @@ PARAMETERS = {
     "blas_threads": Integer(0),  # 0: library default
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 SHAPE_DATASETS = {
@@ -139,7 +139,7 @@ def paper_ratios(n: int, d: int, k2_ratios="auto") -> tuple[float, ...]:
 
 def _data(log2_n, d, index, params):
     """The paper's data set of this shape when cached (never downloaded), else the synthetic stand-in."""
-    from ..datasets import DatasetUnavailableError, available_offline, load_dataset, make_correlated_regression
+    from fastmix.datasets import DatasetUnavailableError, available_offline, load_dataset, make_correlated_regression
 
     paper = SHAPE_DATASETS.get((log2_n, d))
     rs = np.random.SeedSequence(int(params["seed"]), spawn_key=(2000 + index,))
@@ -165,9 +165,9 @@ def _data(log2_n, d, index, params):
 
 def run(params, store=None, log=print) -> dict:
     """Time Figure 3's methods at every shape (see the module docstring); resumable with a store."""
-    from .. import regression as R
-    from ..experiments import run_grid
-    from ..store import thread_settings
+    from fastmix import regression as R
+    from fastmix_companion.experiments import run_grid
+    from fastmix_companion.store import thread_settings
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -286,7 +286,7 @@ def ratio_table(tables, baseline: str = "IHM"):
     """
     import pandas as pd
 
-    from ..claims import log_ratio_interval
+    from fastmix_companion.claims import log_ratio_interval
 
     runs = tables["runs"]
     rows = []
@@ -312,7 +312,7 @@ def ratio_table(tables, baseline: str = "IHM"):
 
 
 def claims(tables, alpha: float = 0.05):
-    """Figure 3's claims as :class:`fastmix.claims.Claim`, decided on the stored runs.
+    """Figure 3's claims as :class:`fastmix_companion.claims.Claim`, decided on the stored runs.
 
     * Per shape: FastIHS and FastIHM r1-r3 are faster than dense IHM by the paper's factors
       (the row of Figure 3's table for the dataset of that shape): ratio of geometric mean
@@ -322,7 +322,7 @@ def claims(tables, alpha: float = 0.05):
     * (Ours) Gram-factor IHM is faster than FastIHM at the smallest k2: at each shape the lower
       95% limit of runtime(FastIHM r1) / runtime(IHM-gram) is above 1.
     """
-    from ..claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
+    from fastmix_companion.claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
 
     runs = tables["runs"]
     info = tables["datasets"].set_index("shape")

@@ -1,4 +1,4 @@
-"""Summaries, comparisons and claims of the kernel comparison study (:mod:`fastmix.studies.kernel_rp_vs_rff`).
+"""Summaries, comparisons and claims of the kernel comparison study (:mod:`fastmix_companion.studies.kernel_rp_vs_rff`).
 
 Everything here reads the study's tables (``runs``, ``sweep``, ``noise``) and computes what
 the page states: mean errors with intervals (:func:`summarise`), the paired ratio of RP's
@@ -7,7 +7,7 @@ error to RFF's per panel and epsilon (:func:`paired_log_ratios`, :func:`ratio_ta
 equal-M comparison (:func:`pooled_sweep`, :func:`equal_m_comparison`, :func:`noise_summary`),
 the hyperparameters each protocol chose (:func:`chosen_hyperparameters`) and the page's
 claims (:func:`claims`, :func:`verdict_markdown`). Every public name is importable from
-:mod:`fastmix.studies.kernel_rp_vs_rff` too.
+:mod:`fastmix_companion.studies.kernel_rp_vs_rff` too.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ METHODS = ("RP", "RFF")
 """The two private methods compared: random projection (Algorithm 1) and random Fourier features (Algorithm 3)."""
 
 PROTOCOLS = ("tuned", "theory", "private")
-"""The three ways of choosing (M, lambda) (see :mod:`fastmix.studies.kernel_rp_vs_rff`)."""
+"""The three ways of choosing (M, lambda) (see :mod:`fastmix_companion.studies.kernel_rp_vs_rff`)."""
 
 
 # ------------------------------------------------------------------------------------------ summaries
@@ -30,7 +30,7 @@ def summarise(runs, level=0.95):
     """Mean test error with its t interval per panel, protocol, method and epsilon."""
     import pandas as pd
 
-    from ..claims import mean_interval
+    from fastmix_companion.claims import mean_interval
 
     out = []
     for key, g in runs.groupby(["panel", "protocol", "method", "epsilon"], sort=False):
@@ -76,7 +76,7 @@ def ratio_table(runs, protocol, level=0.95):
     import pandas as pd
     from scipy import stats
 
-    from ..claims import mean_interval
+    from fastmix_companion.claims import mean_interval
 
     rows = []
     for (panel, d, target, eps), g in paired_log_ratios(runs, protocol).groupby(
@@ -114,7 +114,7 @@ def panel_verdicts(runs, protocol, alpha=0.05):
     """
     import pandas as pd
 
-    from ..claims import holm, mean_interval
+    from fastmix_companion.claims import holm, mean_interval
 
     table = ratio_table(runs, protocol)
     table = table[np.isfinite(table["epsilon"])]  # the private fits only
@@ -151,7 +151,7 @@ def gap_with_d(runs, protocol, target, level=0.95):
 
     Negative means RP's advantage grows with d. Returns (d_low, d_high, Interval of the ratio of ratios).
     """
-    from ..claims import Interval, t_quantile, welch
+    from fastmix_companion.claims import Interval, t_quantile, welch
 
     lr = paired_log_ratios(runs, protocol)
     lr = lr[(lr["target"] == target) & np.isfinite(lr["epsilon"])]
@@ -275,7 +275,7 @@ def _fmt_ratio(r, lo, hi):
 
 
 def claims(tables, alpha: float = 0.05):
-    """The comparison's claims as :class:`fastmix.claims.Claim`, decided on the stored tables.
+    """The comparison's claims as :class:`fastmix_companion.claims.Claim`, decided on the stored tables.
 
     * Per panel and protocol, the kernel paper's "RP consistently better than RFF": paired
       one-sided t tests on the log error ratios at each epsilon with Holm's correction over the
@@ -289,7 +289,7 @@ def claims(tables, alpha: float = 0.05):
 
     ``tables`` holds ``runs`` and ``sweep`` as :func:`run` returns them.
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     runs, sweep = tables["runs"], tables["sweep"]
     out = []

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import Choice, Integer, IntegerList, Real, RealList
-from . import CellTable, split_values
+from fastmix_companion.parameters import Choice, Integer, IntegerList, Real, RealList
+from fastmix_companion.studies import CellTable, split_values
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "THEORY_SLOPES", "run", "fit_slopes", "claims"]
 
@@ -74,7 +74,7 @@ PARAMETERS = {
     "max_components": Integer(1),
     "blas_threads": Integer(0),  # 0: library default
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 THEORY_SLOPES = {
@@ -91,8 +91,8 @@ THEORY_SLOPES = {
 
 
 def _one(params, sweep, n, eps, rep, kernel, spectrum):
-    from ..kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
-    from .kernel_fits import plane_wave_target, private_path, rkhs_target
+    from fastmix.kernels import ridge_path_floored, theory_hyperparameters, theory_rp_hyperparameters
+    from fastmix_companion.studies.kernel_fits import plane_wave_target, private_path, rkhs_target
 
     d, delta = int(params["d"]), float(params["delta"])
     key = (0 if sweep == "n" else 1, int(n), round(1000 * eps), rep)
@@ -149,7 +149,7 @@ class _FeaturesAt:
     """The features of one method at training and test inputs (same interface as the comparison study's)."""
 
     def __init__(self, method, kernel, X, n, M, rng, y):
-        from ..kernels import ExactGaussianProcessPaths, RandomFourierFeatures
+        from fastmix.kernels import ExactGaussianProcessPaths, RandomFourierFeatures
 
         if method == "RP":
             sampler = ExactGaussianProcessPaths(kernel, M, random_state=rng)
@@ -176,7 +176,7 @@ def run(params, store=None, log=print) -> dict:
     """Compute the ``runs`` table (see the module docstring); resumable with a store."""
     import pandas as pd
 
-    from ..kernels import GaussianKernel, operator_spectrum
+    from fastmix.kernels import GaussianKernel, operator_spectrum
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -259,7 +259,9 @@ def fit_slopes(runs, *, n_boot=2000, level=0.95, seed=0):
 
 
 def claims(slopes):
-    """The kernel paper's rate claims, decided on :func:`fit_slopes`'s table (a list of :class:`fastmix.claims.Claim`).
+    """The kernel paper's rate claims, decided on :func:`fit_slopes`'s table.
+
+    Returns a list of :class:`fastmix_companion.claims.Claim`.
 
     * For RP (Theorem 3) and RFF (Theorem 6 with alpha = 1), against n and against epsilon:
       the privacy cost falls at least as fast as the theory's exponent (-1 for RP, -2/3 for
@@ -268,7 +270,7 @@ def claims(slopes):
     * RP's privacy cost falls faster than RFF's: holds if RP's slope interval lies below RFF's,
       does not hold if above, else undecided.
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     s = slopes.set_index(["sweep", "method", "quantity"])
     claims = []

@@ -36,9 +36,9 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import Choice, ChoiceList, Integer, Real
-from . import CellTable
-from .section3 import DESIGNS as _SECTION3_DESIGNS
+from fastmix_companion.parameters import Choice, ChoiceList, Integer, Real
+from fastmix_companion.studies import CellTable
+from fastmix_companion.studies.section3 import DESIGNS as _SECTION3_DESIGNS
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "NS", "run", "measured_c2"]
 
@@ -75,7 +75,7 @@ PARAMETERS = {
     "n_eps": Integer(1),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 NS = (10_000, 100_000)
@@ -88,8 +88,8 @@ def measured_c2(source: str, design: str, k2_ratio: float, root=None) -> dict:
     Reads table ``sweep`` of results store entry ``source``; returns the ``c2_used`` row
     (``state="missing"`` with empty numbers when the entry has no such draws).
     """
-    from ..claims import mean_interval
-    from ..store import ResultsStore, entry_status
+    from fastmix_companion.claims import mean_interval
+    from fastmix_companion.store import ResultsStore, entry_status
 
     row: dict[str, Any] = {
         "source": source,
@@ -141,7 +141,7 @@ def measured_c2(source: str, design: str, k2_ratio: float, root=None) -> dict:
 def run(params, store=None, log=print) -> dict:
     """Compute Figure 1's tables (see the module docstring); resumable with a store."""
 
-    from ..accounting import sketch_noise_for_epsilon, upadhyay_noise_scale
+    from fastmix.accounting import sketch_noise_for_epsilon, upadhyay_noise_scale
 
     d, k = int(params["d"]), int(params["k"])
     eps = np.logspace(np.log10(float(params["eps_min"])), np.log10(float(params["eps_max"])), int(params["n_eps"]))
@@ -263,7 +263,7 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
     * Figure 1's ``C^2 = 2`` is what the SRHT gives at the paper's k2: per measured design,
       holds when the upper 95% bound of the mean measured ``C^2`` is at most ``c2_target``.
     """
-    from ..claims import Claim
+    from fastmix_companion.claims import Claim
 
     curves, used = tables["curves"], tables["c2_used"]
     out = []

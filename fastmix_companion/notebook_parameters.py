@@ -5,9 +5,9 @@ A notebook is a jupytext percent ``.py`` file of the notebooks folder
 the lines ``name: type = default  # help`` of its code cell tagged ``parameters``, read the
 way papermill reads them (:func:`inspect_parameters`); overrides are checked against the
 declared names and simple types (:func:`validate_parameters`) and against what each
-parameter admits (:func:`check_notebook_parameters`, the rules of :mod:`fastmix.parameters`).
+parameter admits (:func:`check_notebook_parameters`, the rules of :mod:`fastmix_companion.parameters`).
 The paper-scale registry ``notebooks/paper_scale.json`` records, per notebook, the setting of
-the paper's figure (:func:`load_paper_scale`). :mod:`fastmix.run` re-exports every public name.
+the paper's figure (:func:`load_paper_scale`). :mod:`fastmix_companion.run` re-exports every public name.
 """
 
 from __future__ import annotations
@@ -321,7 +321,7 @@ def _coerce(param: NotebookParameter, value: Any) -> Any:
         else:
             value = float(value)
     if problem:
-        from fastmix.parameters import ParameterError
+        from fastmix_companion.parameters import ParameterError
 
         raise ParameterError(
             f"parameter {param.name} = {value!r}: must be {problem} (declared `{param.name}: {param.type}`)"
@@ -343,12 +343,12 @@ def validate_parameters(
 
     Raises
     ------
-    fastmix.parameters.ParameterError
+    fastmix_companion.parameters.ParameterError
         A ``ValueError``, for an unknown name (the message lists the valid names with types,
         defaults and help; its ``summary`` is one line) or for a value that does not fit a
         declared ``int``/``float``/``bool``.
     """
-    from fastmix.parameters import ParameterError
+    from fastmix_companion.parameters import ParameterError
 
     unknown = [name for name in parameters if name not in spec]
     if unknown:
@@ -367,12 +367,12 @@ def validate_parameters(
 
 
 def notebook_rules(notebook: str | os.PathLike):
-    """What each parameter of ``notebook`` admits (:func:`fastmix.parameters.rules_for`), or None.
+    """What each parameter of ``notebook`` admits (:func:`fastmix_companion.studies.rules_for`), or None.
 
     Rules are looked up by the notebook's name, and only for a notebook of the notebooks
     folder (a notebook of your own elsewhere has none, even under the same name).
     """
-    from fastmix.parameters import rules_for
+    from fastmix_companion.studies import rules_for
 
     path = resolve_notebook(notebook)
     if path.parent != default_notebooks_dir().resolve():
@@ -394,10 +394,10 @@ def check_notebook_parameters(
 
     Raises
     ------
-    fastmix.parameters.ParameterError
+    fastmix_companion.parameters.ParameterError
         One line naming each value that is not admissible and what is allowed.
     """
-    from fastmix.parameters import check_parameters
+    from fastmix_companion.parameters import check_parameters
 
     path = resolve_notebook(notebook)
     spec = inspect_parameters(path) if spec is None else spec

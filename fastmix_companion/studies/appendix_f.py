@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
-from . import CellTable
+from fastmix_companion.parameters import MAX_LOG2_N, Integer, IntegerList, Real
+from fastmix_companion.studies import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "AUTHORS_REFERENCE", "run", "k_grid", "log2_ns"]
 
@@ -52,7 +52,7 @@ PARAMETERS = {
     "upper_constant": Real(0, low_open=True),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 AUTHORS_REFERENCE: dict[str, Any] = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
@@ -71,7 +71,7 @@ def k_grid(n: int, k_per_octave: int) -> np.ndarray:
 
 
 def _draws(n: int, k: int, n_draws: int, seed: int, tag: int) -> list[float]:
-    from ..srht import SRHT
+    from fastmix.srht import SRHT
 
     return [
         SRHT(n, int(k), random_state=np.random.SeedSequence(seed, spawn_key=(tag, int(k), r))).coherence()
@@ -81,7 +81,7 @@ def _draws(n: int, k: int, n_draws: int, seed: int, tag: int) -> list[float]:
 
 def run(params, store=None, log=print) -> dict:
     """Compute Appendix F's tables (see the module docstring); resumable with a store."""
-    from ..srht import coherence_heuristic, coherence_upper_scale, welch_bound
+    from fastmix.srht import coherence_heuristic, coherence_upper_scale, welch_bound
 
     n_draws, seed, rho = int(params["n_draws"]), int(params["seed"]), float(params["rho"])
     table = CellTable(store, "coherence", log)
@@ -135,7 +135,7 @@ def ratio_summary(coherence, rho: float, far: int = 64):
     """
     import pandas as pd
 
-    from ..claims import mean_interval
+    from fastmix_companion.claims import mean_interval
 
     rows = []
     for lg, g in coherence.groupby("log2_n", sort=True):
@@ -190,8 +190,8 @@ def claims(
     * The authors' reported coherences at ``n = 2^17`` are typical draws: per size, holds when
       their value's percentile among our draws lies inside ``typical``.
     """
-    from ..claims import Claim, format_interval, percentile_of
-    from .section3 import log_slope_interval
+    from fastmix_companion.claims import Claim, format_interval, percentile_of
+    from fastmix_companion.studies.section3 import log_slope_interval
 
     coh = tables["coherence"]
     out = []

@@ -1,23 +1,23 @@
 """Paper-scale studies: the computations behind the book's figure pages.
 
 Each module here computes what one notebook shows, split into resumable cells written to
-the results store (:mod:`fastmix.store`). A notebook's smoke-scale run calls the same
+the results store (:mod:`fastmix_companion.store`). A notebook's smoke-scale run calls the same
 function without a store, so the page's live cells and its stored figure come from one
 piece of code.
 
-``python -m fastmix.run --paper-scale NAME`` runs :func:`run_study` with the parameters
+``python -m fastmix_companion.run --paper-scale NAME`` runs :func:`run_study` with the parameters
 recorded in ``notebooks/paper_scale.json`` (each study's ``DEFAULTS`` updated by them).
 Each study also declares ``PARAMETERS``, what every parameter admits
-(:mod:`fastmix.parameters`); :func:`run_study` refuses values outside it before computing.
+(:mod:`fastmix_companion.parameters`); :func:`run_study` refuses values outside it before computing.
 
 Progress: every cell a :class:`CellTable` computes is reported to its ``log`` callback and to
 the callbacks registered with :func:`observe_cells`. When ``log`` is None (the notebooks'
 smoke runs) and the environment variable ``FASTMIX_CELL_PROGRESS`` is set (as
-``python -m fastmix.run`` sets it for the kernel), the same line goes to standard error.
+``python -m fastmix_companion.run`` sets it for the kernel), the same line goes to standard error.
 
 Helpers serve every study module: :func:`split_values` reads a list parameter given as
 comma-separated text or as a sequence, and :func:`load_average` and :class:`CellLoad` record the
-machine's load (and, with :func:`fastmix.store.steal_seconds`, the CPU time a hypervisor took from
+machine's load (and, with :func:`fastmix_companion.store.steal_seconds`, the CPU time a hypervisor took from
 it) next to a timing.
 """
 
@@ -30,7 +30,8 @@ from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from ..store import steal_seconds
+from fastmix_companion.parameters import Integer, ParameterError, check_parameters
+from fastmix_companion.store import steal_seconds
 
 __all__ = [
     "STUDIES",
@@ -38,6 +39,8 @@ __all__ = [
     "has_study",
     "study_module",
     "study_parameters",
+    "rules_for",
+    "NOTEBOOK_PARAMETERS",
     "run_study",
     "observe_cells",
     "ENV_CELL_PROGRESS",
@@ -74,7 +77,7 @@ class CellLoad:
 
     ``columns()`` gives the 1-minute load when the cell started and when it ended
     (``load1_before``, ``load1_after``, :func:`load_average`) and the CPU seconds a hypervisor
-    took from the machine in between (``steal_s``, :func:`fastmix.store.steal_seconds`), the
+    took from the machine in between (``steal_s``, :func:`fastmix_companion.store.steal_seconds`), the
     columns every timed study stores beside its timings.
     """
 
@@ -114,7 +117,7 @@ def _discover() -> dict[str, str]:
     return found
 
 
-#: Notebook name -> module of :mod:`fastmix.studies` that computes its paper-scale results
+#: Notebook name -> module of :mod:`fastmix_companion.studies` that computes its paper-scale results
 #: (every module here that sets ``NOTEBOOK = "<notebook name>"``).
 STUDIES = _discover()
 
@@ -130,13 +133,36 @@ def study_module(name: str):
     return importlib.import_module(f"{__name__}.{STUDIES[name]}")
 
 
+# --------------------------------------------------------------------------- notebooks without a study
+
+#: Rules of the notebooks that have no study here (their parameters cells are checked against
+#: this the way the studies' ``PARAMETERS`` are).
+NOTEBOOK_PARAMETERS: dict[str, dict[str, Any]] = {
+    "hello_fastmix": {
+        "n": Integer(2, power_of_two=True),  # the Walsh-Hadamard transform needs a power of two
+        "seed": Integer(0),  # numpy seeds are non-negative
+    }
+}
+
+
+def rules_for(notebook: str) -> Mapping[str, Any] | None:
+    """The rules of notebook ``notebook`` (its name, e.g. ``"figure1_noise_scale"``), or None.
+
+    A notebook with a study takes the study's ``PARAMETERS``; the others take their entry of
+    :data:`NOTEBOOK_PARAMETERS`; a notebook in neither (one of your own) has no rules, and
+    only its declared types are checked.
+    """
+    if notebook in STUDIES:
+        return getattr(study_module(notebook), "PARAMETERS", None)
+    return NOTEBOOK_PARAMETERS.get(notebook)
+
+
 def study_parameters(name: str, overrides: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The study's ``DEFAULTS`` updated by ``overrides``.
 
-    Raises :class:`fastmix.parameters.ParameterError` (a ``ValueError``) for an unknown name
+    Raises :class:`fastmix_companion.parameters.ParameterError` (a ``ValueError``) for an unknown name
     (with the valid ones) or a value outside the study's ``PARAMETERS``.
     """
-    from ..parameters import ParameterError, check_parameters
 
     module = study_module(name)
     params = dict(module.DEFAULTS)
@@ -158,7 +184,7 @@ def run_study(
 ):
     """Run study ``name`` with ``DEFAULTS`` updated by ``overrides``.
 
-    With ``store`` (a :class:`fastmix.store.ResultsStore`) every finished cell is written to
+    With ``store`` (a :class:`fastmix_companion.store.ResultsStore`) every finished cell is written to
     it and cells already stored are skipped; without, everything is computed in memory.
     Returns the study's tables as a dict of DataFrames.
     """

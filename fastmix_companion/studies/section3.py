@@ -40,8 +40,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Integer, Real, RealList, check_parameters
-from . import CellTable
+from fastmix_companion.parameters import MAX_LOG2_N, Integer, Real, RealList, check_parameters
+from fastmix_companion.studies import CellTable
 
 __all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "DESIGNS", "run", "k2_values", "paper_k2"]
 
@@ -81,7 +81,7 @@ PARAMETERS = {
     "n_gamma": Integer(1),
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 DESIGNS = ("synthetic_sphere", "synthetic_correlated")
@@ -96,7 +96,7 @@ def _ratios(text) -> tuple[float, ...]:
 
 def paper_k2(n: int, d: int, ratio: float) -> int:
     """The paper's SRHT size ``k2 = ceil(r max(d, log(4T/rho)))`` at ``T = 4``, ``rho = 1/(10 n^2)``."""
-    from ..regression import paper_defaults, paper_sketch_sizes
+    from fastmix.regression import paper_defaults, paper_sketch_sizes
 
     dflt = paper_defaults(n)
     return paper_sketch_sizes(d, dflt["T"], dflt["rho"], ratio=ratio)[1]
@@ -107,7 +107,7 @@ def k2_values(params) -> list[tuple[int, float | None, str, tuple[int, ...]]]:
 
     The powers of two of the grid (``ratio`` None), then the paper's sizes that fit in ``n``;
     a paper size equal to a grid value gets its own key and draws (see the module docstring).
-    Raises :class:`fastmix.parameters.ParameterError` when ``log2_k2_max`` exceeds ``log2_n``
+    Raises :class:`fastmix_companion.parameters.ParameterError` when ``log2_k2_max`` exceeds ``log2_n``
     (or ``log2_k2_min`` exceeds ``log2_k2_max``).
     """
     n, d = 2 ** int(params["log2_n"]), int(params["d"])
@@ -126,8 +126,8 @@ def k2_values(params) -> list[tuple[int, float | None, str, tuple[int, ...]]]:
 
 
 def _design(name: str, index: int, n: int, d: int, seed: int):
-    from ..datasets import make_correlated_regression, make_sphere_regression
-    from ..hadamard import transform_layout
+    from fastmix.datasets import make_correlated_regression, make_sphere_regression
+    from fastmix.hadamard import transform_layout
 
     rs = np.random.SeedSequence(seed, spawn_key=(100 + index,))
     make = make_sphere_regression if name == "synthetic_sphere" else make_correlated_regression
@@ -138,7 +138,7 @@ def _design(name: str, index: int, n: int, d: int, seed: int):
 def run(params, store=None, log=print) -> dict:
     """Compute Section 3's tables (see the module docstring); resumable with a store."""
 
-    from ..srht import SRHT, sketch_quantities
+    from fastmix.srht import SRHT, sketch_quantities
 
     n, d, seed = 2 ** int(params["log2_n"]), int(params["d"]), int(params["seed"])
     n_draws = int(params["n_draws"])
@@ -209,14 +209,14 @@ def run(params, store=None, log=print) -> dict:
 
 def _accounting(params):
     """Theorem 1 three ways on a tiny sphere dataset (rows of ``tiny`` and ``accounting``)."""
-    from ..accounting import (
+    from fastmix.accounting import (
         epsilon_from_rdp,
         fastmix_epsilon_closed_form,
         fastmix_epsilon_tight,
         gaussian_mix_divergence,
     )
-    from ..datasets import make_sphere_regression
-    from ..srht import SRHT, sketch_quantities
+    from fastmix.datasets import make_sphere_regression
+    from fastmix.srht import SRHT, sketch_quantities
 
     seed = int(params["seed"])
     k1, delta, omega = int(params["k1"]), float(params["delta"]), float(params["omega"])
@@ -276,11 +276,11 @@ def log_slope_interval(x, y, level: float = 0.95):
 
     Returns
     -------
-    fastmix.claims.Interval
+    fastmix_companion.claims.Interval
     """
     import math
 
-    from ..claims import Interval, t_quantile
+    from fastmix_companion.claims import Interval, t_quantile
 
     lx, ly = np.log(np.asarray(x, dtype=float)), np.log(np.asarray(y, dtype=float))
     ok = np.isfinite(lx) & np.isfinite(ly)
@@ -299,7 +299,7 @@ def paper_size_summary(sweep):
     """Per design and paper ratio: mean ``C^2`` and ``lambda_min(Z)/lambda_min(X)`` with 95% intervals."""
     import pandas as pd
 
-    from ..claims import mean_interval
+    from fastmix_companion.claims import mean_interval
 
     rows = []
     paper = sweep[sweep["k2_ratio"].notna()]
@@ -341,7 +341,7 @@ def claims(
     * Theorem 1: the exact loss of the drawn ``S_f`` never exceeds the tight bound (eq. 114),
       and eq. (114) never exceeds the closed form (eq. 9), at every ``gamma``.
     """
-    from ..claims import Claim, format_interval
+    from fastmix_companion.claims import Claim, format_interval
 
     sweep = tables["sweep"]
     out = []

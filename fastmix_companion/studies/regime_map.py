@@ -52,8 +52,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import MAX_LOG2_N, Integer, IntegerList, Real
-from . import CellLoad, CellTable, split_values
+from fastmix_companion.parameters import MAX_LOG2_N, Integer, IntegerList, Real
+from fastmix_companion.studies import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -99,7 +99,7 @@ PARAMETERS = {
     "blas_threads": Integer(0),  # 0: library default
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 #: FastIHM's two SRHT ratios: the paper's smallest and FastIHMRegressor's default.
 FASTIHM_RATIOS = (4.0, 800.0)
@@ -128,7 +128,7 @@ def _shapes(params):
 
 def _solver(series, X, y, sizes, params, rng):
     """A no-argument callable that runs ``series`` once (calibrated here, outside any timer)."""
-    from .. import regression as R
+    from fastmix import regression as R
 
     eps, T = float(params["epsilon"]), int(params["T"])
     delta, rho, k1 = sizes["delta"], sizes["rho"], sizes["k1"]
@@ -165,8 +165,8 @@ def _peak_bytes(fn) -> int:
 
 def run(params, store=None, log=print) -> dict:
     """Time every solver at every shape of both sweeps (see the module docstring); resumable with a store."""
-    from .. import regression as R
-    from ..datasets import make_correlated_regression
+    from fastmix import regression as R
+    from fastmix.datasets import make_correlated_regression
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -409,7 +409,7 @@ def crossover_d(runs, faster_in_d: str = "FastIHM (r = 4)", slower_in_d: str = "
 
 
 def claims(tables, alpha: float = 0.05):
-    """The runtime statements the page makes, as :class:`fastmix.claims.Claim`, decided on the runs.
+    """The runtime statements the page makes, as :class:`fastmix_companion.claims.Claim`, decided on the runs.
 
     * (paper) FastIHM is faster than dense IHM: at every shape where both ran, the 95% Welch
       interval of runtime(dense IHM) / runtime(FastIHM r = 4) lies above 1.
@@ -418,7 +418,7 @@ def claims(tables, alpha: float = 0.05):
     * (ours) FastIHM's time grows linearly in d and Gram IHM's faster: on the d sweep, the growth
       exponent of FastIHM (r = 4) is below that of IHM (Gram) by more than two standard errors.
     """
-    from ..claims import Claim, format_interval, log_ratio_interval
+    from fastmix_companion.claims import Claim, format_interval, log_ratio_interval
 
     runs = tables["runs"]
     timed = runs[runs["status"] == TIMED]

@@ -4,7 +4,7 @@ The study runs, on one dataset with ``d = 4``, FastIHS (non-private), IHM with t
 ``k x n`` Gaussian sketch (the paper's baseline), IHM drawn through the Gram factor
 (``G (X^T X)^{1/2}``, the same output distribution) and FastIHM (Algorithm 2) at the
 paper's absolute ratios ``k2 = r max{d, log(4T/rho)}``, ``r in (4, 600, 1200)``, at every
-epsilon of the grid, through :func:`fastmix.experiments.run_grid`, one cell per method,
+epsilon of the grid, through :func:`fastmix_companion.experiments.run_grid`, one cell per method,
 epsilon and ratio with all its trials.
 
 Data: the OpenML airline set (42728) when its file is already in the data cache
@@ -22,10 +22,10 @@ Tables
     One row per ratio: ``k1``, ``k2``, ``k2/n`` and the typical SRHT coherence
     ``sqrt(2 ln(2n)/k2)``.
 ``runs``
-    One row per solver run (columns of :func:`fastmix.experiments.run_grid`), with
+    One row per solver run (columns of :func:`fastmix_companion.experiments.run_grid`), with
     ``ihm_sketch`` telling the two IHM routes apart and the machine's 1-minute load average
     when the cell started and ended (``load1_before``, ``load1_after``) and the CPU seconds a
-    hypervisor took from the machine during the cell (``steal_s``, :func:`fastmix.store.steal_seconds`).
+    hypervisor took from the machine during the cell (``steal_s``, :func:`fastmix_companion.store.steal_seconds`).
 ``noise``
     For every FastIHM run, the quantities of its FastMix step, recomputed with the run's own
     seed (so they are those of the run): the coherence ``delta_hat`` and the exact
@@ -33,7 +33,7 @@ Tables
     and its ratio to the calibrated ``gamma`` (``eta^2 / gamma ~ 1 + 2 m_tilde``), with the
     calibration's ``omega`` and ``tau``.
 
-:func:`claims` states the paper's claims on these tables as :class:`fastmix.claims.Claim`.
+:func:`claims` states the paper's claims on these tables as :class:`fastmix_companion.claims.Claim`.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from ..parameters import Choice, Integer, RealList
-from . import CellLoad, CellTable, split_values
+from fastmix_companion.parameters import Choice, Integer, RealList
+from fastmix_companion.studies import CellLoad, CellTable, split_values
 
 __all__ = [
     "NOTEBOOK",
@@ -83,7 +83,7 @@ PARAMETERS = {
     "blas_threads": Integer(0),  # 0: library default
     "seed": Integer(0),
 }
-"""What each parameter admits (:mod:`fastmix.parameters`)."""
+"""What each parameter admits (:mod:`fastmix_companion.parameters`)."""
 
 
 PAPER_SPEEDUPS = {"FastIHS": 41.95, "FastIHM r1": 16.71, "FastIHM r2": 15.26, "FastIHM r3": 14.18}
@@ -126,7 +126,7 @@ def choose_dataset(dataset: str) -> tuple[str, str]:
     ``"auto"`` takes the airline set only when its file is already in the data cache
     (:func:`fastmix.datasets.available_offline`); nothing is downloaded.
     """
-    from ..datasets import available_offline
+    from fastmix.datasets import available_offline
 
     if dataset not in ("auto", "airline", "nycflights"):
         raise ValueError(f"dataset must be 'auto', 'airline' or 'nycflights'; got {dataset!r}.")
@@ -144,7 +144,7 @@ def choose_dataset(dataset: str) -> tuple[str, str]:
 
 def _load(name: str, params):
     """The dataset, never touching the network (airline with ``download=False``)."""
-    from ..datasets import load_airline, load_nycflights
+    from fastmix.datasets import load_airline, load_nycflights
 
     log2_n = int(params["log2_n"])
     rows = 2**log2_n if log2_n > 0 else None
@@ -157,10 +157,10 @@ def _load(name: str, params):
 def run(params, store=None, log=print) -> dict:
     """Compute Appendix I's tables (see the module docstring); resumable with a store."""
 
-    from .. import regression as R
-    from ..datasets import dataset_statistics
-    from ..experiments import cell_id, run_grid
-    from ..srht import coherence_heuristic
+    from fastmix import regression as R
+    from fastmix.datasets import dataset_statistics
+    from fastmix.srht import coherence_heuristic
+    from fastmix_companion.experiments import cell_id, run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -323,7 +323,7 @@ def summary_table(tables):
     """Mean excess risk, its 95% Student-t interval and mean runtime per series and epsilon."""
     import pandas as pd
 
-    from ..claims import mean_interval
+    from fastmix_companion.claims import mean_interval
 
     runs = labelled_runs(tables)
     rows = []
@@ -379,7 +379,7 @@ def claims(tables, alpha: float = 0.05):
     9. Gram-factor IHM is faster than FastIHM at the smallest k2: lower 95% limit of
        runtime(FastIHM r1) / runtime(IHM Gram) above 1.
     """
-    from ..claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
+    from fastmix_companion.claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
 
     runs = labelled_runs(tables)
     eps_grid = sorted(runs["epsilon"].dropna().unique())
