@@ -25,7 +25,15 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import NORM_TOLERANCE, NormEnforcement, check_dask_rows, check_policy, row_norm_error, row_norms
+from ._validation import (
+    NORM_TOLERANCE,
+    ROUNDING,
+    NormEnforcement,
+    check_dask_rows,
+    check_policy,
+    row_norm_error,
+    row_norms,
+)
 from .chunked import Rechunking, pad_and_align
 from .hadamard import PowerOfTwoRecord, power_of_two_size
 
@@ -96,17 +104,20 @@ def chunked_row_statistics(X, y=None, *, x_limit: float, y_limit: float = math.i
 
 
 def clip_rows(X, stats: ChunkedRowStatistics, bound: float, x_limit: float):
-    """X with every row of norm above ``x_limit`` projected onto the ball of radius ``bound`` (lazy).
+    """X with every row of norm above ``bound`` projected onto the ball of radius ``bound`` (lazy).
 
-    The same map as ``fastmix._validation.check_row_norms`` with ``policy="clip"``: such a row is
-    multiplied by ``bound / ||x_i||``, every other row by 1 (unchanged).
+    The same map as ``fastmix._validation.check_row_norms`` with ``policy="clip"`` (and, for rows
+    within rounding of the bound, ``"raise"``): a row longer than ``bound`` is multiplied by
+    ``bound / ||x_i||``, every other row by 1 (unchanged). ``x_limit`` is the threshold above which
+    a row counted as over the bound (``stats.n_rows_over``); rows between ``bound`` and ``x_limit``
+    are rounding, projected all the same.
     """
     import dask.array as da
 
-    if not stats.n_rows_over:
+    if not stats.max_norm > bound * (1.0 + ROUNDING):
         return X
     norms: Any = stats.norms
-    scale = da.where(norms > x_limit, bound / da.maximum(norms, 1e-300), 1.0)
+    scale = da.where(norms > bound, bound / da.maximum(norms, 1e-300), 1.0)
     return X * scale[:, None]
 
 
@@ -161,6 +172,7 @@ def prepare_chunked(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_po
     if row_norm_policy == "raise":
         if stats.n_rows_over:
             raise row_norm_error(stats.n_rows_over, stats.max_norm, c_x, rescale=False)
+        X = clip_rows(X, stats, c_x, limit)  # rows within rounding of the bound, onto it
         norms = NormEnforcement("raise", c_x, 0, stats.max_norm)
     else:
         X = clip_rows(X, stats, c_x, limit)

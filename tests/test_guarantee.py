@@ -18,7 +18,7 @@ import pytest
 from sklearn.base import clone
 
 from fastmix import accounting as acc
-from fastmix._validation import NotPrivateWarning, ResponseClippingWarning
+from fastmix._validation import NotPrivateWarning, PrivacyWarning, ResponseClippingWarning
 from fastmix.preprocessing import BoundedTableEncoder
 from fastmix.regression import AdaSSPRegressor, FastIHMRegressor, IHMRegressor, fast_ihm
 from fastmix.regression import estimators as est_module
@@ -287,17 +287,20 @@ def test_a_pickled_estimator_holds_no_unreleased_statistic(make):
     assert secret["largest row norm"] == pytest.approx(math.sqrt((0.913579**2 + 1) / 2), rel=1e-12)
     assert kept.data_record_.y_rows_over > 0
 
-    seen = pickled_objects(model)
+    with pytest.warns(PrivacyWarning, match="random_state is set"):  # seeded, so not publishable itself
+        seen = pickled_objects(model)
     numbers = numbers_in(seen)
     for what, value in secret.items():
         assert not any(v == value for v in numbers), f"{what} = {value} is inside the pickled estimator"
     assert model.data_record_.y_rows_over is None and model.data_record_.row_norms.n_rows_over is None
     for arr in (o for o in seen if isinstance(o, np.ndarray) and o.ndim == 2):
         assert not (arr.shape[0] >= 2 and arr.shape[1] in (3, 4)), f"a {arr.shape} array (training rows?) is inside"
-    restored = pickle.loads(pickle.dumps(model))
+    with pytest.warns(PrivacyWarning):
+        restored = pickle.loads(pickle.dumps(model))
     np.testing.assert_array_equal(restored.predict(X[:5]), model.predict(X[:5]))
     # and the opt-in does keep them (so the test above is not vacuous)
-    kept_numbers = numbers_in(pickled_objects(kept))
+    with pytest.warns(PrivacyWarning, match="keep_unreleased=True"):
+        kept_numbers = numbers_in(pickled_objects(kept))
     assert any(v == secret["largest row norm"] for v in kept_numbers)
 
 
@@ -337,3 +340,33 @@ def test_a_string_column_is_refused_naming_it_and_the_encoder(make):
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(city="north")
     with pytest.raises(TypeError, match=r"non-numeric column\(s\) \['city'\].*BoundedTableEncoder"):
         make(epsilon=1.0, delta=1e-6, random_state=0).fit(frame, y)
+
+
+def test_rows_and_responses_within_rounding_of_the_bound_reach_the_solver_on_it():
+    """A norm of 1 + 1e-10 passes the check (rounding) but is projected, so the calibrated bound holds."""
+    from fastmix.regression import prepare_regression
+
+    X, y = unit_rows(n=64)
+    X[3] *= 1 + 1e-10
+    y[5] = 1 + 1e-10
+    for policy in ("raise", "clip"):
+        data = prepare_regression(X, y, row_norm_policy=policy, y_policy=policy, n_policy="pad")
+        assert np.linalg.norm(data.X, axis=1).max() <= 1 + 4 * np.finfo(float).eps
+        assert np.abs(data.y).max() <= 1.0
+        assert data.record.row_norms.n_rows_over == 0 and data.record.y_rows_over == 0  # rounding, not counted
+        np.testing.assert_allclose(data.X[3], X[3], rtol=1e-9)  # moved by the rounding only
+
+
+@pytest.mark.parametrize("make", PRIVATE)
+def test_a_default_fit_pickles_quietly_and_keeps_no_generator_or_seed(make):
+    X, y = unit_rows()
+    model = make(epsilon=1.0, delta=1e-6).fit(X, y)  # random_state=None: fresh entropy, nothing kept
+    assert model.publication_caveats() == ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        seen = pickled_objects(model)
+    kinds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
+    assert not [type(o).__name__ for o in seen if isinstance(o, kinds)]
+    assert make(epsilon=1.0, delta=1e-6).publication_caveats() == ()  # unfitted: nothing to publish
+    seeded = make(epsilon=1.0, delta=1e-6, random_state=3).fit(X, y)
+    assert any("random_state is set" in c for c in seeded.publication_caveats())

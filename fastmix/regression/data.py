@@ -18,6 +18,7 @@ import numpy as np
 
 from .._validation import (
     NORM_TOLERANCE,
+    ROUNDING,
     ROW_NORM_POLICIES,
     NormEnforcement,
     ResponseClippingWarning,
@@ -308,10 +309,11 @@ def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, n_policy, power_o
         if y_policy == "raise" and y_over:
             raise _y_bound_error(y_over, clip, max_y, rescale=False)
         X = clip_rows(X, stats, 1.0, x_limit)  # row_norm_policy == "clip" when rows are over
-        if y_over:  # y_policy == "clip"
+        if max_y > clip * (1.0 + ROUNDING):  # over C, or within the tolerance of it: onto [-C, C]
             import dask.array as da
 
             y = da.clip(y, -clip, clip)
+        if y_over:
             _warn_clipped_responses(y_over, n, clip)
         norms = NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm)
     rechunking = None
@@ -363,12 +365,12 @@ def _prepare_regression(
     over = abs_y > clip * (1.0 + _Y_TOL)
     n_over = int(np.count_nonzero(over))
     y_scale = 1.0
-    if y_policy == "raise":
-        if n_over:
+    if y_policy in ("raise", "clip"):
+        if n_over and y_policy == "raise":
             raise _y_bound_error(n_over, clip, float(abs_y.max()))
-    elif y_policy == "clip":
-        if n_over:
+        if n and float(abs_y.max()) > clip * (1.0 + ROUNDING):  # over C, or within the tolerance: onto [-C, C]
             y = np.clip(y, -clip, clip)
+        if n_over:
             _warn_clipped_responses(n_over, n, clip)
     elif y_policy == _UNCHECKED:  # the non-private FastIHS only
         n_over = 0

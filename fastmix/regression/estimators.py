@@ -23,7 +23,12 @@ The guarantee covers the fitted coefficients, ``intercept_``, the ledger and eve
 the fitted estimator by default. Statistics of the training data that no mechanism released (the
 largest row norm, the counts of values over their bounds, the non-private eigenvalue and
 coherence diagnostics) are dropped at the end of ``fit`` unless ``keep_unreleased=True``; an
-estimator fitted with it must not be published. An option that breaks the guarantee
+estimator fitted with it must not be published. Nor must a seeded one (``random_state`` not
+None): whoever holds the seed can recompute the noise and subtract it. With the default
+``random_state=None`` nothing of the random stream is kept; :meth:`~_SketchedRegressorBase.publication_caveats`
+lists what stands in the way of publishing a fitted estimator, and pickling one with caveats
+warns. Rows and responses within the rounding tolerance of their bounds are projected onto them,
+so the bounds the calibrations pay for hold for every row the solver sees. An option that breaks the guarantee
 (``row_norm_policy="rescale"`` or ``y_policy="rescale"``, listed by
 :meth:`~_SketchedRegressorBase.non_private_options`) warns at ``fit``
 (:class:`~fastmix.regression.NotPrivateWarning`) and its ledger entries say "not private".
@@ -191,6 +196,42 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         candidate before it reads the data.
         """
         return policy_caveats(row_norm_policy=self.row_norm_policy, y_policy=self.y_policy)
+
+    def publication_caveats(self) -> tuple:
+        """Why this fitted estimator must not be published (pickled and shared), one sentence each.
+
+        Empty when its every attribute is a release, a public parameter or n. A private
+        estimator's predictions are covered by the guarantee either way; the fitted object is not
+        when it keeps statistics that were never released (``keep_unreleased=True``) or the seed of
+        its noise (``random_state`` not None: whoever holds the seed, or the Generator, can recompute
+        the noise and subtract it). Pickling a fitted estimator with caveats warns
+        (:class:`~fastmix.regression.PrivacyWarning`).
+        """
+        if not self._private or not hasattr(self, "coef_"):
+            return ()
+        caveats = []
+        if getattr(self, "keep_unreleased", False):
+            caveats.append(
+                f"{type(self).__name__}: keep_unreleased=True kept statistics of the training data that were never "
+                "released (data_record_, diagnostics_)."
+            )
+        if self.random_state is not None:
+            caveats.append(
+                f"{type(self).__name__}: random_state is set, and whoever holds the seed can recompute the noise "
+                "of the fit and subtract it; refit with random_state=None to publish the model."
+            )
+        return tuple(caveats)
+
+    def __getstate__(self):
+        caveats = self.publication_caveats()
+        if caveats:
+            warnings.warn(
+                "Pickling a fitted estimator that must not be published: " + " ".join(caveats) + " Its "
+                "predictions are private; the pickled object is not.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return super().__getstate__()
 
     def _check_privacy_parameters(self):
         """Budget and intercept parameters, checked before the data are read (with the fix in each message)."""
@@ -391,6 +432,10 @@ class FastIHMRegressor(_SketchedRegressorBase):
         ``k`` fits on the same data cost ``k`` times that: plain ``GridSearchCV`` over ``G``
         candidates with ``F`` folds spends the budget about ``G F + 1`` times.
     random_state : None, int, SeedSequence or Generator
+        The source of every draw. A seed is for reproducible research: whoever holds it can
+        recompute the noise of the fit and subtract it, so a seeded fitted model must not be
+        published (pickling it warns, :meth:`publication_caveats`). Leave None (fresh entropy,
+        nothing kept on the fitted object) for a model you will publish.
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How the Gaussian step is sampled; the same law either way (see :func:`fast_ihm`).
     keep_unreleased : bool, default=False
