@@ -165,14 +165,24 @@ def test_laplace_estimates_fail_with_the_accounted_probability():
     assert expected <= math.exp(-cal.tau)
 
 
-def test_on_the_good_event_the_effective_gamma_meets_equation_7():
-    X = _unit_rows(512, 3, 4)
-    cal = calibrate_fast_mix(1.0, 1e-6, k1=20)
+@pytest.mark.parametrize("c_x", [1.0, 0.9, 2.5])
+def test_on_the_good_event_the_effective_gamma_meets_equation_7(c_x):
+    X = _unit_rows(512, 3, 4) * c_x
+    cal = calibrate_fast_mix(1.0, 1e-6, k1=20, c_x=c_x)
     rng = np.random.default_rng(0)
+    good = 0
     for _ in range(20):
         rel = fast_mix(X, cal, k2=64, random_state=rng)
         if rel.m_tilde >= rel.m_hat and rel.lambda_tilde <= rel.lambda_min:
+            good += 1
             assert rel.gamma_effective >= cal.gamma * (1 - 1e-12)
+        if rel.eta_tilde > 0 and rel.m_tilde == rel.m_hat and rel.lambda_tilde == rel.lambda_min:
+            assert rel.gamma_effective == pytest.approx(cal.gamma, rel=1e-12)  # line 5 exactly
+    assert good >= 10
+    # the value is the eq. (7) ratio with C^2 = C_X (C_X + 2 m_hat), computed here from the parts
+    assert rel.gamma_effective == pytest.approx(
+        (rel.lambda_min + rel.eta_tilde**2) / (c_x * (c_x + 2 * rel.m_hat)), rel=1e-14
+    )
 
 
 def test_release_distribution_is_within_lemma_1_for_every_neighbour():

@@ -281,9 +281,13 @@ class FastMixRelease:
     def gamma_effective(self) -> float:
         """(lambda_min + eta_tilde^2) / C^2_{S_f X}: the gamma of eq. (7) this draw achieved.
 
-        At least ``gamma`` whenever the Laplace-shifted estimates landed on the safe side.
+        ``C^2_{S_f X} = C_X (C_X + 2 m_hat)`` (Lemma 1 with the row-norm bound ``C_X``, which is
+        ``row_norms.bound``; ``1 + 2 m_hat`` for ``C_X = 1``), the same factor Algorithm 1 line 5
+        multiplies gamma by. At least ``gamma`` whenever the Laplace-shifted estimates landed on
+        the safe side.
         """
-        return (self.lambda_min + self.eta_tilde**2) / (1.0 + 2.0 * self.m_hat)
+        c = self.row_norms.bound
+        return (self.lambda_min + self.eta_tilde**2) / (c * (c + 2.0 * self.m_hat))
 
     def private_outputs(self) -> dict:
         return {
