@@ -242,6 +242,8 @@ def clopper_pearson(k, n, confidence=0.95, *, side="two-sided"):
     with ``a = (1 - confidence)/2`` for ``side="two-sided"`` and ``a = 1 - confidence`` for a
     one-sided limit (``"upper"`` or ``"lower"``; the other end is then 0 resp. 1).
     The coverage is at least ``confidence`` for every true proportion (Clopper and Pearson 1934).
+    Computed by :func:`scipy.stats.binomtest` (``proportion_ci(method="exact")``), one pair at a
+    time for arrays.
 
     Returns
     -------
@@ -256,15 +258,12 @@ def clopper_pearson(k, n, confidence=0.95, *, side="two-sided"):
     conf = check_probability(confidence, "confidence")
     if side not in ("two-sided", "upper", "lower"):
         raise ValueError(f"side must be 'two-sided', 'upper' or 'lower'; got {side!r}.")
-    a = (1.0 - conf) / 2.0 if side == "two-sided" else 1.0 - conf
-    kf, nf = k_arr.astype(float), n_arr.astype(float)
-    with np.errstate(all="ignore"):
-        lo = np.where(k_arr == 0, 0.0, _stats.beta.ppf(a, kf, nf - kf + 1.0))
-        hi = np.where(k_arr == n_arr, 1.0, _stats.beta.ppf(1.0 - a, kf + 1.0, nf - kf))
-    if side == "upper":
-        lo = np.zeros_like(lo)
-    elif side == "lower":
-        hi = np.ones_like(hi)
+    alternative = {"two-sided": "two-sided", "upper": "less", "lower": "greater"}[side]
+    k_b, n_b = np.broadcast_arrays(k_arr, n_arr)
+    lo, hi = np.empty(k_b.shape), np.empty(k_b.shape)
+    for i in np.ndindex(k_b.shape):
+        ci = _stats.binomtest(int(k_b[i]), int(n_b[i]), alternative=alternative).proportion_ci(conf, method="exact")
+        lo[i], hi[i] = ci.low, ci.high
     if k_arr.ndim == 0 and n_arr.ndim == 0:
         return float(lo), float(hi)
     return lo, hi

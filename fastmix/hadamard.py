@@ -17,8 +17,8 @@ The transform runs along the *last* axis of a C-contiguous array. A data matrix
 stored column-major (Fortran order): then ``X.T`` is a C-contiguous (d, n) batch
 and no transpose copy is ever made. :func:`transform_layout` converts once; the
 SRHT code in :mod:`fastmix.srht` keeps that layout for every later draw. A
-transpose copy of a 2^19 x 32 matrix costs about ten times the transform itself
-(toolchain measurements in the project notes), so this matters.
+transpose copy reads and writes the whole matrix, as the transform does, so
+avoiding it matters for a transform that is itself a few passes over memory.
 
 Sizes
 -----

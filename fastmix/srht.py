@@ -331,8 +331,8 @@ def coherence_heuristic(n, k):
 
     Off-diagonal entries of ``S_f^T S_f`` are ``+-(1/k)`` times a sum of k signs drawn without
     replacement, roughly N(0, 1/k); the largest of about n such magnitudes is near
-    ``sqrt(2 ln(2n)/k)``. A reference line for plots, not a bound (the project notes report it
-    matches the authors' measured values).
+    ``sqrt(2 ln(2n)/k)``. A reference line for plots, not a bound; the book's Appendix F page
+    compares it with measured coherences.
     """
     n = np.asarray(n, dtype=float)
     k = np.asarray(k, dtype=float)

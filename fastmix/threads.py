@@ -10,8 +10,7 @@ default, for both the transform and BLAS:
 * :func:`transform_threads` is the ``num_threads`` passed to every ``fht_cpu`` call of the
   package (``1`` unless changed);
 * :func:`blas_limit` limits the BLAS thread pools while a hot-path function runs, through
-  ``threadpoolctl`` when it is importable (it is not a dependency of the package; without it
-  BLAS keeps its own setting, e.g. ``OPENBLAS_NUM_THREADS``).
+  ``threadpoolctl`` (a dependency of the package).
 
 Whole-batch threading is an explicit choice: ``set_threads(n)`` or ``with use_threads(n):``
 (this thread only), or the environment variable ``FASTMIX_THREADS``; ``0`` means "every core"
@@ -26,6 +25,8 @@ import os
 import threading
 from contextlib import contextmanager, nullcontext
 from functools import cache
+
+from threadpoolctl import ThreadpoolController
 
 ENV_VAR = "FASTMIX_THREADS"
 _state = threading.local()
@@ -76,19 +77,14 @@ def transform_threads() -> int:
 
 
 @cache
-def _controller():
-    try:
-        from threadpoolctl import ThreadpoolController
-    except Exception:  # pragma: no cover - depends on the environment
-        return None
+def _controller() -> ThreadpoolController:
+    """One controller for the process: it lists the loaded thread pools once."""
     return ThreadpoolController()
 
 
 def blas_limit():
-    """A context that limits the BLAS pools to :func:`get_threads` threads (no-op for 0 or without
-    ``threadpoolctl``)."""
+    """A context that limits the BLAS pools to :func:`get_threads` threads (a no-op for 0, every core)."""
     n = get_threads()
-    controller = _controller() if n > 0 else None
-    if controller is None:
+    if n == 0:
         return nullcontext()
-    return controller.limit(limits=n, user_api="blas")
+    return _controller().limit(limits=n, user_api="blas")

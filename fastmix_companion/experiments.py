@@ -78,7 +78,7 @@ __all__ = [
 
 METHODS = ("OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP")
 PAPER_EPSILONS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
-"""The epsilon grid of the authors' script (reference-code notes)."""
+"""The epsilon grid of the authors' script (the authors' public code)."""
 
 paper_sketch_sizes = R.paper_sketch_sizes
 

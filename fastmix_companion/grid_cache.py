@@ -64,12 +64,9 @@ def environment_fingerprint() -> dict:
 
     from fastmix import hadamard
 
-    try:
-        from threadpoolctl import threadpool_info
+    from threadpoolctl import threadpool_info
 
-        pools = sorted((p.get("user_api"), p.get("internal_api"), p.get("num_threads")) for p in threadpool_info())
-    except Exception:  # pragma: no cover - threadpoolctl is a dependency of scikit-learn
-        pools = []
+    pools = sorted((p.get("user_api"), p.get("internal_api"), p.get("num_threads")) for p in threadpool_info())
     try:
         import pandas
 

@@ -112,7 +112,7 @@ def adassp(
 ):
     """AdaSSP, Wang (2018) "Revisiting differentially private linear regression", Algorithm 2.
 
-    As in the FastMix authors' baseline (reference-code notes)::
+    As in the baseline of the FastMix authors' public code::
 
         lambda_tilde = max(0, lambda_min(X^T X) + sigma_XX Z - sigma_XX^2)
         ridge        = max(0, sqrt(d log(2 d^2 / rho)) sigma_XX - lambda_tilde)

@@ -48,7 +48,7 @@ def fast_ihs(
         g_t       = X^T (y - X theta_t)
         theta_t+1 = theta_t + H_t^{-1} g_t
 
-    The ridge 1e-5 follows the authors' baseline (reference-code notes) and only guards against
+    The ridge 1e-5 follows the authors' baseline (the authors' public code) and only guards against
     a singular sketch; with ``k >= d`` and full-rank X it changes nothing visible.
     The error contracts geometrically: ``||theta_t - theta*||_{X^T X}`` shrinks by a factor of
     order ``sqrt(d/k)`` per iteration.

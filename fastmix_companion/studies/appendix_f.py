@@ -7,7 +7,7 @@ Welch's lower bound (eq. 240, :func:`fastmix.srht.welch_bound`), the heuristic
 ``sqrt(2 ln(2n)/k)`` (:func:`fastmix.srht.coherence_heuristic`) and the scale
 ``log(n/rho)/sqrt(k)`` of the upper bound (241) (:func:`fastmix.srht.coherence_upper_scale`).
 A second table draws the sizes at which the authors' experiments report typical coherences
-(``n = 2^17``; reference-code notes, not the paper).
+(``n = 2^17``; the authors' public code, not the paper).
 
 Tables
 ------
@@ -56,7 +56,7 @@ PARAMETERS = {
 
 
 AUTHORS_REFERENCE: dict[str, Any] = {"log2_n": 17, "values": ((280, 0.26), (7000, 0.052), (14000, 0.041))}
-"""Typical coherences the authors' experiments report at ``n = 2^17`` (reference-code notes)."""
+"""Typical coherences the authors' experiments report at ``n = 2^17`` (the authors' public code)."""
 
 
 def log2_ns(params) -> list[int]:

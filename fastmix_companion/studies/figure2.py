@@ -85,7 +85,7 @@ PAPER_RATIOS = {
     "nycflights": (4, 600, 1200),
     "airline": (4, 600, 1200),
 }
-"""The ``(r1, r2, r3)`` the authors used per dataset (Appendix H and I; reference-code notes)."""
+"""The ``(r1, r2, r3)`` the authors used per dataset (Appendix H and I; the authors' public code)."""
 
 _KEEP = [
     "dataset",

@@ -5,7 +5,7 @@ For every shape ``2^a x d`` of the paper's table the study times, through
 Gaussian sketch (the paper's baseline), IHM drawn through the Gram factor
 (``G (X^T X)^{1/2}``, the same output distribution, our addition) and FastIHM at the paper's
 three ratios: ``(4, 400, 800)`` where ``n/d >= 5000`` and ``(4, 100, 200)`` otherwise (the
-reference-code notes; Figure 3's table), at every epsilon of the grid. The timer brackets
+the authors' public code; Figure 3's table), at every epsilon of the grid. The timer brackets
 the solver call only (calibration never touches the data and is done first).
 
 Timing conditions: every BLAS and OpenMP pool (which includes the ``fht-cpu`` Walsh-Hadamard
