@@ -47,7 +47,8 @@ concept each: ``paper_sizes`` (Appendix H's sketch sizes and defaults), ``data``
 policies and :class:`DataRecord`), ``result`` (:class:`RegressionResult`), ``least_squares``
 (OLS and the error measures), ``hessian_sketch`` (FastIHS), ``gradient_noise`` (the gradient
 releases shared by IHM and FastIHM), ``hessian_mixing`` (IHM), ``fast_hessian_mixing``
-(FastIHM), ``adaptive_ssp`` (AdaSSP), ``noise_warning`` and ``estimators``.
+(FastIHM), ``adaptive_ssp`` (AdaSSP), ``noise_warning``, ``estimator_base`` (what every
+estimator shares: validation, intercept, what a fitted estimator keeps) and ``estimators``.
 """
 
 from __future__ import annotations

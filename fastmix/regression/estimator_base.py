@@ -1,0 +1,344 @@
+"""The fit, predict and privacy plumbing every least-squares estimator of :mod:`fastmix.regression.estimators` shares.
+
+:class:`_SketchedRegressorBase` validates ``(X, y)`` at the boundary, appends the intercept
+coordinate within the norm bound, calls the subclass's solver, keeps on the fitted estimator only
+what was released (unless ``keep_unreleased=True``) and names what stands in the way of publishing
+it. What the guarantee covers is stated once, in :mod:`fastmix.regression.estimators`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import warnings
+from contextlib import contextmanager
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .. import accounting as acc
+from .._validation import (
+    PrivacyWarning,
+    _is_sparse,
+    _non_finite_error,
+    check_dask_rows,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_random_state,
+    is_dask_array,
+    policy_caveats,
+)
+
+
+def _append_constant_column(X, divisor: float, value: float):
+    """``[X / divisor, value]`` for a Dask X, lazily, as one column chunk (the intercept column)."""
+    import dask.array as da
+
+    const = da.full((X.shape[0], 1), value, chunks=(X.chunks[0], 1), dtype=np.float64)
+    return da.concatenate([X / divisor, const], axis=1).rechunk({1: -1})
+
+
+#: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
+_MIN_N_DEFAULT_DELTA = 100
+
+#: The epsilons the private estimators accept: below, the noise swamps any data set; above, the
+#: guarantee is void and the calibrations overflow.
+EPSILON_RANGE = (1e-6, 1e6)
+
+#: Diagnostics computed from the raw data that no mechanism released (dropped unless keep_unreleased=True).
+UNRELEASED_DIAGNOSTICS = ("m_hat_nonprivate", "lambda_min_nonprivate")
+
+
+def _published(result):
+    """``result`` without the statistics of the data that were never released (see ``keep_unreleased``)."""
+    diagnostics = {k: v for k, v in result.diagnostics.items() if k not in UNRELEASED_DIAGNOSTICS}
+    return dataclasses.replace(result, data=result.data.published(), diagnostics=diagnostics)
+
+
+def _check_numeric_frame(X) -> None:
+    """Refuse a DataFrame with non-numeric columns, naming them and the data-independent fix."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(dtypes, "items"):
+        return
+    from pandas.api.types import is_bool_dtype, is_complex_dtype, is_numeric_dtype
+
+    bad = [
+        str(col)
+        for col, dt in dtypes.items()
+        if not (is_numeric_dtype(dt) or is_bool_dtype(dt)) or is_complex_dtype(dt)
+    ]
+    if bad:
+        raise TypeError(
+            f"X has non-numeric column(s) {bad}; the solvers need real numbers. Encode categories over declared "
+            "values first (fastmix.preprocessing.BoundedTableEncoder, in a Pipeline), or drop the columns. "
+            "Learning the categories from the data (OneHotEncoder(categories='auto')) would not be private."
+        )
+
+
+@contextmanager
+def _fastmix_non_finite_message(X, y=None):
+    """scikit-learn's refusal of NaN or inf re-raised with fastmix's own message (and the count).
+
+    The estimators validate through ``validate_data``, whose message suggests estimators that
+    accept missing values; fastmix's says what is wrong and that nothing is dropped silently.
+    """
+    try:
+        yield
+    except ValueError as err:
+        text = str(err)
+        for name, arr in (("X", X), ("y", y)):
+            if arr is not None and text.startswith(f"Input {name} contains"):
+                raise _non_finite_error(np.asarray(arr, dtype=np.float64), name) from err
+        raise
+
+
+class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
+    """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, rng)``, returning a RegressionResult.
+
+    **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours of
+    the records (the module docstring, *What the guarantee covers*): one record absent, i.e. its
+    whole row of the matrix the solver sees, intercept coordinate and response included, set to
+    zero (the FastMix paper's Section 2). Their ledger (``privacy_ledger_.relation``) says so; an
+    outer ``ledger=`` of the replace-one relation is refused (convert with
+    :meth:`~fastmix.accounting.LedgerEntry.as_relation`, which doubles epsilon).
+
+    ``delta=None`` means ``1/n^2`` and ``rho=None`` means ``delta/10`` (Appendix H); n is public
+    under zero-out neighbouring. The kernel learners of :mod:`fastmix.kernels` differ on both
+    counts: replace-one neighbours and ``delta=1e-5`` by default.
+
+    **Intercept.** With ``fit_intercept=True`` (the default, as in scikit-learn) the estimator
+    fits ``y ~ x^T coef_ + intercept_`` by appending a constant coordinate ``c``
+    (``intercept_scaling``) to every row and dividing the augmented row by ``s = sqrt(1 + c^2)``:
+
+        x~ = (x, c) / s,   ||x~||^2 = (||x||^2 + c^2) / s^2 <= 1   whenever ||x|| <= 1,
+
+    so the augmented data meet the same norm bound and the mechanism, its calibration and its
+    ledger are exactly those of the paper's algorithm run on ``d + 1`` columns; nothing
+    data-dependent is computed (no centring). The guarantee is for the augmented rows: a record
+    absent means its augmented row ``x~`` is zero, constant coordinate included (the relation
+    above); zeroing only its raw ``(x, y)`` leaves ``c/s`` and is not covered at this cost. Predictions
+    are ``x~^T b = x^T (b[:d] / s) + c b[d] / s``, hence ``coef_ = b[:d] / s`` and
+    ``intercept_ = c b[d] / s``. The cost is in accuracy, not privacy: the features are shrunk by
+    ``1/s`` (``1/sqrt 2`` at ``c = 1``) while the privacy noise stays the same, so the noise on the
+    coefficients in the original units grows by up to ``s``, and the problem has one more column.
+    ``fit`` warns when ``c`` lies outside ``[1/3, 3]`` (a large ``c`` shrinks the features towards
+    zero, a small one the intercept coordinate). The non-private FastIHS appends ``c`` without
+    rescaling. ``fit_intercept=False`` is the papers' setting (no intercept, ``intercept_ = 0``).
+
+    A delta that is not small compared with ``1/n`` gives a weak guarantee: a mechanism that
+    publishes each record outright with probability delta is (0, delta)-DP, and it publishes
+    ``n delta`` records on average. ``fit`` therefore warns (:class:`PrivacyWarning`) when the
+    default ``1/n^2`` is used with fewer than 100 records (``n delta = 1/n > 0.01``; at n = 2
+    the default is 0.25), and when an explicit delta is at least ``1/n``. Pass delta
+    explicitly to choose a value knowingly; the warning is not an error because small-n fits
+    are useful for tests and illustrations.
+
+    scikit-learn's ``check_estimator``: with the defaults (``row_norm_policy="raise"``,
+    ``y_policy="raise"``) the private estimators refuse data whose rows have norm above 1 or whose
+    responses exceed C, which is what most generic checks feed them; that refusal is deliberate.
+    With ``row_norm_policy="rescale", y_policy="rescale"`` (data-dependent scaling, *not* private;
+    the coefficients are mapped back to the original units) every check passes (tested in
+    ``tests/test_regression.py::test_sklearn_check_estimator``, at a large epsilon so that the
+    accuracy checks are meaningful).
+    """
+
+    _private = True
+
+    #: The neighbouring relation of the guarantee (None for the non-private FastIHS).
+    privacy_relation = acc.ZERO_OUT
+
+    def non_private_options(self) -> tuple:
+        """The chosen options that break the privacy guarantee, one sentence each (from the parameters only).
+
+        Empty when a fit with these parameters is differentially private. ``"rescale"`` for
+        ``row_norm_policy`` or ``y_policy`` divides by the largest value observed in the data: a
+        fit with it warns (:class:`~fastmix.regression.NotPrivateWarning`) and its ledger entries
+        are marked not private; :class:`~fastmix.model_selection.PrivateGridSearch` refuses such a
+        candidate before it reads the data.
+        """
+        return policy_caveats(row_norm_policy=self.row_norm_policy, y_policy=self.y_policy)
+
+    def publication_caveats(self) -> tuple:
+        """Why this fitted estimator must not be published (pickled and shared), one sentence each.
+
+        Empty when its every attribute is a release, a public parameter or n. A private
+        estimator's predictions are covered by the guarantee either way; the fitted object is not
+        when it keeps statistics that were never released (``keep_unreleased=True``) or the seed of
+        its noise (``random_state`` not None: whoever holds the seed, or the Generator, can recompute
+        the noise and subtract it). Pickling a fitted estimator with caveats warns
+        (:class:`~fastmix.regression.PrivacyWarning`).
+        """
+        if not self._private or not hasattr(self, "coef_"):
+            return ()
+        caveats = []
+        if getattr(self, "keep_unreleased", False):
+            caveats.append(
+                f"{type(self).__name__}: keep_unreleased=True kept statistics of the training data that were never "
+                "released (data_record_, diagnostics_)."
+            )
+        if self.random_state is not None:
+            caveats.append(
+                f"{type(self).__name__}: random_state is set, and whoever holds the seed can recompute the noise "
+                "of the fit and subtract it; refit with random_state=None to publish the model."
+            )
+        return tuple(caveats)
+
+    def __getstate__(self):
+        caveats = self.publication_caveats()
+        if caveats:
+            warnings.warn(
+                "Pickling a fitted estimator that must not be published: " + " ".join(caveats) + " Its "
+                "predictions are private; the pickled object is not.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return super().__getstate__()
+
+    def _check_privacy_parameters(self):
+        """Budget and intercept parameters, checked before the data are read (with the fix in each message)."""
+        name = type(self).__name__
+        if self.epsilon is None:
+            raise ValueError(f"{name} needs a privacy budget: pass epsilon (e.g. epsilon=1.0); got None.")
+        eps = check_epsilon(self.epsilon)
+        lo, hi = EPSILON_RANGE
+        if not lo <= eps <= hi:
+            raise ValueError(
+                f"epsilon must lie in [{lo:g}, {hi:g}] for {name}; got {eps:g}. Below {lo:g} the noise swamps any "
+                f"data set, above {hi:g} the guarantee is void and the calibrations overflow."
+            )
+        if self.delta is not None:
+            delta = check_delta(self.delta)
+            if self.rho is None and delta / 10.0 == 0.0:
+                raise ValueError(
+                    f"delta = {delta:g} is too small: the default rho = delta/10 underflows to 0. Pass a delta of "
+                    "at least 1e-300 (1/n^2 is common), or rho explicitly."
+                )
+        if getattr(self, "fit_intercept", False) is True:
+            c = check_positive(self.intercept_scaling, "intercept_scaling")
+            if not 1.0 / 3.0 <= c <= 3.0:
+                s = math.sqrt(1.0 + c * c)
+                shrunk = (
+                    f"every feature is divided by sqrt(1 + c^2) = {s:.4g}, so the noise is about {s:.3g} times larger "
+                    "relative to the features' signal"
+                    if c > 3.0
+                    else f"the intercept coordinate is c/sqrt(1 + c^2) = {c / s:.3g}, so the intercept's noise is "
+                    f"about {s / c:.3g} times its signal's scale"
+                )
+                warnings.warn(
+                    f"intercept_scaling = {c:g}: to keep every row within the norm bound, {shrunk}. Values near 1 "
+                    "(the default) balance the two; centre y by a public value or set fit_intercept=False if "
+                    "no intercept is needed.",
+                    UserWarning,
+                    stacklevel=3,
+                )
+
+    def fit(self, X, y):
+        """Fit on (X, y); X of shape (n, d), y of shape (n,).
+
+        X (and y) may be Dask arrays chunked along rows, X with one column chunk (y may also be a
+        NumPy vector): the solver then reads X chunk by chunk (see :func:`fast_ihm`; FastIHS, AdaSSP
+        and IHM with ``sketch="gram"`` take Dask input too) and the intercept column is appended
+        lazily. The fitted attributes are NumPy arrays and floats, equal to those of an in-memory fit
+        with the same ``random_state`` up to the order of floating-point sums.
+        """
+        for name, value in (("X", X), ("y", y)):
+            dtype = getattr(value, "dtype", None)  # arrays and frames; other inputs are left to scikit-learn
+            if isinstance(dtype, np.dtype) and dtype.kind == "c" and not _is_sparse(value):
+                # scikit-learn's convention (a ValueError with this phrase), with the argument named
+                raise ValueError(
+                    f"Complex data not supported: {name} has dtype {dtype}; "
+                    f"pass real data ({name}.real, or real and imaginary parts as columns)."
+                )
+        outer = getattr(self, "ledger", None)
+        if outer is not None and not isinstance(outer, acc.PrivacyLedger):
+            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
+        if self._private:
+            self._check_privacy_parameters()
+        rng = check_random_state(self.random_state)
+        _check_numeric_frame(X)
+        chunked = is_dask_array(X)
+        if chunked:
+            X = self._check_dask_input(X)
+        else:
+            with _fastmix_non_finite_message(X, y):
+                X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
+        fit_intercept = getattr(self, "fit_intercept", False)
+        if not isinstance(fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept must be True or False; got {fit_intercept!r}.")
+        if fit_intercept:
+            Xa, c, s = self._augment(X)
+            result = self._solve(Xa, y, rng)
+            theta = np.asarray(result.theta, dtype=np.float64)
+            self.coef_ = theta[:-1] / s
+            self.intercept_ = float(c * theta[-1] / s)
+            result.diagnostics["intercept"] = {
+                "intercept_scaling": c,
+                "row_divisor": s,
+                "note": "constant coordinate appended within the norm bound",
+            }
+        else:
+            result = self._solve(X, y, rng)
+            self.coef_ = np.asarray(result.theta, dtype=np.float64)
+            self.intercept_ = 0.0
+        if self._private and not getattr(self, "keep_unreleased", False):
+            result = _published(result)
+        self.result_ = result
+        self.data_record_ = result.data
+        self.diagnostics_ = result.diagnostics
+        if self._private:
+            self.privacy_ledger_ = result.ledger
+        return self
+
+    def _augment(self, X):
+        """``(X~, c, s)``: the rows the solver sees with an intercept, ``x~ = (x, c) / s``.
+
+        ``c`` is ``intercept_scaling`` and ``s = sqrt(1 + c^2)`` for the private estimators (so
+        ``||x~|| <= 1`` whenever ``||x|| <= 1``), 1 for the non-private FastIHS. A record absent
+        from the data is a zero row of this matrix: the relation the guarantee is stated for.
+        """
+        c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
+        s = math.sqrt(1.0 + c * c) if self._private else 1.0
+        if is_dask_array(X):
+            return _append_constant_column(X, s, c / s), c, s
+        Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
+        np.divide(X, s, out=Xa[:, :-1])
+        Xa[:, -1] = c / s
+        return Xa, c, s
+
+    def _check_dask_input(self, X):
+        """A Dask X as float64 chunked along rows; records ``n_features_in_`` as scikit-learn does."""
+        X = check_dask_rows(X)
+        self.n_features_in_ = int(X.shape[1])
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_  # a Dask array has no column names
+        return X
+
+    def predict(self, X):
+        """``X @ coef_ + intercept_``."""
+        check_is_fitted(self, "coef_")
+        with _fastmix_non_finite_message(X):
+            X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.coef_ + self.intercept_
+
+    def _delta_rho(self, n: int) -> tuple[float, float]:
+        delta = 1.0 / max(n, 2) ** 2 if self.delta is None else check_delta(self.delta)
+        if self.delta is None and n < _MIN_N_DEFAULT_DELTA:
+            warnings.warn(
+                f"delta=None means 1/n^2 = {delta:.3g} for n = {n} records, which is not small: with fewer than "
+                f"{_MIN_N_DEFAULT_DELTA} records it allows publishing about n*delta = {n * delta:.3g} records "
+                "outright. Pass delta explicitly (well below 1/n) to choose the guarantee.",
+                PrivacyWarning,
+                stacklevel=4,
+            )
+        elif self.delta is not None and delta >= 1.0 / n:
+            warnings.warn(
+                f"delta = {delta:.3g} is at least 1/n = {1.0 / n:.3g} for n = {n} records: such a guarantee "
+                "allows publishing a whole record outright. Choose delta well below 1/n (1/n^2 is common).",
+                PrivacyWarning,
+                stacklevel=4,
+            )
+        rho = delta / 10.0 if self.rho is None else check_probability(self.rho, "rho")
+        return delta, rho
