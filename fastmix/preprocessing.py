@@ -23,25 +23,37 @@ and the guarantee of the estimator downstream covers the whole pipeline:
     fits, and maps predictions back.
 :func:`pipeline_privacy_record`
     For a fitted pipeline, a certificate: which steps are *proven* to be fixed maps of each record
-    (from an allow-list of steps whose parameters are all declared), and whether the final
-    estimator's privacy guarantee, read from its ledger, therefore covers the whole pipeline.
+    (from an allow-list of steps whose parameters are all declared, checked against what was
+    fitted), whether the final estimator's privacy guarantee, read from its ledger, therefore
+    covers the pipeline's outputs, and whether the fitted pipeline object itself may be published.
 
 **What the certificate proves, and what it cannot.** ``private_end_to_end=True`` means: every
-step before the estimator is, by its class and its parameters, a fixed map declared in advance
-and applied to each record on its own, so changing or removing one record of the table changes
-or removes exactly its row of the matrix the estimator sees, and nothing else (no scale, no
-category list, no mean moves with it). That is the relation the estimators' guarantees are
+step before the estimator is, by its class, its parameters and its fitted state, a fixed map
+declared in advance and applied to each record on its own, so changing or removing one record
+of the table changes or removes exactly its row of the matrix the estimator sees, and nothing
+else (no scale, no category list, no mean moves with it). That is the relation the estimators' guarantees are
 stated for, so the estimator's ``(epsilon, delta)`` under its neighbouring relation (reported
 with the certificate) holds for the records of the table. The certificate does not read code:
 a step it cannot check from its parameters (a ``FunctionTransformer``, a class of your own) is
 *unknown*, and the pipeline is not certified, even when the function is innocent. Express such
 a step with :class:`RowNormClipper`, :class:`BoundedTableEncoder` or a ``OneHotEncoder`` over
-declared categories, whose maps are fixed by what you declare.
+declared categories, whose maps are fixed by what you declare. It reads what was fitted where
+it can (a ``OneHotEncoder``'s ``categories_``, the declarations these tools were fitted with, a
+``ColumnTransformer``'s ``transformers_``), so changing a parameter after ``fit`` does not fool
+it; a whole step *replaced* after ``fit`` (``set_params(step="passthrough")``) does, since the
+fitted step is gone from the object: certify right after ``fit``.
+
+**Outputs and the fitted object.** ``private_end_to_end`` is about the outputs (predictions,
+released coefficients). The fitted object may hold more, so the certificate also says whether
+it is ``publishable`` (may be pickled and shared), with ``publication_caveats`` naming the step
+and the reason: a count kept with ``keep_unreleased=True``, a seeded ``random_state`` (its holder
+can recompute the noise and subtract it), training inputs kept by an exact path sampler.
 
 **No unreleased statistics by default.** How many values fell outside the declared bounds is a
 statistic of the private records, not covered by any guarantee, so the fitted objects keep no
 such count unless asked: with ``keep_unreleased=True`` each tool keeps ``n_clipped_`` for the
-data holder only (do not publish the fitted object then).
+data holder only (do not publish the fitted object then; :func:`pipeline_privacy_record` lists it
+among the ``publication_caveats``).
 """
 
 from __future__ import annotations
@@ -119,13 +131,15 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
     the squared norm, so ``||row|| <= max_norm``, with equality for a row at a corner of the ranges
     with every category known. ``fit`` learns nothing from the data: it only checks that the
     declared columns exist (and, with ``keep_unreleased=True``, counts the values outside the
-    declared ranges or categories).
+    declared ranges or categories). ``transform`` applies the declarations ``fit`` saw (changing
+    a parameter takes effect at the next ``fit``), and :func:`pipeline_privacy_record` refuses an
+    encoder whose parameters no longer match them.
 
     Attributes
     ----------
     feature_names_out_ : list of str
     divisor_ : float
-        ``sqrt(p + q) / max_norm``.
+        ``sqrt(p + q) / max_norm``, with the ``max_norm`` of the fit.
     n_clipped_ : dict
         Only with ``keep_unreleased=True``: values outside the declared range (numeric) or
         categories (categorical) per column, at fit. Not covered by the privacy guarantee.
@@ -232,7 +246,9 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     """Scale each row down to norm at most ``max_norm``: ``x min(1, max_norm / ||x||)``.
 
     A fixed map applied to each record on its own (no statistic of the data), so it keeps the
-    downstream guarantee.
+    downstream guarantee. ``transform`` uses the bound of the fit (``max_norm_``; changing the
+    parameter takes effect at the next ``fit``), and :func:`pipeline_privacy_record` refuses a
+    clipper whose ``max_norm`` no longer matches it.
 
     Parameters
     ----------
@@ -240,6 +256,12 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     keep_unreleased : bool, default=False
         Keep ``n_clipped_``, the number of rows shortened at fit: a count over the private
         records that no privacy guarantee covers, for the data holder only.
+
+    Attributes
+    ----------
+    max_norm_ : float
+        The bound of the fit.
+    n_features_in_ : int
     """
 
     #: Documentation only: :func:`pipeline_privacy_record` recognises this class itself, not the marker.
@@ -256,6 +278,7 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
         b = check_positive(self.max_norm, "max_norm")
         keep = _check_flag(self.keep_unreleased, "keep_unreleased")
         self.n_features_in_ = X.shape[1]
+        self.max_norm_ = b
         self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
         if keep:
             self.n_clipped_ = int(np.count_nonzero(self._norms(X) > b))
@@ -270,12 +293,12 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
     def transform(self, X):
         from ._validation import check_matrix
 
-        check_is_fitted(self, "n_features_in_")
+        check_is_fitted(self, ("n_features_in_", "max_norm_"))
         X = check_matrix(X, "X", dtype=float)
         if X.shape[1] != self.n_features_in_:
             raise ValueError(f"X has {X.shape[1]} columns but the clipper was fitted on {self.n_features_in_}.")
         norms = self._norms(X)
-        factor = np.minimum(1.0, float(self.max_norm) / np.where(norms > 0, norms, 1.0))
+        factor = np.minimum(1.0, self.max_norm_ / np.where(norms > 0, norms, 1.0))
         return X * factor[:, None]
 
 
@@ -346,6 +369,18 @@ class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
         lo, hi = self._bounds()
         return self.regressor_.predict(X) * ((hi - lo) / 2) + (lo + hi) / 2
 
+    def publication_caveats(self) -> tuple[str, ...]:
+        """Why this fitted wrapper must not be published (pickled and shared), one sentence each.
+
+        Its own (``keep_unreleased=True`` keeps ``n_clipped_``, a count over the private
+        responses) followed by those of ``regressor_`` (its ``publication_caveats()``: e.g. a
+        seeded ``random_state``). Empty when it may be published; its predictions are covered by
+        the regressor's guarantee either way.
+        """
+        check_is_fitted(self, "regressor_")
+        own = (f"BoundedResponseRegressor was fitted with {_UNRELEASED_SENTENCE}.",) if _keeps_unreleased(self) else ()
+        return own + tuple(_own_caveats(self.regressor_))
+
     @property
     def privacy_ledger_(self):
         return self.regressor_.privacy_ledger_
@@ -410,6 +445,35 @@ def _combine(kind: str, parts) -> tuple[str, str]:
     return verdict, f"{kind} with a part that is not proven data-independent: {bad}"
 
 
+_REFIT = "refit it and certify right after fit (the certificate reads what was fitted)"
+
+
+def _is_nan(value) -> bool:
+    return isinstance(value, (float, np.floating)) and math.isnan(value)
+
+
+def _same_categories(fitted, declared) -> bool:
+    """Whether the fitted ``categories_`` of a OneHotEncoder are the declared lists, value by value."""
+    try:
+        declared = [list(values) for values in declared]
+    except TypeError:
+        return False
+    if len(fitted) != len(declared):
+        return False
+    for got, want in zip(fitted, declared, strict=True):
+        got = list(got)
+        if len(got) != len(want):
+            return False
+        for a, b in zip(got, want, strict=True):
+            try:
+                same = bool(a == b)
+            except (TypeError, ValueError):
+                return False
+            if not (same or (_is_nan(a) and _is_nan(b))):
+                return False
+    return True
+
+
 def _one_hot_verdict(step) -> tuple[str, str]:
     if isinstance(step.categories, str):
         return DATA_DEPENDENT, (
@@ -422,22 +486,64 @@ def _one_hot_verdict(step) -> tuple[str, str]:
             f"OneHotEncoder with {', '.join(rules)} merges categories by how often they occur in the data; "
             "leave min_frequency and max_categories at None"
         )
+    fitted = getattr(step, "categories_", None)
+    if fitted is None:
+        return UNKNOWN, f"OneHotEncoder is not fitted; {_REFIT}"
+    if getattr(step, "_infrequent_enabled", False):
+        return DATA_DEPENDENT, (
+            "OneHotEncoder: it was fitted with min_frequency or max_categories, which merge categories by how "
+            f"often they occur in the data; {_REFIT}"
+        )
+    if not _same_categories(fitted, step.categories):
+        return DATA_DEPENDENT, (
+            f"OneHotEncoder: its fitted categories differ from the declared ones: it was fitted with other "
+            f"settings; {_REFIT}"
+        )
     return DATA_INDEPENDENT, "OneHotEncoder over declared categories (a fixed map of each record)"
 
 
+def _declared_map_verdict(step) -> tuple[str, str]:
+    """A BoundedTableEncoder or RowNormClipper: data-independent if the fit used its current declarations."""
+    name = type(step).__name__
+    try:
+        if type(step) is BoundedTableEncoder:
+            if not hasattr(step, "divisor_"):
+                return UNKNOWN, f"{name} is not fitted; {_REFIT}"
+            ranges, cats, max_norm = step._check_declarations()
+            same = (
+                list(ranges.items()) == list(step._ranges.items())
+                and list(cats.items()) == list(step._cats.items())
+                and math.sqrt(len(ranges) + len(cats)) / max_norm == step.divisor_
+            )
+        else:
+            if not hasattr(step, "max_norm_"):
+                return UNKNOWN, f"{name} is not fitted; {_REFIT}"
+            same = check_positive(step.max_norm, "max_norm") == step.max_norm_
+    except (TypeError, ValueError):
+        same = False
+    if not same:
+        return UNKNOWN, (
+            f"{name}: its fitted declarations differ from its current parameters: it was fitted with other "
+            f"settings, which the certificate cannot check; {_REFIT}"
+        )
+    why = f"{name}: a fixed map of each record from declared bounds"
+    if _keeps_unreleased(step):
+        why += " (it keeps n_clipped_, a count not covered by the guarantee: do not publish the fitted object)"
+    return DATA_INDEPENDENT, why
+
+
 def _column_transformer_verdict(step) -> tuple[str, str]:
+    fitted = getattr(step, "transformers_", None)
+    if fitted is None:
+        return UNKNOWN, f"ColumnTransformer is not fitted; {_REFIT}"
     parts = []
     for name, _, columns in step.transformers:
         if callable(columns):
             parts.append(
                 (name, UNKNOWN, "its columns are chosen by a function at fit (possibly from the data); list them")
             )
-    fitted = getattr(step, "transformers_", None)
-    if fitted is not None:  # what ran, the remainder included
-        pairs = [(name, t) for name, t, _ in fitted]
-    else:
-        pairs = [(name, t) for name, t, _ in step.transformers] + [("remainder", step.remainder)]
-    parts += [(name, *_step_verdict(t)) for name, t in pairs]
+    # what was fitted and ran, the remainder included (``transformers`` may have been changed since)
+    parts += [(name, *_step_verdict(t)) for name, t, _ in fitted]
     return _combine("ColumnTransformer", parts)
 
 
@@ -452,10 +558,7 @@ def _step_verdict(step) -> tuple[str, str]:
     kind = type(step)
     name = kind.__name__
     if kind in (BoundedTableEncoder, RowNormClipper):
-        why = f"{name}: a fixed map of each record from declared bounds"
-        if bool(getattr(step, "keep_unreleased", False)):
-            why += " (it keeps n_clipped_, a count not covered by the guarantee: do not publish the fitted object)"
-        return DATA_INDEPENDENT, why
+        return _declared_map_verdict(step)
     if kind is OneHotEncoder:
         return _one_hot_verdict(step)
     if kind is ColumnTransformer:
@@ -547,6 +650,109 @@ def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
     return _ledger_verdict(est, getattr(est, "privacy_ledger_", None))
 
 
+# -- what the fitted object itself holds (publication) ----------------------------------------------
+
+_RANDOM_STATE_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
+
+_UNRELEASED_SENTENCE = (
+    "keep_unreleased=True: it keeps n_clipped_, a count over the private records that no privacy guarantee "
+    "covers; refit with keep_unreleased=False before publishing the fitted object"
+)
+
+
+def _keeps_unreleased(step) -> bool:
+    """``keep_unreleased=True`` now, or a count kept by the fit (``n_clipped_``)."""
+    flag = getattr(step, "keep_unreleased", False)
+    return (isinstance(flag, (bool, np.bool_)) and bool(flag)) or "n_clipped_" in getattr(step, "__dict__", {})
+
+
+def _sub_steps(step) -> list:
+    """``[(name, part), ...]`` of a composite step, as fitted (a ColumnTransformer's ``transformers_``)."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import FeatureUnion, Pipeline
+
+    kind = type(step)
+    if kind is Pipeline:
+        return list(step.steps)
+    if kind is FeatureUnion:
+        return list(step.transformer_list)
+    if kind is ColumnTransformer:
+        return [(n, t) for n, t, _ in getattr(step, "transformers_", step.transformers)]
+    return []
+
+
+def _step_caveats(name, step) -> list:
+    """Why a step before the estimator (or a part of it) must not be published."""
+    out = [f"{name}: {type(step).__name__} was fitted with {_UNRELEASED_SENTENCE}."] if _keeps_unreleased(step) else []
+    for part_name, part in _sub_steps(step):
+        out += _step_caveats(f"{name}/{part_name}", part)
+    return out
+
+
+def _own_caveats(est) -> list:
+    """``est.publication_caveats()``, or the same checks made here for an estimator without the method."""
+    from sklearn.exceptions import NotFittedError
+
+    if callable(getattr(type(est), "publication_caveats", None)):
+        try:
+            return [str(c) for c in est.publication_caveats()]
+        except NotFittedError:  # not fitted: nothing to publish (the estimator's verdict says so)
+            return []
+    name = type(est).__name__
+    out = []
+    flag = getattr(est, "keep_unreleased", False)
+    if isinstance(flag, (bool, np.bool_)) and bool(flag):
+        out.append(
+            f"{name} was fitted with keep_unreleased=True: it keeps statistics of the private records that no "
+            "privacy guarantee covers (such as the largest row norm); refit with keep_unreleased=False to publish."
+        )
+    seed = getattr(est, "random_state", None)
+    if seed is not None:
+        shown = repr(seed) if isinstance(seed, (int, np.integer)) else type(seed).__name__
+        out.append(
+            f"{name} was fitted with random_state={shown}: whoever holds the seed can recompute the privacy noise "
+            "and subtract it from the release; refit with random_state=None to publish."
+        )
+    if getattr(getattr(est, "feature_map_", None), "_points", None) is not None:
+        out.append(
+            f"{name} was fitted with the exact path sampler: its feature_map_ holds the training inputs X (its "
+            "predictions are private, the object is not); refit with sampler='approximate' to publish."
+        )
+    return out
+
+
+def _covered_estimators(est) -> list:
+    """``est`` and the estimators inside it whose seed its publication caveats account for."""
+    from .model_selection import PrivateGridSearch
+
+    inner = []
+    if type(est) is BoundedResponseRegressor:  # the template's seed is the fitted clone's
+        inner = [est.regressor, getattr(est, "regressor_", None)]
+    elif type(est) is PrivateGridSearch:  # the template's seed is replaced by the search's draws
+        inner = [est.estimator, getattr(est, "best_estimator_", None)]
+    return [est] + [e for i in inner if i is not None for e in _covered_estimators(i)]
+
+
+def _random_states(obj, checked, path="", seen=None, depth=0) -> list:
+    """Paths of the random generators (and seed sequences) held in the fitted state of ``obj``."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen or depth > 8 or isinstance(obj, (str, bytes, np.ndarray, np.generic, int, float)):
+        return []
+    seen.add(id(obj))  # each generator once, under the first path that reaches it
+    if isinstance(obj, _RANDOM_STATE_TYPES):
+        return [path]
+    if isinstance(obj, Mapping):
+        items = [(f"{path}[{k!r}]", v) for k, v in obj.items()]
+    elif isinstance(obj, (list, tuple)):
+        items = [(f"{path}[{i}]", v) for i, v in enumerate(obj)]
+    elif (type(obj).__module__ or "").split(".")[0] in ("fastmix", "sklearn") and hasattr(obj, "__dict__"):
+        skip = "random_state" if id(obj) in checked else None  # a seed already reported (or None)
+        items = [(f"{path}.{k}" if path else k, v) for k, v in vars(obj).items() if k != skip]
+    else:
+        return []
+    return [found for key, value in items for found in _random_states(value, checked, key, seen, depth + 1)]
+
+
 def _flat_steps(pipeline, prefix="") -> list:
     from sklearn.pipeline import Pipeline
 
@@ -561,6 +767,13 @@ def _flat_steps(pipeline, prefix="") -> list:
 
 def pipeline_privacy_record(pipeline) -> dict:
     """A certificate for a fitted pipeline: is its final estimator's privacy guarantee end to end?
+
+    Two questions, answered apart. ``private_end_to_end``: are the pipeline's *outputs* (its
+    predictions, the coefficients its estimator releases) covered by the estimator's guarantee
+    for the records of the raw table? ``publishable``: may the fitted pipeline *object* itself be
+    published (pickled and shared)? It may hold more than its outputs, such as counts over the
+    private records or the seed of the noise, so an object can be private end to end and still
+    not publishable. Certify right after ``fit``: see "Fitted state" below.
 
     **What it proves.** ``private_end_to_end`` is True only when (1) every step before the final
     estimator is proven *data-independent*: a fixed map, declared in advance and applied to each
@@ -579,10 +792,20 @@ def pipeline_privacy_record(pipeline) -> dict:
     class is not trusted); a ``OneHotEncoder`` with declared categories (a list, not ``"auto"``)
     and ``min_frequency=None, max_categories=None`` (any ``drop`` is then resolved from the
     declared lists alone: ``"first"``, ``"if_binary"`` or an array pick fixed columns); a
-    ``ColumnTransformer`` whose columns are listed (not chosen by a function) and whose
+    ``ColumnTransformer`` whose columns are listed (not chosen by a function) and whose fitted
     transformers and remainder are all data-independent; or a ``Pipeline`` or ``FeatureUnion``
     whose steps all are, inspected recursively. A final step that is itself a ``Pipeline`` is
     unrolled (its steps are named ``"outer/inner"``).
+
+    **Fitted state, not only parameters.** A step's parameters can be changed after ``fit``
+    (``set_params``) without changing what was fitted, so the certificate reads the fitted state
+    where it can: a ``OneHotEncoder``'s fitted ``categories_`` must equal its declared
+    ``categories`` (else it was fitted with other settings, e.g. ``"auto"``, and is
+    data-dependent) and it must not have been fitted with frequency rules; a
+    :class:`BoundedTableEncoder` or :class:`RowNormClipper` must have been fitted with its current
+    declarations (ranges, categories, ``max_norm``; else *unknown*); a ``ColumnTransformer`` is
+    judged by its fitted ``transformers_`` (what ran, the remainder included), not by its
+    ``transformers`` parameter. A step that is not fitted is *unknown*.
 
     **What it cannot prove.** It does not read code. Any other step is either *data-dependent*
     (scalers, imputers, ``OneHotEncoder(categories="auto")`` or with frequency rules, PCA, ...:
@@ -594,6 +817,30 @@ def pipeline_privacy_record(pipeline) -> dict:
     with ``handle_unknown="error"`` stops the fit on a value outside the declared categories,
     as the estimators' ``row_norm_policy="raise"`` does on a row that is too long.
 
+    It sees the pipeline as it is now. A step *replaced* after fitting (e.g.
+    ``set_params(scaler="passthrough")`` on a pipeline fitted with a ``StandardScaler``) is out
+    of its reach: the scaler that shaped the estimator's fit is gone from the object, and
+    ``"passthrough"`` is data-independent. (The estimator's ``n_features_in_`` may reveal a
+    replacement that changed the number of columns, never a replaced scaler.) A
+    ``ColumnTransformer`` whose columns were chosen by a function is recognised from its current
+    ``transformers`` only. So certify a pipeline right after ``fit``, and refit it after changing
+    any of its parameters.
+
+    **Publication.** ``publication_caveats`` lists, one sentence each naming its step, why the
+    fitted object must not be published: a step (or a part of one) fitted with
+    ``keep_unreleased=True``, which keeps ``n_clipped_``, a count over the private records; and
+    what the final estimator's ``publication_caveats()`` reports (``keep_unreleased=True``, a
+    seeded ``random_state``, whose holder can recompute the noise and subtract it, the exact
+    path sampler of :class:`~fastmix.kernels.DPRandomProjectionKRR` holding the training inputs
+    in ``feature_map_``), or the same checks made here for an estimator without that method;
+    and any random generator or seed sequence kept in the estimator's fitted state (the noise
+    may be recomputed from its seed). Inside a :class:`BoundedResponseRegressor` or a
+    :class:`~fastmix.model_selection.PrivateGridSearch` the fitted estimator is read too.
+    ``publishable`` is True only when ``private_end_to_end`` is and there is no caveat: fit with
+    the defaults ``keep_unreleased=False`` and ``random_state=None`` (and
+    ``sampler="approximate"`` for the random-projection learners) to publish. Publishing the
+    outputs alone (predictions, released coefficients) needs only ``private_end_to_end``.
+
     Returns
     -------
     dict
@@ -601,25 +848,39 @@ def pipeline_privacy_record(pipeline) -> dict:
         True for a data-independent step and for a private estimator); ``verdicts``: ``{name:
         verdict}`` with :data:`DATA_INDEPENDENT`, :data:`DATA_DEPENDENT` or :data:`UNKNOWN` for the
         steps and :data:`PRIVATE`, :data:`NOT_PRIVATE` or :data:`UNKNOWN` for the estimator;
-        ``estimator_private``; ``private_end_to_end``; ``epsilon``, ``delta`` and ``relation`` of
-        the estimator's guarantee (None unless ``estimator_private``; they cover the raw records
-        only when ``private_end_to_end``).
+        ``estimator_private``; ``private_end_to_end`` (the outputs); ``publishable`` (the fitted
+        object) and ``publication_caveats`` (list of str); ``epsilon``, ``delta`` and
+        ``relation`` of the estimator's guarantee (None unless ``estimator_private``; they cover
+        the raw records only when ``private_end_to_end``).
     """
     *pre, (last_name, last) = _flat_steps(pipeline)
-    record, verdicts = [], {}
+    record, verdicts, caveats = [], {}, []
     for name, step in pre:
         verdict, why = _step_verdict(step)
         record.append((name, verdict == DATA_INDEPENDENT, why))
         verdicts[name] = verdict
+        caveats += _step_caveats(name, step)
     verdict, why, ledger = _estimator_verdict(last)
     est_private = verdict == PRIVATE
     record.append((last_name, est_private, why))
     verdicts[last_name] = verdict
+    caveats += [f"{last_name}: {c}" for c in _own_caveats(last)]
+    held = _random_states(last, {id(e) for e in _covered_estimators(last)})
+    if held:
+        caveats.append(
+            f"{last_name}: its fitted state holds a random generator ({', '.join(held)}); if the privacy noise "
+            "was drawn from the same seed, whoever holds the object can recompute the noise and subtract it, "
+            "which the certificate cannot rule out: publish the outputs, not the fitted object."
+        )
+    end_to_end = est_private and all(ok for _, ok, _ in record[:-1])
+    caveats = list(dict.fromkeys(caveats))
     return {
         "steps": record,
         "verdicts": verdicts,
         "estimator_private": est_private,
-        "private_end_to_end": est_private and all(ok for _, ok, _ in record[:-1]),
+        "private_end_to_end": end_to_end,
+        "publishable": end_to_end and not caveats,
+        "publication_caveats": caveats,
         "epsilon": ledger.total_epsilon if est_private else None,
         "delta": ledger.total_delta if est_private else None,
         "relation": ledger.relation if est_private else None,

@@ -11,6 +11,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from fastmix._validation import NotPrivateWarning, ResponseClippingWarning
+from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR
 from fastmix.model_selection import PrivateGridSearch
 from fastmix.preprocessing import (
     DATA_DEPENDENT,
@@ -322,3 +323,178 @@ def test_the_response_wrapper_warns_when_it_clips_and_counts_only_on_request():
     with warnings.catch_warnings():
         warnings.simplefilter("error", ResponseClippingWarning)
         BoundedResponseRegressor(_adassp(), 0, 100).fit(X, np.clip(y, 0, 100))  # nothing clipped: no warning
+
+
+# -- the certificate reads what was fitted, and says whether the fitted object may be published ---
+
+
+def _one_record(pipe):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ResponseClippingWarning)
+        return pipeline_privacy_record(pipe)
+
+
+def _default_adassp(**kw):
+    """A private estimator at its defaults for publication: random_state=None, keep_unreleased=False."""
+    return AdaSSPRegressor(epsilon=5.0, delta=1e-8, row_norm_policy="clip", **kw)
+
+
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        lambda: _default_adassp(),
+        lambda: BoundedResponseRegressor(FastIHMRegressor(epsilon=3.0, delta=1e-8), -1, 1),
+        lambda: DPRandomFeatureKRR(epsilon=2.0, delta=1e-5, n_components=5),
+        lambda: DPRandomProjectionKRR(epsilon=2.0, delta=1e-5, n_components=5, sampler="approximate"),
+        lambda: PrivateGridSearch(_default_adassp(), {"fit_intercept": [True, False]}, epsilon=2.0, delta=1e-8),
+    ],
+    ids=["adassp", "bounded-response", "random-features", "random-projection-approximate", "grid-search"],
+)
+def test_a_default_private_pipeline_is_publishable(estimator):
+    X, y = _small_xy(256)
+    record = pipeline_privacy_record(make_pipeline(RowNormClipper(), estimator()).fit(X, y))
+    assert record["private_end_to_end"] and record["publishable"]
+    assert record["publication_caveats"] == []
+
+
+@pytest.mark.parametrize(
+    "pipe, step, words",
+    [
+        (
+            lambda: make_pipeline(
+                RowNormClipper(), BoundedResponseRegressor(_default_adassp(), -1, 1, keep_unreleased=True)
+            ),
+            "boundedresponseregressor",
+            "n_clipped_",
+        ),
+        (
+            lambda: make_pipeline(RowNormClipper(), _default_adassp(keep_unreleased=True)),
+            "adasspregressor",
+            "keep_unreleased=True",
+        ),
+        (
+            lambda: make_pipeline(RowNormClipper(), BoundedResponseRegressor(_adassp(), -1, 1)),
+            "boundedresponseregressor",
+            "random_state",
+        ),
+        (
+            lambda: make_pipeline(
+                ColumnTransformer([("num", RowNormClipper(keep_unreleased=True), [0, 1, 2])]), _default_adassp()
+            ),
+            "columntransformer/num",
+            "n_clipped_",
+        ),
+        (
+            lambda: make_pipeline(
+                RowNormClipper(), DPRandomProjectionKRR(epsilon=2.0, delta=1e-5, n_components=5, sampler="exact")
+            ),
+            "dprandomprojectionkrr",
+            "feature_map_",
+        ),
+    ],
+    ids=["wrapper-keeps-count", "estimator-keeps-unreleased", "seeded", "transformer-keeps-count", "exact-sampler"],
+)
+def test_a_private_pipeline_that_holds_more_than_its_outputs_is_not_publishable(pipe, step, words):
+    X, y = _small_xy(256)
+    record = _one_record(pipe().fit(X, y))
+    assert record["private_end_to_end"]  # the outputs are private
+    assert not record["publishable"]  # the fitted object is not
+    named = [c for c in record["publication_caveats"] if c.startswith(f"{step}: ")]
+    assert named and any(words in c for c in named), record["publication_caveats"]
+
+
+def test_an_estimator_without_publication_caveats_is_checked_by_the_certificate(monkeypatch):
+    X, y = _small_xy(256)
+    pipe = make_pipeline(RowNormClipper(), _adassp()).fit(X, y)  # seeded
+    owner = next(c for c in type(pipe[-1]).__mro__ if "publication_caveats" in vars(c))
+    monkeypatch.delattr(owner, "publication_caveats")
+    assert not hasattr(pipe[-1], "publication_caveats")
+    record = pipeline_privacy_record(pipe)
+    assert record["private_end_to_end"] and not record["publishable"]
+    assert any(c.startswith("adasspregressor: ") and "random_state=0" in c for c in record["publication_caveats"])
+
+
+def test_a_random_generator_kept_by_the_fitted_estimator_is_a_caveat():
+    X, y = _small_xy(256)
+    pipe = make_pipeline(RowNormClipper(), _default_adassp()).fit(X, y)
+    pipe[-1].sampler_state_ = {"draws": np.random.default_rng()}
+    record = pipeline_privacy_record(pipe)
+    assert record["private_end_to_end"] and not record["publishable"]
+    assert any("sampler_state_['draws']" in c for c in record["publication_caveats"])
+
+
+def test_a_not_private_pipeline_is_not_publishable_whatever_its_caveats():
+    X, y = _small_xy(256)
+    record = pipeline_privacy_record(make_pipeline(StandardScaler(), RowNormClipper(), _default_adassp()).fit(X, y))
+    assert record["publication_caveats"] == [] and not record["publishable"]
+
+
+def test_one_hot_categories_declared_after_fitting_are_not_certified():
+    t, y = raw_table(256)
+    pipe = make_pipeline(OneHotEncoder(sparse_output=False), _adassp()).fit(t[["day"]], y / 100)
+    pipe.set_params(onehotencoder__categories=[DAYS])  # the fit learned them from the data
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"]["onehotencoder"] == DATA_DEPENDENT and not record["private_end_to_end"]
+    assert "fitted categories differ from the declared ones" in record["steps"][0][2]
+
+
+def test_one_hot_frequency_rules_removed_after_fitting_are_not_certified():
+    t, y = raw_table(256)
+    enc = OneHotEncoder(categories=[DAYS], min_frequency=2, sparse_output=False)
+    pipe = make_pipeline(enc, _adassp()).fit(t[["day"]], y / 100)
+    pipe.set_params(onehotencoder__min_frequency=None)
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"]["onehotencoder"] == DATA_DEPENDENT and not record["private_end_to_end"]
+
+
+def test_a_column_transformer_is_judged_by_what_it_fitted():
+    t, y = raw_table(256)
+    ct = ColumnTransformer([("num", StandardScaler(), ["age", "income"])])
+    pipe = make_pipeline(ct, RowNormClipper(), _adassp()).fit(t, y / 100)
+    ct.set_params(transformers=[("num", RowNormClipper(), ["age", "income"])])  # transformers_ still hold the scaler
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"]["columntransformer"] == DATA_DEPENDENT and not record["private_end_to_end"]
+    assert "StandardScaler" in record["steps"][0][2]
+
+
+@pytest.mark.parametrize(
+    "pre, change",
+    [
+        (lambda: RowNormClipper(1.0), {"max_norm": 2.0}),
+        (lambda: BoundedTableEncoder({"age": (18, 90)}, {"day": DAYS}), {"numeric_ranges": {"age": (0, 120)}}),
+        (lambda: BoundedTableEncoder({"age": (18, 90)}, {"day": DAYS}), {"categories": {"day": DAYS[:3]}}),
+        (lambda: BoundedTableEncoder({"age": (18, 90)}, {"day": DAYS}), {"max_norm": 0.5}),
+    ],
+    ids=["clipper-bound", "encoder-range", "encoder-categories", "encoder-bound"],
+)
+def test_declarations_changed_after_fitting_are_not_certified(pre, change):
+    t, y = raw_table(256)
+    X = t[["age", "day"]] if isinstance(pre(), BoundedTableEncoder) else t[["age", "income"]].to_numpy() / 1e5
+    pipe = make_pipeline(pre(), _adassp()).fit(X, y / 100)
+    assert pipeline_privacy_record(pipe)["private_end_to_end"]
+    pipe[0].set_params(**change)
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"][pipe.steps[0][0]] == UNKNOWN and not record["private_end_to_end"]
+    assert "fitted declarations differ" in record["steps"][0][2]
+
+
+def test_a_step_replaced_by_an_unfitted_one_is_not_certified():
+    X, y = _small_xy()
+    pipe = make_pipeline(RowNormClipper(), _adassp()).fit(X, y)
+    pipe.set_params(rownormclipper=RowNormClipper())
+    record = pipeline_privacy_record(pipe)
+    assert record["verdicts"]["rownormclipper"] == UNKNOWN and "not fitted" in record["steps"][0][2]
+
+
+def test_the_clipper_applies_the_bound_it_was_fitted_with():
+    X = np.array([[3.0, 4.0]])
+    clipper = RowNormClipper(1.0).fit(X).set_params(max_norm=2.0)
+    np.testing.assert_allclose(np.linalg.norm(clipper.transform(X), axis=1), [1.0])
+    np.testing.assert_allclose(np.linalg.norm(clipper.fit(X).transform(X), axis=1), [2.0])
+
+
+def test_an_unfitted_pipeline_gets_a_record_not_an_error():
+    pipe = make_pipeline(RowNormClipper(), DPRandomFeatureKRR(epsilon=2.0, delta=1e-5, n_components=5))
+    record = pipeline_privacy_record(pipe)
+    assert set(record["verdicts"].values()) == {UNKNOWN}
+    assert not record["private_end_to_end"] and not record["publishable"]
