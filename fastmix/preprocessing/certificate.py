@@ -1,85 +1,20 @@
-"""Data-independent bounding for the private estimators, as scikit-learn transformers.
+"""The pipeline certificate: which steps are proven fixed maps of each record, and what the guarantee covers.
 
-Every private estimator here assumes rows of norm at most 1 and responses bounded by C (FastMix
-paper, Section 2 and Appendix H; the kernel paper's ``|y| <= T``). The obvious ways to get there
-look at the data (``StandardScaler``, dividing by the largest norm, one-hot encoding with the
-categories found in the data), and then the released model is no longer covered by the privacy
-guarantee: the scale itself is a statistic of the private records. The tools here use only
-what the user *declares* about the data, so each maps every record on its own, by a fixed map,
-and the guarantee of the estimator downstream covers the whole pipeline:
-
-:class:`BoundedTableEncoder`
-    A raw table (numeric and categorical columns) to a matrix whose rows have norm at most 1:
-    numeric columns clipped to declared ranges and mapped to [-1, 1], categorical columns one-hot
-    encoded over declared categories, every row divided by ``sqrt(p + q)`` for p numeric and q
-    categorical columns. The bound is tight: a one-hot group has one active column, so it adds 1
-    to the squared norm however many categories it has (dividing by the number of output
-    columns instead inflates the privacy noise relative to the signal for nothing).
-:class:`RowNormClipper`
-    Rows of a numeric matrix scaled down to a declared norm bound (``x min(1, b/||x||)``).
-:class:`BoundedResponseRegressor`
-    Wraps a regressor: maps y from a declared range ``[low, high]`` to ``[-1, 1]`` (clipping
-    values outside, with a :class:`~fastmix._validation.ResponseClippingWarning` when any is),
-    fits, and maps predictions back.
-:func:`pipeline_privacy_record`
-    For a fitted pipeline, a certificate: which steps are *proven* to be fixed maps of each record
-    (from an allow-list of steps whose parameters are all declared, checked against what was
-    fitted), whether the final estimator's privacy guarantee, read from its ledger, therefore
-    covers the pipeline's outputs, and whether the fitted pipeline object itself may be published.
-
-**What the certificate proves, and what it cannot.** ``private_end_to_end=True`` means: every
-step before the estimator is, by its class, its parameters and its fitted state, a fixed map
-declared in advance and applied to each record on its own, so changing or removing one record
-of the table changes or removes exactly its row of the matrix the estimator sees, and nothing
-else (no scale, no category list, no mean moves with it). That is the relation the estimators' guarantees are
-stated for, so the estimator's ``(epsilon, delta)`` under its neighbouring relation (reported
-with the certificate) holds for the records of the table. The certificate does not read code:
-a step it cannot check from its parameters (a ``FunctionTransformer``, a class of your own) is
-*unknown*, and the pipeline is not certified, even when the function is innocent. Express such
-a step with :class:`RowNormClipper`, :class:`BoundedTableEncoder` or a ``OneHotEncoder`` over
-declared categories, whose maps are fixed by what you declare. It reads what was fitted where
-it can (a ``OneHotEncoder``'s ``categories_``, the declarations these tools were fitted with, a
-``ColumnTransformer``'s ``transformers_``), so changing a parameter after ``fit`` does not fool
-it; a whole step *replaced* after ``fit`` (``set_params(step="passthrough")``) does, since the
-fitted step is gone from the object: certify right after ``fit``.
-
-**Outputs and the fitted object.** ``private_end_to_end`` is about the outputs (predictions,
-released coefficients). The fitted object may hold more, so the certificate also says whether
-it is ``publishable`` (may be pickled and shared), with ``publication_caveats`` naming the step
-and the reason: a count kept with ``keep_unreleased=True``, a seeded ``random_state`` (its holder
-can recompute the noise and subtract it), training inputs kept by an exact path sampler.
-
-**No unreleased statistics by default.** How many values fell outside the declared bounds is a
-statistic of the private records, not covered by any guarantee, so the fitted objects keep no
-such count unless asked: with ``keep_unreleased=True`` each tool keeps ``n_clipped_`` for the
-data holder only (do not publish the fitted object then; :func:`pipeline_privacy_record` lists it
-among the ``publication_caveats``).
+See :mod:`fastmix.preprocessing` for what :func:`pipeline_privacy_record` proves and what it cannot.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import clone
 
-from ._validation import ResponseClippingWarning, check_positive
-from .accounting import PrivacyLedger
-
-__all__ = [
-    "BoundedTableEncoder",
-    "RowNormClipper",
-    "BoundedResponseRegressor",
-    "pipeline_privacy_record",
-    "DATA_INDEPENDENT",
-    "DATA_DEPENDENT",
-    "UNKNOWN",
-    "PRIVATE",
-    "NOT_PRIVATE",
-]
+from .._validation import check_positive
+from ..accounting import PrivacyLedger
+from ._caveats import _UNRELEASED_SENTENCE, _keeps_unreleased, _own_caveats
+from .bounding import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper
 
 #: Verdict of :func:`pipeline_privacy_record` on a step proven to be a fixed, declared map of each record.
 DATA_INDEPENDENT = "data-independent"
@@ -92,305 +27,6 @@ PRIVATE = "private"
 #: Verdict on a final estimator of this package fitted with an option that broke its guarantee.
 NOT_PRIVATE = "not private"
 
-
-def _check_flag(value, name):
-    if not isinstance(value, (bool, np.bool_)):
-        raise TypeError(f"{name} must be True or False; got {value!r}.")
-    return bool(value)
-
-
-def _columns(X, names):
-    """Columns ``names`` of a DataFrame (or of a mapping of arrays), as a list of 1-D arrays."""
-    missing = [c for c in names if c not in getattr(X, "columns", X)]
-    if missing:
-        have = list(getattr(X, "columns", X))
-        raise ValueError(f"X has no column(s) {missing}; it has {have}. Declare bounds for the columns X holds.")
-    return [np.asarray(X[c]) for c in names]
-
-
-class BoundedTableEncoder(TransformerMixin, BaseEstimator):
-    """A table to rows of norm at most ``max_norm``, from declared ranges and categories only.
-
-    Parameters
-    ----------
-    numeric_ranges : mapping column -> (low, high)
-        Declared range of each numeric column (from the data's documentation or domain knowledge,
-        never from the data). A value is clipped to its range, then mapped affinely to [-1, 1].
-    categories : mapping column -> sequence
-        Declared categories of each categorical column. A value is one-hot encoded over them; a
-        value outside them (or missing) encodes as all zeros, which only lowers the norm.
-    max_norm : float, default=1.0
-        The row-norm bound the output meets.
-    keep_unreleased : bool, default=False
-        Keep ``n_clipped_``, a count over the private records that no privacy guarantee covers,
-        for the data holder only (do not publish the fitted encoder then).
-
-    The output has, per row, ``len(numeric_ranges)`` numeric entries followed by the one-hot
-    blocks in the order given, all divided by ``sqrt(p + q) / max_norm`` (p numeric, q categorical
-    columns): each numeric entry contributes at most 1 and each one-hot block exactly 1 (or 0) to
-    the squared norm, so ``||row|| <= max_norm``, with equality for a row at a corner of the ranges
-    with every category known. ``fit`` learns nothing from the data: it only checks that the
-    declared columns exist (and, with ``keep_unreleased=True``, counts the values outside the
-    declared ranges or categories). ``transform`` applies the declarations ``fit`` saw (changing
-    a parameter takes effect at the next ``fit``), and :func:`pipeline_privacy_record` refuses an
-    encoder whose parameters no longer match them.
-
-    Attributes
-    ----------
-    feature_names_out_ : list of str
-    divisor_ : float
-        ``sqrt(p + q) / max_norm``, with the ``max_norm`` of the fit.
-    n_clipped_ : dict
-        Only with ``keep_unreleased=True``: values outside the declared range (numeric) or
-        categories (categorical) per column, at fit. Not covered by the privacy guarantee.
-    """
-
-    #: Documentation only: :func:`pipeline_privacy_record` recognises this class itself, not the marker.
-    data_independent = True
-
-    def __init__(
-        self,
-        numeric_ranges: Mapping | None = None,
-        categories: Mapping | None = None,
-        *,
-        max_norm=1.0,
-        keep_unreleased=False,
-    ):
-        self.numeric_ranges = numeric_ranges
-        self.categories = categories
-        self.max_norm = max_norm
-        self.keep_unreleased = keep_unreleased
-
-    def _check_declarations(self):
-        ranges = dict(self.numeric_ranges or {})
-        cats = {k: list(v) for k, v in dict(self.categories or {}).items()}
-        if not ranges and not cats:
-            raise ValueError(
-                "declare at least one column: numeric_ranges={col: (low, high)} or "
-                "categories={col: [values]}; got neither."
-            )
-        for col, bounds in ranges.items():
-            try:
-                lo, hi = (float(b) for b in bounds)
-            except (TypeError, ValueError):
-                raise TypeError(f"numeric_ranges[{col!r}] must be a pair (low, high); got {bounds!r}.") from None
-            if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-                raise ValueError(f"numeric_ranges[{col!r}] must satisfy low < high, both finite; got ({lo}, {hi}).")
-            ranges[col] = (lo, hi)
-        for col, values in cats.items():
-            if len(values) == 0:
-                raise ValueError(f"categories[{col!r}] is empty; declare the values the column can take.")
-            if len(set(values)) != len(values):
-                raise ValueError(f"categories[{col!r}] lists a value twice; got {values!r}.")
-        both = sorted(set(ranges) & set(cats), key=str)
-        if both:
-            raise ValueError(f"column(s) {both} are declared both numeric and categorical; choose one.")
-        return ranges, cats, check_positive(self.max_norm, "max_norm")
-
-    def fit(self, X, y=None):
-        ranges, cats, max_norm = self._check_declarations()
-        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
-        self._ranges, self._cats = ranges, cats
-        self.divisor_ = math.sqrt(len(ranges) + len(cats)) / max_norm
-        self.feature_names_out_ = list(map(str, ranges)) + [f"{c}={v}" for c, vs in cats.items() for v in vs]
-        self.n_features_out_ = len(self.feature_names_out_)
-        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
-        clipped = self._encode(X, count=keep)[1]  # also checks that X holds the declared columns
-        if keep:
-            self.n_clipped_ = clipped
-        return self
-
-    def _encode(self, X, count=False):
-        n = len(X)
-        out = np.zeros((n, len(self._ranges) + sum(len(v) for v in self._cats.values())))
-        clipped = {}
-        for j, (col, (lo, hi)) in enumerate(self._ranges.items()):
-            (v,) = _columns(X, [col])
-            try:
-                v = v.astype(float)
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"numeric column {col!r} holds non-numeric values; declare it in categories instead, or convert it."
-                ) from None
-            if np.isnan(v).any():
-                raise ValueError(
-                    f"numeric column {col!r} has missing values; impute them with a declared "
-                    "constant first (a data-dependent imputation would not be private)."
-                )
-            if count:
-                clipped[col] = int(np.count_nonzero((v < lo) | (v > hi)))
-            out[:, j] = (np.clip(v, lo, hi) - (lo + hi) / 2.0) / ((hi - lo) / 2.0)
-        k = len(self._ranges)
-        for col, values in self._cats.items():
-            (v,) = _columns(X, [col])
-            index = {val: i for i, val in enumerate(values)}
-            pos = np.fromiter((index.get(x, -1) for x in v), dtype=int, count=n)
-            known = pos >= 0
-            out[np.nonzero(known)[0], k + pos[known]] = 1.0
-            if count:
-                clipped[col] = int(np.count_nonzero(~known))
-            k += len(values)
-        out /= self.divisor_
-        return out, clipped
-
-    def transform(self, X):
-        check_is_fitted(self, "divisor_")
-        return self._encode(X)[0]
-
-    def get_feature_names_out(self, input_features=None):
-        check_is_fitted(self, "feature_names_out_")
-        return np.asarray(self.feature_names_out_, dtype=object)
-
-
-class RowNormClipper(TransformerMixin, BaseEstimator):
-    """Scale each row down to norm at most ``max_norm``: ``x min(1, max_norm / ||x||)``.
-
-    A fixed map applied to each record on its own (no statistic of the data), so it keeps the
-    downstream guarantee. ``transform`` uses the bound of the fit (``max_norm_``; changing the
-    parameter takes effect at the next ``fit``), and :func:`pipeline_privacy_record` refuses a
-    clipper whose ``max_norm`` no longer matches it.
-
-    Parameters
-    ----------
-    max_norm : float, default=1.0
-    keep_unreleased : bool, default=False
-        Keep ``n_clipped_``, the number of rows shortened at fit: a count over the private
-        records that no privacy guarantee covers, for the data holder only.
-
-    Attributes
-    ----------
-    max_norm_ : float
-        The bound of the fit.
-    n_features_in_ : int
-    """
-
-    #: Documentation only: :func:`pipeline_privacy_record` recognises this class itself, not the marker.
-    data_independent = True
-
-    def __init__(self, max_norm=1.0, *, keep_unreleased=False):
-        self.max_norm = max_norm
-        self.keep_unreleased = keep_unreleased
-
-    def fit(self, X, y=None):
-        from ._validation import check_matrix
-
-        X = check_matrix(X, "X", dtype=float)
-        b = check_positive(self.max_norm, "max_norm")
-        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
-        self.n_features_in_ = X.shape[1]
-        self.max_norm_ = b
-        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
-        if keep:
-            self.n_clipped_ = int(np.count_nonzero(self._norms(X) > b))
-        return self
-
-    @staticmethod
-    def _norms(X):
-        scale = np.max(np.abs(X), axis=1, keepdims=True)
-        scale[scale == 0] = 1.0
-        return np.linalg.norm(X / scale, axis=1) * scale[:, 0]
-
-    def transform(self, X):
-        from ._validation import check_matrix
-
-        check_is_fitted(self, ("n_features_in_", "max_norm_"))
-        X = check_matrix(X, "X", dtype=float)
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(f"X has {X.shape[1]} columns but the clipper was fitted on {self.n_features_in_}.")
-        norms = self._norms(X)
-        factor = np.minimum(1.0, self.max_norm_ / np.where(norms > 0, norms, 1.0))
-        return X * factor[:, None]
-
-
-class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
-    """Fit ``regressor`` on y mapped from a declared ``[low, high]`` to ``[-1, 1]``; predict back.
-
-    ``y' = (clip(y, low, high) - (low + high)/2) / ((high - low)/2)``, so ``|y'| <= 1``, the bound
-    the private estimators expect with ``clip=1``. Predictions are mapped back by the inverse
-    affine map. The declared range is public knowledge and each response is mapped on its own, so
-    the wrapper adds no privacy cost.
-
-    Responses outside the declared range are clipped to it, which keeps the guarantee; ``fit``
-    then warns (:class:`~fastmix._validation.ResponseClippingWarning`, with the count and the
-    share, for the data holder), because a declared range that misses many responses silently
-    ruins the fit.
-
-    Parameters
-    ----------
-    regressor : a regressor (a private one of this package for a private fit)
-    low, high : float
-        The declared range of y (from documentation or domain knowledge, never from the data).
-    keep_unreleased : bool, default=False
-        Keep ``n_clipped_``, the number of responses clipped at fit: a count over the private
-        records that no privacy guarantee covers, for the data holder only.
-
-    Attributes
-    ----------
-    regressor_ : the fitted clone of ``regressor``
-    privacy_ledger_ : the ledger of ``regressor_``
-    """
-
-    def __init__(self, regressor, low, high, *, keep_unreleased=False):
-        self.regressor = regressor
-        self.low = low
-        self.high = high
-        self.keep_unreleased = keep_unreleased
-
-    def _bounds(self):
-        lo, hi = float(self.low), float(self.high)
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-            raise ValueError(f"the declared response range must satisfy low < high, both finite; got ({lo}, {hi}).")
-        return lo, hi
-
-    def fit(self, X, y):
-        lo, hi = self._bounds()
-        keep = _check_flag(self.keep_unreleased, "keep_unreleased")
-        y = np.asarray(y, dtype=float).ravel()
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y has missing or infinite values; the declared range cannot bound them.")
-        n_clipped = int(np.count_nonzero((y < lo) | (y > hi)))
-        if n_clipped:
-            warnings.warn(
-                f"{n_clipped} of {y.size} responses ({n_clipped / y.size:.1%}) lie outside the declared range "
-                f"[{lo:g}, {hi:g}] and were clipped to it: the fit sees the clipped values (private: each "
-                "response is clipped alone). If many were clipped, the declared range is wrong for these "
-                "responses; declare a wider one from what is known about y, not from the data.",
-                ResponseClippingWarning,
-                stacklevel=2,
-            )
-        self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
-        self.regressor_ = clone(self.regressor).fit(X, (np.clip(y, lo, hi) - (lo + hi) / 2) / ((hi - lo) / 2))
-        if keep:
-            self.n_clipped_ = n_clipped
-        return self
-
-    def predict(self, X):
-        check_is_fitted(self, "regressor_")
-        lo, hi = self._bounds()
-        return self.regressor_.predict(X) * ((hi - lo) / 2) + (lo + hi) / 2
-
-    def publication_caveats(self) -> tuple[str, ...]:
-        """Why this fitted wrapper must not be published (pickled and shared), one sentence each.
-
-        Its own (``keep_unreleased=True`` keeps ``n_clipped_``, a count over the private
-        responses) followed by those of ``regressor_`` (its ``publication_caveats()``: e.g. a
-        seeded ``random_state``). Empty when it may be published; its predictions are covered by
-        the regressor's guarantee either way.
-        """
-        check_is_fitted(self, "regressor_")
-        own = (f"BoundedResponseRegressor was fitted with {_UNRELEASED_SENTENCE}.",) if _keeps_unreleased(self) else ()
-        return own + tuple(_own_caveats(self.regressor_))
-
-    @property
-    def privacy_ledger_(self):
-        return self.regressor_.privacy_ledger_
-
-    @property
-    def data_record_(self):
-        return self.regressor_.data_record_
-
-
-# -- the certificate ----------------------------------------------------------------------------
 
 _HOW_TO_DECLARE = (
     "to make it provable, bound the data with RowNormClipper or BoundedTableEncoder (declared ranges and "
@@ -617,7 +253,7 @@ def _ledger_verdict(est, ledger, extra_reasons=()) -> tuple[str, str, PrivacyLed
 
 def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
     """``(verdict, why, ledger)`` for the final estimator: PRIVATE, NOT_PRIVATE or UNKNOWN."""
-    from .model_selection import PrivateGridSearch
+    from ..model_selection import PrivateGridSearch
 
     kind = type(est)
     if kind is BoundedResponseRegressor:
@@ -654,17 +290,6 @@ def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
 
 _RANDOM_STATE_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence, np.random.RandomState)
 
-_UNRELEASED_SENTENCE = (
-    "keep_unreleased=True: it keeps n_clipped_, a count over the private records that no privacy guarantee "
-    "covers; refit with keep_unreleased=False before publishing the fitted object"
-)
-
-
-def _keeps_unreleased(step) -> bool:
-    """``keep_unreleased=True`` now, or a count kept by the fit (``n_clipped_``)."""
-    flag = getattr(step, "keep_unreleased", False)
-    return (isinstance(flag, (bool, np.bool_)) and bool(flag)) or "n_clipped_" in getattr(step, "__dict__", {})
-
 
 def _sub_steps(step) -> list:
     """``[(name, part), ...]`` of a composite step, as fitted (a ColumnTransformer's ``transformers_``)."""
@@ -689,41 +314,9 @@ def _step_caveats(name, step) -> list:
     return out
 
 
-def _own_caveats(est) -> list:
-    """``est.publication_caveats()``, or the same checks made here for an estimator without the method."""
-    from sklearn.exceptions import NotFittedError
-
-    if callable(getattr(type(est), "publication_caveats", None)):
-        try:
-            return [str(c) for c in est.publication_caveats()]
-        except NotFittedError:  # not fitted: nothing to publish (the estimator's verdict says so)
-            return []
-    name = type(est).__name__
-    out = []
-    flag = getattr(est, "keep_unreleased", False)
-    if isinstance(flag, (bool, np.bool_)) and bool(flag):
-        out.append(
-            f"{name} was fitted with keep_unreleased=True: it keeps statistics of the private records that no "
-            "privacy guarantee covers (such as the largest row norm); refit with keep_unreleased=False to publish."
-        )
-    seed = getattr(est, "random_state", None)
-    if seed is not None:
-        shown = repr(seed) if isinstance(seed, (int, np.integer)) else type(seed).__name__
-        out.append(
-            f"{name} was fitted with random_state={shown}: whoever holds the seed can recompute the privacy noise "
-            "and subtract it from the release; refit with random_state=None to publish."
-        )
-    if getattr(getattr(est, "feature_map_", None), "_points", None) is not None:
-        out.append(
-            f"{name} was fitted with the exact path sampler: its feature_map_ holds the training inputs X (its "
-            "predictions are private, the object is not); refit with sampler='approximate' to publish."
-        )
-    return out
-
-
 def _covered_estimators(est) -> list:
     """``est`` and the estimators inside it whose seed its publication caveats account for."""
-    from .model_selection import PrivateGridSearch
+    from ..model_selection import PrivateGridSearch
 
     inner = []
     if type(est) is BoundedResponseRegressor:  # the template's seed is the fitted clone's
