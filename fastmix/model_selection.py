@@ -14,12 +14,21 @@ nothing warns. Two ways to stay within a budget:
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import check_delta, check_epsilon, check_positive, check_probability, check_random_state
+from ._validation import (
+    PrivacyWarning,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_probability,
+    check_random_state,
+)
 from .accounting import REPLACE_ONE, ZERO_OUT, PrivacyLedger, ledger_entry
 
 __all__ = ["PrivateGridSearch"]
@@ -83,9 +92,20 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
     ``row_norm_policy="rescale"``). It also refuses ``keep_unreleased=True`` (on the estimator or
     in the grid): the search exists to publish ``best_estimator_``, which must hold no statistic
     of the data outside the guarantee, so the candidates are fitted with the default
-    ``keep_unreleased=False``. With :class:`~fastmix.kernels.DPRandomProjectionKRR`, publish a
-    search over ``sampler="approximate"``: the exact sampler keeps the training inputs (its
-    predictions are private, its pickle is not, and pickling it warns).
+    ``keep_unreleased=False``. And it refuses an estimator whose ``ledger`` is set: the search
+    gives each candidate its own ledger, so pass that budget as ``PrivateGridSearch(ledger=...)``.
+
+    **What may be published.** :meth:`publication_caveats` lists why the fitted search must not
+    be published (empty when it may be): a seeded ``random_state``, and the caveats of
+    ``best_estimator_``. With ``random_state=None`` every candidate draws its features and noise
+    from fresh OS entropy and the selection from a generator of its own, so nothing kept on the
+    fitted search can rebuild them. After fitting, each candidate's ``random_state`` is reset to
+    None: ``best_estimator_`` keeps no seed (with a seeded search, the search's own
+    ``random_state`` still reproduces every draw). With
+    :class:`~fastmix.kernels.DPRandomProjectionKRR`, publish a search over
+    ``sampler="approximate"``: the exact sampler keeps the training inputs (its predictions are
+    private, its pickle is not). Pickling a fitted search with caveats warns
+    :class:`~fastmix._validation.PrivacyWarning`.
 
     Parameters
     ----------
@@ -105,12 +125,17 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         bound, the largest over the candidates: ``response_bound`` (T) for the kernel learners,
         ``clip`` (C) for the least-squares regressors. The value used is ``clip_``.
     ledger : PrivacyLedger or None
-        An outer budget to charge with the total (checked before the data are touched).
-    random_state : None, int, SeedSequence or Generator
+        An outer budget to charge with the total (checked before the data are touched). The
+        estimator's own ``ledger`` must be None: pass its budget here instead.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Controls every candidate's draws and the selection's. A seed is for reproducible
+        research: anyone who holds it can recompute the noise of the fits and the selection, so
+        a seeded fitted search must not be published. Leave None for a search you will publish.
 
     Attributes
     ----------
     best_estimator_, best_params_, best_index_
+        The chosen candidate's fit (its ``random_state`` reset to None), parameters and index.
     candidates_ : list of dict
         The grid, in order (public).
     clip_ : float
@@ -149,6 +174,41 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
             for reason in clone(self.estimator).set_params(**params).non_private_options()
         )
 
+    def publication_caveats(self) -> tuple[str, ...]:
+        """Why this fitted search must not be published, one sentence each; empty when it may be.
+
+        The search's own (a ``random_state`` other than None: the seed reproduces the noise of
+        every fit and the selection's draws) followed by those of ``best_estimator_``. Pickling a
+        fitted search with its own caveat warns :class:`~fastmix._validation.PrivacyWarning`, and
+        ``best_estimator_`` warns for its own.
+        """
+        check_is_fitted(self, "best_estimator_")
+        own = ()
+        if self.random_state is not None:
+            own = (
+                "PrivateGridSearch's random_state is set: anyone who holds the seed can recompute the privacy "
+                "noise of every candidate and the selection's draws; refit with random_state=None for a search "
+                "you will publish.",
+            )
+        best = self.best_estimator_
+        caveats = getattr(best, "publication_caveats", None)
+        if not callable(caveats):
+            return own + (f"{type(best).__name__} does not state whether its fitted object may be published.",)
+        return own + tuple(caveats())
+
+    def __getstate__(self):
+        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` for a seeded fitted search."""
+        if "best_estimator_" in self.__dict__ and self.random_state is not None:
+            warnings.warn(
+                "Pickling a PrivateGridSearch that must not be published (its predictions are private, the pickled "
+                "object is not covered by the privacy guarantee): its random_state is set, and anyone who holds "
+                "the seed can recompute the privacy noise of every candidate and the selection's draws; refit "
+                "with random_state=None for a search you will publish.",
+                PrivacyWarning,
+                stacklevel=2,
+            )
+        return super().__getstate__()
+
     def _check_candidates(self):
         """The grid and a clone per candidate, refused (before the data are touched) unless every one is private."""
         name = type(self.estimator).__name__
@@ -168,6 +228,12 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
             raise TypeError(
                 f"PrivateGridSearch needs one of this package's private estimators, which list the options that "
                 f"break their guarantee in non_private_options(); {name} has no such method."
+            )
+        if self.estimator.get_params()["ledger"] is not None:
+            raise ValueError(
+                f"{name} has ledger= set, but PrivateGridSearch fits each candidate against its own ledger, so that "
+                "outer ledger would not be charged. Pass it to PrivateGridSearch(ledger=...) instead, which charges "
+                "it with the search's total, and leave the estimator's ledger=None."
             )
         candidates = list(ParameterGrid(self.param_grid))
         if not candidates:
@@ -225,8 +291,11 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         G = len(candidates)
         eps_fit, delta_fit, eps_sel = eps * (1.0 - share) / G, delta / G, eps * share
         own = PrivacyLedger(eps, delta, relation=relation, name="PrivateGridSearch")
-        rng = check_random_state(self.random_state)
-        seeds = rng.spawn(G + 1)
+        if self.random_state is None:
+            # independent and fresh: each candidate seeds its own draws, the selection gets its own generator
+            seeds = [None] * G + [np.random.default_rng()]
+        else:
+            seeds = check_random_state(self.random_state).spawn(G + 1)
         y_arr = np.asarray(y, dtype=float).ravel()
         y_c = np.clip(y_arr, -C, C)
         n = y_c.size
@@ -234,6 +303,7 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         for g, est in enumerate(models):
             est.set_params(epsilon=eps_fit, delta=delta_fit, ledger=own, random_state=seeds[g])
             est.fit(X, y)
+            est.set_params(random_state=None)  # the fitted candidate keeps no seed of the search
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
         sensitivity = 4.0 * C * C / n
         # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike

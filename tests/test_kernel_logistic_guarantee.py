@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 import pytest
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 
 from fastmix._validation import NotPrivateWarning, PrivacyWarning
 from fastmix.accounting import REPLACE_ONE, ZERO_OUT, BudgetExceededError, PrivacyLedger
@@ -167,6 +168,7 @@ def _distinctive_rows():
     return X_lin, float(np.linalg.norm(X_lin[5]))
 
 
+@pytest.mark.filterwarnings("ignore:Pickling a DP:fastmix._validation.PrivacyWarning")  # seeded fits
 def test_the_fitted_estimator_keeps_no_unreleased_statistic_by_default():
     X_lin, max_norm = _distinctive_rows()
     kw = dict(kernel="linear", sampler="auto", clip_features=True)
@@ -180,6 +182,7 @@ def test_the_fitted_estimator_keeps_no_unreleased_statistic_by_default():
         assert not _pickle_holds(est, recorded)
 
 
+@pytest.mark.filterwarnings("ignore:Pickling a DP:fastmix._validation.PrivacyWarning")  # keep_unreleased=True
 def test_keep_unreleased_keeps_the_unreleased_statistics():
     X_lin, max_norm = _distinctive_rows()
     est = make(kernel="linear", sampler="auto", clip_features=True, keep_unreleased=True).fit(X_lin, Y)
@@ -192,11 +195,68 @@ def test_keep_unreleased_keeps_the_unreleased_statistics():
 
 
 def test_pickling_an_exact_sampler_fit_warns():
-    exact = make(sampler="exact")
+    exact = make(sampler="exact", random_state=None)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
         pickle.dumps(exact)  # unfitted: nothing to warn about
         exact.fit(X, Y)
-        pickle.dumps(make().fit(X, Y))  # the approximate sampler keeps no input
+        pickle.dumps(make(random_state=None).fit(X, Y))  # the approximate sampler keeps no input
     with pytest.warns(PrivacyWarning, match=r"Pickling a DPRandomProjectionLogistic.*contains X.*'approximate'"):
         pickle.dumps(exact)
+
+
+# The coefficients of the committed code's seeded fits (random_state=0, an int, a SeedSequence or a
+# Generator, all the same stream), recorded before the noise and the features were separated for
+# random_state=None: a seeded fit must keep its draws bit for bit.
+SEEDED_COEF = {
+    "approximate": [-12.790655084159587, 29.353155535517843, 54.10595089399457, -14.3335061795793],
+    "exact": [-11.986397928591286, 29.27356075327147, 52.325359251646944, -15.735550840050196],
+}
+
+
+@pytest.mark.parametrize("seed", [lambda: 0, lambda: np.random.SeedSequence(0), lambda: np.random.default_rng(0)])
+@pytest.mark.parametrize("sampler", ["approximate", "exact"])
+def test_a_seeded_fit_keeps_its_draws_bit_for_bit(sampler, seed):
+    est = make(sampler=sampler, random_state=seed()).fit(X, Y)
+    assert est.coef_.tolist() == SEEDED_COEF[sampler]
+
+
+def _objective_noise(est):
+    """The noise ``b`` of the fit, solved from the first-order condition of the perturbed objective at ``coef_``."""
+    Z = est.feature_map_.transform(X)
+    s = np.where(Y == est.classes_[1], 1.0, -1.0)
+    return Z.T @ (s / (1.0 + np.exp(s * (Z @ est.coef_)))) - X.shape[0] * est.lam_effective_ * est.coef_
+
+
+def _replayed_noise(est):
+    """The replay attack: the noise generator rebuilt as the sibling of the generator the exact sampler keeps."""
+    seed_seq = est.feature_map_._rng.bit_generator.seed_seq
+    replayed = np.random.default_rng(np.random.SeedSequence(seed_seq.entropy, spawn_key=(1,)))
+    return est.noise_sigma_ * replayed.standard_normal(est.coef_.size)
+
+
+def test_the_noise_cannot_be_rebuilt_from_a_default_fit():
+    for est in (make(random_state=None).fit(X, Y), make(random_state=None, kernel="linear", sampler="exact").fit(X, Y)):
+        assert getattr(est.feature_map_, "_rng", None) is None and est.publication_caveats() == ()
+        recorder = _Recorder()
+        recorder.dump(est)
+        assert not [o for o in recorder.saved if isinstance(o, (np.random.Generator, np.random.SeedSequence))]
+    exact = make(sampler="exact", random_state=None).fit(X, Y)
+    assert not np.allclose(_replayed_noise(exact), _objective_noise(exact), rtol=1e-6)
+    seeded = make(sampler="exact", random_state=0).fit(X, Y)  # the attack is real: the seed is the secret
+    np.testing.assert_allclose(_replayed_noise(seeded), _objective_noise(seeded), rtol=1e-6)
+
+
+def test_publication_caveats_name_the_seed_the_unreleased_statistics_and_the_exact_sampler():
+    with pytest.raises(NotFittedError):
+        make().publication_caveats()
+    assert make(random_state=None).fit(X, Y).publication_caveats() == ()
+    (seed,) = make().fit(X, Y).publication_caveats()
+    assert "random_state is set" in seed and "recompute the privacy noise" in seed
+    every = make(sampler="exact", keep_unreleased=True, random_state=3).fit(X, Y)
+    caveats = every.publication_caveats()
+    assert [c.split(" ")[0] for c in caveats] == ["keep_unreleased=True", "random_state", "the"]
+    assert "exact path sampler" in caveats[2]
+    with pytest.warns(PrivacyWarning, match="Pickling a DPRandomProjectionLogistic that must not be published") as rec:
+        pickle.dumps(every)
+    assert all(c in str(rec[0].message) for c in caveats)

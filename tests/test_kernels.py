@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 from sklearn.base import clone
+from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fastmix._validation import NotPrivateWarning, PrivacyWarning, ResponseClippingWarning
@@ -557,7 +558,7 @@ def test_rff_rejects_linear_kernel_and_logistic_rejects_multiclass():
 
 
 @pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")
-@pytest.mark.filterwarnings("ignore:Pickling a DPRandomProjection:fastmix._validation.PrivacyWarning")
+@pytest.mark.filterwarnings("ignore:Pickling a DP:fastmix._validation.PrivacyWarning")
 @pytest.mark.filterwarnings("ignore:DPRandomProjectionLogistic is not:fastmix._validation.NotPrivateWarning")
 @parametrize_with_checks(
     [
@@ -889,6 +890,7 @@ def test_rescaling_the_rows_of_the_linear_kernel_warns_and_marks_every_entry_not
 
 
 @pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")
+@pytest.mark.filterwarnings("ignore:Pickling a DP:fastmix._validation.PrivacyWarning")  # seeded fits
 def test_a_fitted_learner_keeps_no_unreleased_statistic_unless_asked():
     # Linear kernel (its exact paths are drawn in weight space and keep no input): rows clipped to
     # the norm bound, 37 responses clipped to T; the largest row norm and both counts are unreleased.
@@ -913,7 +915,7 @@ def test_a_fitted_learner_keeps_no_unreleased_statistic_unless_asked():
 
 
 def test_pickling_an_exact_sampler_fit_warns_and_the_approximate_sampler_is_the_publishable_form():
-    exact = DPRandomProjectionKRR(sampler="exact", n_components=4, random_state=0)
+    exact = DPRandomProjectionKRR(sampler="exact", n_components=4)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
         pickle.dumps(exact)  # unfitted: nothing to warn about
@@ -922,7 +924,7 @@ def test_pickling_an_exact_sampler_fit_warns_and_the_approximate_sampler_is_the_
     with pytest.warns(PrivacyWarning, match=r"contains X.*sampler='approximate'"):
         saved = _pickled_objects(exact)
     assert _holds_values_of(saved, X_TRAIN)  # not a false alarm
-    approx = DPRandomProjectionKRR(sampler="approximate", n_frequencies=200, n_components=4, random_state=0)
+    approx = DPRandomProjectionKRR(sampler="approximate", n_frequencies=200, n_components=4)
     approx.fit(X_TRAIN, Y_TRAIN)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
@@ -930,3 +932,161 @@ def test_pickling_an_exact_sampler_fit_warns_and_the_approximate_sampler_is_the_
         restored = pickle.loads(pickle.dumps(approx))
     assert not _holds_values_of(saved, X_TRAIN)
     np.testing.assert_array_equal(restored.predict(X_TEST), approx.predict(X_TEST))
+
+
+# ######################################################################################
+# the privacy noise cannot be rebuilt from a fitted object, and the seed is a secret
+# ######################################################################################
+
+_GENERATOR_TYPES = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+
+DEFAULT_FITS = {
+    "rff": lambda **kw: DPRandomFeatureKRR(n_components=5, **kw).fit(X_TRAIN, Y_TRAIN),
+    "rp-approximate": lambda **kw: DPRandomProjectionKRR(
+        sampler="approximate", n_frequencies=200, n_components=5, **kw
+    ).fit(X_TRAIN, Y_TRAIN),
+    "rp-linear-exact": lambda **kw: DPRandomProjectionKRR(kernel="linear", sampler="exact", n_components=5, **kw).fit(
+        X_TRAIN / 2, Y_TRAIN
+    ),
+    "logistic-approximate": lambda **kw: DPRandomProjectionLogistic(
+        sampler="approximate", n_frequencies=200, n_components=5, classes=[False, True], **kw
+    ).fit(X_TRAIN, Y_TRAIN > 0),
+}
+
+
+def _generators_in_pickle(obj):
+    """The generators, bit generators and seed sequences among the objects a pickle of ``obj`` saves."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)  # what a seeded or exact-sampler pickle says is tested apart
+        return [o for o in _pickled_objects(obj) if isinstance(o, _GENERATOR_TYPES)]
+
+
+def _replayed_noise_generator(est):
+    """The replay attack on a fitted object: the noise generator rebuilt as the feature generator's sibling."""
+    seed_seq = est.feature_map_._rng.bit_generator.seed_seq
+    return np.random.default_rng(np.random.SeedSequence(seed_seq.entropy, spawn_key=(1,)))
+
+
+def _replay_recovers_the_covariance(est):
+    """Whether ``C~`` minus the replayed noise is ``Z^T Z / n`` (the noise subtracted, the statistic exposed)."""
+    rel = est.release_
+    M = rel.covariance.shape[0]
+    noise = rel.sigma_covariance * _replayed_noise_generator(est).standard_normal((M, M))
+    Z = est.feature_map_.transform(X_TRAIN)
+    return np.allclose(rel.covariance - 0.5 * (noise + noise.T), Z.T @ Z / X_TRAIN.shape[0], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", list(DEFAULT_FITS))
+def test_a_default_fit_keeps_no_generator_no_seed_and_may_be_published(name):
+    est = DEFAULT_FITS[name]()
+    assert est.random_state is None and est.feature_map_.random_state is None
+    assert getattr(est.feature_map_, "_rng", None) is None  # nothing to replay the noise from
+    assert _generators_in_pickle(est) == []
+    assert est.publication_caveats() == ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        restored = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(restored.predict(X_TEST), est.predict(X_TEST))
+    # a seeded fit keeps no generator either (only the seed, which is itself the secret)
+    assert _generators_in_pickle(DEFAULT_FITS[name](random_state=0)) == []
+
+
+def test_the_exact_sampler_keeps_a_generator_of_its_own_from_which_the_noise_cannot_be_rebuilt():
+    est = DPRandomProjectionKRR(sampler="exact", n_components=4).fit(X_TRAIN, Y_TRAIN)
+    own = est.feature_map_._rng
+    kept = {id(o) for o in _generators_in_pickle(est)}
+    assert kept and kept <= {id(own), id(own.bit_generator), id(own.bit_generator.seed_seq)}
+    assert not _replay_recovers_the_covariance(est)
+    # the attack is real: with a seed, the sampler's generator is the noise generator's sibling, as
+    # it always was (the same draws), which is why publication_caveats() names the seed
+    seeded = DPRandomProjectionKRR(sampler="exact", n_components=4, random_state=0).fit(X_TRAIN, Y_TRAIN)
+    assert _replay_recovers_the_covariance(seeded)
+    assert any("random_state is set" in c for c in seeded.publication_caveats())
+
+
+@pytest.mark.parametrize("kind", ["int", "SeedSequence", "Generator"])
+@pytest.mark.parametrize("sampler", ["approximate", "rff"])
+def test_a_seeded_fit_keeps_its_draws_bit_for_bit(sampler, kind):
+    # The stream the estimators always used: features and noise from the two children of the seed.
+    def seed():  # a fresh seed object each time (spawning advances a SeedSequence's children)
+        return {"int": 5, "SeedSequence": np.random.SeedSequence(5), "Generator": np.random.default_rng(5)}[kind]
+
+    eps, delta, M, lam = 2.0, 1e-5, 6, 0.05
+    rng_features, rng_noise = np.random.default_rng(seed()).spawn(2)  # default_rng(Generator) is the Generator
+    kernel = GaussianKernel(1.0)
+    if sampler == "rff":
+        est = DPRandomFeatureKRR(epsilon=eps, delta=delta, n_components=M, lam=lam, random_state=seed())
+        Z = RandomFourierFeatures(kernel, M, random_state=rng_features).fit_transform(X_TRAIN)
+        D2, d_cov, d_vec = 2.0, delta / 2, delta / 2
+    else:
+        est = DPRandomProjectionKRR(
+            epsilon=eps,
+            delta=delta,
+            n_components=M,
+            lam=lam,
+            sampler="approximate",
+            n_frequencies=300,
+            random_state=seed(),
+        )
+        paths = RandomFeatureGaussianProcessPaths(kernel, M, 300, random_state=rng_features)
+        Z = paths.fit_transform(X_TRAIN)
+        D2, d_cov, d_vec = laurent_massart_bound(paths.variance_bound, M, delta / 8), delta / 4, delta / 2
+    rel = release_sufficient_statistics(
+        Z,
+        Y_TRAIN,
+        epsilon=eps,
+        delta_covariance=d_cov,
+        delta_vector=d_vec,
+        feature_norm_sq=D2,
+        response_bound=1.0,
+        random_state=rng_noise,
+    )
+    est.fit(X_TRAIN, Y_TRAIN)
+    np.testing.assert_array_equal(est.release_.covariance, rel.covariance)
+    np.testing.assert_array_equal(est.coef_, solve_ridge_floored(rel.covariance, rel.vector, lam).coef)
+
+
+_CAVEAT_PATTERNS = {"seed": "random_state is set", "unreleased": "keep_unreleased=True", "exact": "exact path sampler"}
+
+
+@pytest.mark.filterwarnings("ignore::fastmix._validation.ResponseClippingWarning")
+@pytest.mark.parametrize(
+    "params, expected",
+    [
+        ({}, ()),
+        ({"random_state": 0}, ("seed",)),
+        ({"random_state": np.random.default_rng(0)}, ("seed",)),
+        ({"keep_unreleased": True}, ("unreleased",)),
+        ({"sampler": "exact"}, ("exact",)),
+        ({"sampler": "exact", "keep_unreleased": True, "random_state": 1}, ("unreleased", "seed", "exact")),
+    ],
+)
+@pytest.mark.parametrize("cls", [DPRandomProjectionKRR, DPRandomFeatureKRR])
+def test_publication_caveats_name_each_reason_and_pickling_warns_exactly_then(cls, params, expected):
+    if cls is DPRandomFeatureKRR:
+        if "sampler" in params:
+            pytest.skip("random Fourier features have no exact sampler")
+    else:
+        params = {"sampler": "approximate", "n_frequencies": 200, **params}
+    est = cls(n_components=4, **params)
+    with pytest.raises(NotFittedError):
+        est.publication_caveats()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        pickle.dumps(est)  # unfitted: never warns (clone, joblib)
+        est.fit(X_TRAIN, Y_TRAIN)
+        clone(est)
+    caveats = est.publication_caveats()
+    assert len(caveats) == len(expected)
+    for caveat, reason in zip(caveats, expected, strict=True):
+        assert _CAVEAT_PATTERNS[reason] in caveat
+    if caveats:
+        with pytest.warns(PrivacyWarning, match=rf"Pickling a {cls.__name__} that must not be published") as record:
+            pickle.dumps(est)
+        message = str(record[0].message)
+        assert all(caveat in message for caveat in caveats)
+        assert "random_state=1" not in message and "random_state=0" not in message  # the seed is not echoed
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PrivacyWarning)
+            pickle.dumps(est)

@@ -1,13 +1,17 @@
 """Budgets across fits: outer ledgers under scikit-learn, and the private grid search."""
 
 import copy
+import io
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, clone
+from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
 
+from fastmix._validation import PrivacyWarning
 from fastmix.accounting import REPLACE_ONE, ZERO_OUT, BudgetExceededError, DetachedLedgerError, PrivacyLedger
 from fastmix.kernels import DPRandomFeatureKRR, DPRandomProjectionKRR
 from fastmix.model_selection import PrivateGridSearch
@@ -244,3 +248,84 @@ def test_a_classifier_is_refused_before_the_data_are_touched():
     )
     with pytest.raises(TypeError, match="is a classifier"):
         search.fit(object(), object())
+
+
+def test_a_search_refuses_an_estimator_with_its_own_ledger_before_the_data_are_touched():
+    led = PrivacyLedger(5.0, 1e-4)
+    for estimator in (AdaSSPRegressor(ledger=led), DPRandomFeatureKRR(ledger=led)):
+        search = PrivateGridSearch(estimator, {"lam": [0.1]}, epsilon=1.0, delta=1e-6)
+        with pytest.raises(ValueError, match=r"has ledger= set.*PrivateGridSearch\(ledger=\.\.\.\) instead"):
+            search.fit(_Untouchable(), _Untouchable())
+    assert led.entries == ()
+
+
+class _Recorder(pickle.Pickler):
+    """A pickler that records every object it saves (``persistent_id`` is asked about each one)."""
+
+    def __init__(self):
+        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
+        self.saved = []
+
+    def persistent_id(self, obj):
+        self.saved.append(obj)
+        return None
+
+
+def _generators_in_pickle(obj):
+    recorder = _Recorder()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyWarning)
+        recorder.dump(obj)
+    kinds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
+    return [o for o in recorder.saved if isinstance(o, kinds)]
+
+
+def _kernel_search(**kw):
+    X, y = kernel_problem(300)
+    args = dict(epsilon=4.0, delta=1e-5)
+    args.update(kw)
+    return PrivateGridSearch(DPRandomFeatureKRR(n_components=6), {"lam": [1e-2, 1.0, 3.0]}, **args).fit(X, y)
+
+
+def test_a_default_search_keeps_no_generator_and_no_seed_and_may_be_published():
+    search = _kernel_search()
+    assert search.random_state is None and search.best_estimator_.random_state is None
+    assert _generators_in_pickle(search) == []
+    assert search.publication_caveats() == ()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        restored = pickle.loads(pickle.dumps(search))
+    X, _ = kernel_problem(20, seed=1)
+    np.testing.assert_array_equal(restored.predict(X), search.predict(X))
+    with pytest.raises(NotFittedError):
+        PrivateGridSearch(DPRandomFeatureKRR(), {}, epsilon=1.0, delta=1e-5).publication_caveats()
+
+
+def test_a_seeded_search_keeps_its_draws_names_its_seed_and_leaves_no_seed_on_the_chosen_fit():
+    seeded = _kernel_search(random_state=np.random.default_rng(4))
+    assert isinstance(seeded.random_state, np.random.Generator)  # the search keeps what the user passed
+    assert seeded.best_estimator_.random_state is None  # reset after fitting: the chosen fit holds no seed
+    assert seeded.best_estimator_.publication_caveats() == ()
+    (caveat,) = seeded.publication_caveats()
+    assert "PrivateGridSearch's random_state is set" in caveat
+    with pytest.warns(PrivacyWarning, match="Pickling a PrivateGridSearch that must not be published"):
+        pickle.dumps(seeded)
+    # the draws of the committed code: candidate g fitted with the g-th child of the seed, the
+    # selection with the last (the chosen indices were recorded from the seeded searches before
+    # the candidates' seeds were reset)
+    assert [_kernel_search(random_state=s).best_index_ for s in range(3, 11)] == [0, 2, 0, 0, 1, 0, 2, 1]
+    children = np.random.default_rng(4).spawn(4)
+    X, y = kernel_problem(300)
+    refit = DPRandomFeatureKRR(n_components=6, lam=3.0, epsilon=4.0 * 0.9 / 3, delta=1e-5 / 3, random_state=children[2])
+    np.testing.assert_array_equal(seeded.best_estimator_.coef_, refit.fit(X, y).coef_)
+
+
+def test_the_caveats_of_a_search_include_those_of_its_chosen_fit():
+    X, y = kernel_problem(200)
+    search = PrivateGridSearch(
+        DPRandomProjectionKRR(sampler="exact", n_components=4), {"lam": [0.1]}, epsilon=2.0, delta=1e-5
+    ).fit(X, y)
+    (caveat,) = search.publication_caveats()
+    assert "exact path sampler" in caveat and caveat == search.best_estimator_.publication_caveats()[0]
+    with pytest.warns(PrivacyWarning, match="Pickling a DPRandomProjectionKRR that must not be published"):
+        pickle.dumps(search)  # the chosen fit warns for its own caveats

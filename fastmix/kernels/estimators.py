@@ -30,14 +30,13 @@ from .._validation import (
     check_policy,
     check_positive,
     check_positive_int,
-    check_random_state,
     check_row_norms,
     check_vector,
 )
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
-from .gaussian_process_paths import laurent_massart_bound, random_projection_paths
+from .gaussian_process_paths import _RandomProjectionFeatures, laurent_massart_bound
 from .kernel_functions import make_kernel
-from .random_features import RandomFourierFeatures
+from .random_features import RandomFourierFeatures, _feature_and_noise_generators
 from .sufficient_statistics import release_sufficient_statistics, solve_ridge_floored
 
 _PAPER = "kernel paper (arXiv:2507.17544)"
@@ -90,37 +89,47 @@ def _fit_inputs(est, X, y, kernel):
     return X, y, record
 
 
-class _RandomProjectionFeatures:
-    """Mixin: choose and build the path sampler of a random-projection estimator.
+class _PublicationCaveats:
+    """Mixin of the private kernel learners: :meth:`publication_caveats` and the warning when pickled."""
 
-    A private estimator fitted with the exact sampler keeps the training inputs in its
-    ``feature_map_`` (it samples the paths at new points given their values there), so pickling
-    it warns: the predictions are private, the pickled object is not.
-    """
+    def publication_caveats(self) -> tuple[str, ...]:
+        """Why this fitted estimator must not be published, one sentence each; empty when it may be.
+
+        Reasons: ``keep_unreleased=True``, a ``random_state`` other than None (the seed reproduces
+        the noise) and the exact path sampler (it keeps the training inputs). Pickling a fitted
+        estimator with caveats warns :class:`~fastmix._validation.PrivacyWarning` listing them.
+        """
+        check_is_fitted(self, "coef_")
+        caveats = []
+        if self.keep_unreleased or any(name in self.__dict__ for name in _UNRELEASED):
+            caveats.append(
+                "keep_unreleased=True keeps statistics of the training data that no mechanism released, outside "
+                "the privacy guarantee; refit with keep_unreleased=False."
+            )
+        if self.random_state is not None:
+            caveats.append(
+                "random_state is set: anyone who holds the seed can recompute the privacy noise and subtract it; "
+                "refit with random_state=None for a model you will publish."
+            )
+        if getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
+            caveats.append(
+                "the exact path sampler (sampler_='exact') keeps the training inputs X in feature_map_, from which "
+                "it samples the paths at new points, so the object contains X; fit with sampler='approximate', "
+                "whose random frequencies do not depend on the data."
+            )
+        return tuple(caveats)
 
     def __getstate__(self):
-        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it holds training inputs."""
-        private = getattr(self, "privacy_relation", None) is not None
-        if private and getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
+        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it must not be published."""
+        caveats = self.publication_caveats() if "coef_" in self.__dict__ else ()
+        if caveats:
             warnings.warn(
-                f"Pickling a {type(self).__name__} fitted with the exact path sampler (sampler_='exact'): its "
-                "feature_map_ keeps the training inputs X, from which it samples the paths at new points, so the "
-                "pickle contains X and is not covered by the privacy guarantee (the predictions are). To publish "
-                "the model, fit with sampler='approximate', whose random frequencies do not depend on the data.",
+                f"Pickling a {type(self).__name__} that must not be published (its predictions are private, the "
+                "pickled object is not covered by the privacy guarantee): " + " ".join(caveats),
                 PrivacyWarning,
                 stacklevel=2,
             )
         return super().__getstate__()
-
-    def _make_sampler(self, kernel, M, n, rng):
-        sampler = self.sampler
-        if sampler == "auto":
-            sampler = "exact" if (not getattr(kernel, "shift_invariant", False) or n <= 3000) else "approximate"
-        D = self.n_frequencies if self.n_frequencies is not None else max(20 * M, 1000)
-        if sampler == "approximate":
-            D = check_positive_int(D, "n_frequencies")
-        self.sampler_ = sampler
-        return random_projection_paths(kernel, M, sampler=sampler, n_frequencies=D, random_state=rng)
 
 
 class _KRRBase(RegressorMixin, BaseEstimator):
@@ -206,8 +215,8 @@ class RandomProjectionKRR(_RandomProjectionFeatures, _KRRBase):
         X, y, record = _fit_inputs(self, X, y, kernel)
         if record is not None:
             self.row_norm_record_ = record
-        rng_paths, _ = check_random_state(self.random_state).spawn(2)
-        self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng_paths).fit(X)
+        rng_paths, _ = _feature_and_noise_generators(self.random_state)
+        self.feature_map_ = self._fit_sampler(kernel, M, X, rng_paths)
         Z = self.feature_map_.transform(X)
         n = X.shape[0]
         self.coef_ = np.linalg.solve(Z.T @ Z / n + lam * np.eye(M), Z.T @ y / n)
@@ -236,8 +245,8 @@ class RandomFeatureKRR(_KRRBase):
         M, lam, kernel = _check_common(self)
         _require_shift_invariant(kernel)
         X, y, _ = _fit_inputs(self, X, y, kernel)
-        rng_feat, _ = check_random_state(self.random_state).spawn(2)
-        self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng_feat).fit(X)
+        rng_feat, _ = _feature_and_noise_generators(self.random_state)
+        self.feature_map_ = RandomFourierFeatures(kernel, M)._fit_with(X, rng_feat)
         Z = self.feature_map_.transform(X)
         n = X.shape[0]
         self.coef_ = np.linalg.solve(Z.T @ Z / n + lam * np.eye(M), Z.T @ y / n)
@@ -289,7 +298,7 @@ def _bound_responses(y, response_bound, policy):
 _UNRELEASED = ("n_responses_clipped_", "n_features_clipped_", "n_features_over_bound_", "row_norm_record_")
 
 
-class _DPKRRBase(_KRRBase):
+class _DPKRRBase(_PublicationCaveats, _KRRBase):
     """The fit both private kernel ridge regressions share (kernel paper, Algorithms 1 and 3).
 
     A subclass supplies the feature map (:meth:`_fit_features`), the split of delta among the
@@ -388,7 +397,7 @@ class _DPKRRBase(_KRRBase):
             )
         X, y, norm_record = _fit_inputs(self, X, y, kernel)
         y, n_responses_clipped = _bound_responses(y, response_bound, y_policy)
-        rng_features, rng_noise = check_random_state(self.random_state).spawn(2)
+        rng_features, rng_noise = _feature_and_noise_generators(self.random_state)
         Z = self._fit_features(kernel, M, X, rng_features)
         Z, D2, feature_clip, n_features_clipped, n_over_bound = self._bound_features(Z, M, delta)
         _, d_cov, d_vec = self._delta_split(delta)
@@ -461,12 +470,12 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     points from the GP conditional given all values drawn before (one consistent GP draw, see
     :class:`ExactGaussianProcessPaths`), so it keeps the distinct training inputs: the
     *predictions* of an exact-sampler fit are private, but the fitted estimator (its pickle)
-    contains the training X, and pickling it warns :class:`~fastmix._validation.PrivacyWarning`.
-    The approximate sampler evaluates the same random frequencies and coefficients at new
-    points; they do not depend on the data and it keeps no input, so ``sampler="approximate"``
-    is the form to publish (as is the linear kernel, whose exact paths are drawn in weight
-    space).  With ``clip_features=True`` test features get the same (data-independent)
-    clipping.
+    contains the training X. The approximate sampler (like the exact sampler of the linear
+    kernel, drawn in weight space) keeps only draws that do not depend on the data: fitted with
+    ``random_state=None`` and ``keep_unreleased=False``, it is the form to publish.
+    :meth:`publication_caveats` lists why a fitted estimator must not be published (empty when
+    it may be); pickling one with caveats warns :class:`~fastmix._validation.PrivacyWarning`.
+    With ``clip_features=True`` test features get the same (data-independent) clipping.
 
     Parameters
     ----------
@@ -496,8 +505,12 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     keep_unreleased : bool, default=False
         Keep the statistics of the training data that no mechanism released (the attributes
         listed last below). They are NOT covered by the privacy guarantee; do not publish them.
-    random_state : None, int, SeedSequence or Generator
-        Controls the paths and the noise. Pass an int for reproducible output across calls.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Controls the paths and the noise. A seed is for reproducible research: anyone who holds
+        it can recompute the noise, so a seeded fitted model must not be published. Leave None
+        for a model you will publish: the paths and the noise then come from two independent
+        generators seeded from fresh OS entropy, and the fitted object keeps no generator that
+        could rebuild the noise.
 
     Attributes
     ----------
@@ -585,7 +598,7 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
         return super().fit(X, y)
 
     def _fit_features(self, kernel, M, X, rng):
-        self.feature_map_ = self._make_sampler(kernel, M, X.shape[0], rng).fit(X)
+        self.feature_map_ = self._fit_sampler(kernel, M, X, rng)
         return self.feature_map_.transform(X)
 
     def _delta_split(self, delta):
@@ -609,7 +622,8 @@ class DPRandomFeatureKRR(_DPKRRBase):
     sensitivity ``2 sqrt(2) / n``, vector sensitivity ``2 sqrt(2) T / n``, each released by the
     analytic Gaussian mechanism at ``(epsilon/2, delta/2)``; the two spends compose by
     Proposition 2.  The random features do not depend on the data, so the fitted estimator
-    holds no training input and may be published with its predictions.
+    holds no training input and, fitted with ``random_state=None`` and ``keep_unreleased=False``,
+    may be published with its predictions (:meth:`publication_caveats` is then empty).
 
     The guarantee is for replace-one neighbours (``privacy_relation``), with the default
     ``delta=1e-5``; :class:`DPRandomProjectionKRR` says how this differs from the regressors'
@@ -618,8 +632,12 @@ class DPRandomFeatureKRR(_DPKRRBase):
     Parameters
     ----------
     epsilon, delta, kernel, bandwidth, n_components, lam, response_bound, psd_floor, y_policy, \
-ledger, keep_unreleased, random_state :
+ledger, keep_unreleased :
         As in :class:`DPRandomProjectionKRR` (kernel must be shift-invariant).
+    random_state : None, int, SeedSequence or Generator, default=None
+        Controls the features and the noise, as in :class:`DPRandomProjectionKRR`: a seed is for
+        reproducible research; anyone who holds it can recompute the noise, so a seeded fitted
+        model must not be published. Leave None for a model you will publish.
 
     Attributes
     ----------
@@ -670,7 +688,7 @@ indefinite_, norm_bound_sq_ :
         _require_shift_invariant(kernel)
 
     def _fit_features(self, kernel, M, X, rng):
-        self.feature_map_ = RandomFourierFeatures(kernel, M, random_state=rng).fit(X)
+        self.feature_map_ = RandomFourierFeatures(kernel, M)._fit_with(X, rng)
         return self.feature_map_.transform(X)
 
     def _delta_split(self, delta):

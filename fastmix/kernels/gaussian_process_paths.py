@@ -126,7 +126,8 @@ class ExactGaussianProcessPaths:
     jitter, max_jitter : float
         Initial and largest relative jitter.
     random_state : None, int, SeedSequence or Generator
-        Controls the path draws. Pass an int for reproducible output.
+        Controls the path draws. Pass an int for reproducible output. The fitted sampler keeps its
+        generator: it draws the paths at new points from it.
 
     Attributes
     ----------
@@ -205,13 +206,21 @@ class ExactGaussianProcessPaths:
 
     def fit(self, X) -> ExactGaussianProcessPaths:
         """Draw the path values at the rows of ``X`` (resets any earlier draws)."""
-        self._rng = check_random_state(self.random_state)
+        return self._fit_with(X, check_random_state(self.random_state))
+
+    def _fit_with(self, X, rng: np.random.Generator) -> ExactGaussianProcessPaths:
+        """:meth:`fit` drawing from ``rng``, which the map keeps for its draws at new points.
+
+        The linear kernel's weight-space paths are drawn once, so then the map keeps no generator.
+        """
         X = check_matrix(X, "X", dtype=float)
         self.n_features_in_ = X.shape[1]
         self.jitter_ = []
         if self.kernel.name == "linear":
-            self._G = self._rng.standard_normal((X.shape[1], self.n_paths))
+            self._rng = None
+            self._G = rng.standard_normal((X.shape[1], self.n_paths))
             return self
+        self._rng = rng
         U, _ = _unique_rows(X)
         K = self.kernel(U)
         self._L = self._chol(K)
@@ -292,6 +301,8 @@ class RandomFeatureGaussianProcessPaths:
         D.
     features : {"sincos", "phase"}
     random_state : None, int, SeedSequence or Generator
+        Controls the draws of :meth:`fit`. The fitted sampler keeps its frequencies, offsets and
+        coefficients and no generator.
     """
 
     def __init__(self, kernel, n_paths: int, n_frequencies: int = 2000, *, features: str = "sincos", random_state=None):
@@ -316,18 +327,21 @@ class RandomFeatureGaussianProcessPaths:
 
     def fit(self, X) -> RandomFeatureGaussianProcessPaths:
         """Draw the frequencies, offsets and Gaussian coefficients (only ``X.shape[1]`` is used)."""
-        self._rng = check_random_state(self.random_state)
+        return self._fit_with(X, check_random_state(self.random_state))
+
+    def _fit_with(self, X, rng: np.random.Generator) -> RandomFeatureGaussianProcessPaths:
+        """:meth:`fit` drawing from ``rng``, of which the fitted map keeps nothing."""
         X = check_matrix(X, "X", dtype=float)
         d, D, M = X.shape[1], self.n_frequencies, self.n_paths
         self.n_features_in_ = d
-        self.frequencies_ = self.kernel.sample_frequencies(D, d, self._rng)
+        self.frequencies_ = self.kernel.sample_frequencies(D, d, rng)
         self.offsets_: np.ndarray | None
         if self.features == "phase":
-            self.offsets_ = self._rng.uniform(0.0, 2.0 * np.pi, D)
-            self.coefficients_ = self._rng.standard_normal((D, M))
+            self.offsets_ = rng.uniform(0.0, 2.0 * np.pi, D)
+            self.coefficients_ = rng.standard_normal((D, M))
         else:
             self.offsets_ = None
-            self.coefficients_ = self._rng.standard_normal((2 * D, M))
+            self.coefficients_ = rng.standard_normal((2 * D, M))
         return self
 
     def _phi(self, X: np.ndarray) -> np.ndarray:
@@ -389,3 +403,19 @@ def random_projection_paths(
         f"sampler must be 'exact' or 'approximate'; got {sampler!r}. (The estimators' sampler='auto' "
         "picks one of these from n; this function needs the choice made.)"
     )
+
+
+class _RandomProjectionFeatures:
+    """Mixin: choose, build and fit the path sampler of a random-projection estimator."""
+
+    def _fit_sampler(self, kernel, M, X, rng):
+        sampler = self.sampler
+        if sampler == "auto":
+            shift_invariant = getattr(kernel, "shift_invariant", False)
+            sampler = "exact" if (not shift_invariant or X.shape[0] <= 3000) else "approximate"
+        D = self.n_frequencies if self.n_frequencies is not None else max(20 * M, 1000)
+        if sampler == "approximate":
+            D = check_positive_int(D, "n_frequencies")
+        self.sampler_ = sampler
+        # the map keeps no seed: only the exact sampler keeps rng, for its draws at new points
+        return random_projection_paths(kernel, M, sampler=sampler, n_frequencies=D)._fit_with(X, rng)

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import NotPrivateWarning, check_matrix, check_random_state, check_row_norms, mark_not_private
+from .._validation import NotPrivateWarning, check_matrix, check_row_norms, mark_not_private
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .estimators import (
     _PAPER,
@@ -20,6 +20,8 @@ from .estimators import (
     _check_privacy,
     _clip_rows,
     _DPKRRBase,
+    _feature_and_noise_generators,
+    _PublicationCaveats,
     _RandomProjectionFeatures,
 )
 from .gaussian_process_paths import laurent_massart_bound
@@ -69,7 +71,7 @@ def _check_labels(y, declared):
     return declared
 
 
-class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, BaseEstimator):
+class DPRandomProjectionLogistic(_RandomProjectionFeatures, _PublicationCaveats, ClassifierMixin, BaseEstimator):
     """(epsilon, delta)-DP kernel logistic regression by random projection (kernel paper, Algorithm 2).
 
     Objective perturbation (Kifer et al. 2012) on ``z_i = h_M(x_i)``, labels ``s_i in {-1, +1}``
@@ -101,9 +103,10 @@ class DPRandomProjectionLogistic(_RandomProjectionFeatures, ClassifierMixin, Bas
 
     **What may be published.** As for :class:`DPRandomProjectionKRR`: the exact sampler keeps
     the training inputs to draw the paths at new points, so the predictions of an exact-sampler
-    fit are private but its pickle is not, and pickling it warns
-    :class:`~fastmix._validation.PrivacyWarning`; ``sampler="approximate"`` (or the linear
-    kernel) is the form to publish.
+    fit are private but its pickle is not; ``sampler="approximate"`` (or the linear kernel),
+    fitted with ``random_state=None`` and ``keep_unreleased=False``, is the form to publish.
+    :meth:`publication_caveats` lists why a fitted estimator must not be published (empty when
+    it may be), and pickling one with caveats warns :class:`~fastmix._validation.PrivacyWarning`.
 
     Parameters
     ----------
@@ -122,8 +125,10 @@ feature_bound, row_norm_policy :
     keep_unreleased : bool, default=False
         Keep the statistics of the training data that no mechanism released (the attributes
         listed last below). They are NOT covered by the privacy guarantee; do not publish them.
-    random_state : None, int, SeedSequence or Generator
-        Controls the paths and the noise. Pass an int for reproducible output across calls.
+    random_state : None, int, SeedSequence or Generator, default=None
+        Controls the paths and the noise, as in :class:`DPRandomProjectionKRR`. A seed is for
+        reproducible research: anyone who holds it can recompute the noise, so a seeded fitted
+        model must not be published; leave None for a model you will publish.
 
     Attributes
     ----------
@@ -262,8 +267,8 @@ feature_bound, row_norm_policy :
             X, norm_record = check_row_norms(X, bound=kernel.feature_bound, policy=self.row_norm_policy)
         s = np.where(y == classes[1], 1.0, -1.0)
         n = X.shape[0]
-        rng_paths, rng_noise = check_random_state(self.random_state).spawn(2)
-        self.feature_map_ = self._make_sampler(kernel, M, n, rng_paths).fit(X)
+        rng_paths, rng_noise = _feature_and_noise_generators(self.random_state)
+        self.feature_map_ = self._fit_sampler(kernel, M, X, rng_paths)
         Z = self.feature_map_.transform(X)
         D2 = laurent_massart_bound(self.feature_map_.variance_bound, M, delta / 4.0)
         n_features_clipped, feature_clip = 0, None

@@ -37,6 +37,7 @@ class RandomFourierFeatures:
     n_components : int
         M.
     random_state : None, int, SeedSequence or Generator
+        Controls the draws of :meth:`fit`. The fitted map keeps ``W`` and ``b`` and no generator.
     """
 
     norm_bound_sq = 2.0
@@ -51,11 +52,14 @@ class RandomFourierFeatures:
 
     def fit(self, X) -> RandomFourierFeatures:
         """Draw ``W`` and ``b`` (only ``X.shape[1]`` is used)."""
-        self._rng = check_random_state(self.random_state)
+        return self._fit_with(X, check_random_state(self.random_state))
+
+    def _fit_with(self, X, rng: np.random.Generator) -> RandomFourierFeatures:
+        """:meth:`fit` drawing from ``rng``, of which the fitted map keeps nothing."""
         X = check_matrix(X, "X", dtype=float)
         self.n_features_in_ = X.shape[1]
-        self.frequencies_ = self.kernel.sample_frequencies(self.n_components, X.shape[1], self._rng)
-        self.offsets_ = self._rng.uniform(0.0, 2.0 * np.pi, self.n_components)
+        self.frequencies_ = self.kernel.sample_frequencies(self.n_components, X.shape[1], rng)
+        self.offsets_ = rng.uniform(0.0, 2.0 * np.pi, self.n_components)
         return self
 
     def transform(self, X) -> np.ndarray:
@@ -67,3 +71,16 @@ class RandomFourierFeatures:
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
+
+
+def _feature_and_noise_generators(random_state):
+    """The generators of the random features and of the privacy noise, in that order.
+
+    With ``random_state=None`` they are two independent generators seeded from fresh OS entropy,
+    so nothing a fitted feature map keeps can rebuild the noise. A seed gives the two children of
+    ``check_random_state(random_state).spawn(2)``: the same draws at every fit, and a secret.
+    """
+    if random_state is None:
+        return np.random.default_rng(), np.random.default_rng()
+    features, noise = check_random_state(random_state).spawn(2)
+    return features, noise
