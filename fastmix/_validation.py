@@ -272,9 +272,9 @@ class NormEnforcement:
 
     policy: str
     bound: float
-    n_rows_over: int
-    max_norm_before: float
-    scale: float = 1.0
+    n_rows_over: int | None  # None in a published record (a count over the private rows)
+    max_norm_before: float | None  # likewise: the largest norm is a statistic of the data
+    scale: float | None = 1.0
 
 
 #: The policies of the row-norm and response checks that look at the whole data set (not private).

@@ -108,7 +108,7 @@ def _source_files() -> list[tuple[str, Path]]:
     the fingerprint of unchanged code. A listed source that is gone is an error.
     """
     dirs = _package_dirs()
-    files = []
+    files: list[tuple[str, Path]] = []
     for package, name in _SOURCES:
         base = dirs[package]
         p = base / name

@@ -474,7 +474,7 @@ def pipeline_privacy_record(pipeline) -> dict:
         "private_end_to_end": end_to_end,
         "publishable": end_to_end and not caveats,
         "publication_caveats": caveats,
-        "epsilon": ledger.total_epsilon if est_private else None,
-        "delta": ledger.total_delta if est_private else None,
-        "relation": ledger.relation if est_private else None,
+        "epsilon": ledger.total_epsilon if est_private and ledger is not None else None,
+        "delta": ledger.total_delta if est_private and ledger is not None else None,
+        "relation": ledger.relation if est_private and ledger is not None else None,
     }

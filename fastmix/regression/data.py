@@ -83,12 +83,13 @@ class DataRecord:
     row_norms: NormEnforcement
     y_policy: str
     y_bound: float
-    y_rows_over: int
-    y_scale: float = 1.0
+    y_rows_over: int | None
+    y_scale: float | None = 1.0
     power_of_two: PowerOfTwoRecord | None = None
 
     @property
-    def x_scale(self) -> float:
+    def x_scale(self) -> float | None:
+        """Factor X was multiplied by (``"rescale"``), else 1; None in a :meth:`published` record."""
         return self.row_norms.scale
 
     @property

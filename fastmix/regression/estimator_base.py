@@ -148,7 +148,7 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
     _private = True
 
     #: The neighbouring relation of the guarantee (None for the non-private FastIHS).
-    privacy_relation = acc.ZERO_OUT
+    privacy_relation: str | None = acc.ZERO_OUT
 
     def non_private_options(self) -> tuple:
         """The chosen options that break the privacy guarantee, one sentence each (from the parameters only).

@@ -85,7 +85,9 @@ def fast_ihs(
     k = _check_srht_k(k, n, "k")
     theta = np.zeros(d) if theta0 is None else _check_theta0(theta0, d)
     max_y = data.max_abs_y if data.max_abs_y is not None else _max_abs(yp)
-    a, b = _power_of_two_scales(data.record.row_norms.max_norm_before, max_y)
+    largest = data.record.row_norms.max_norm_before
+    assert largest is not None  # the solver's own record, not a published one
+    a, b = _power_of_two_scales(largest, max_y)
     ridge_used = ridge
     if a != 1.0 or b != 1.0:
         Xp, yp = Xp * a, yp * b  # keeps Fortran order

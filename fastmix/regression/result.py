@@ -62,9 +62,12 @@ class RegressionResult(UnpacksAsTuple):
 
 def _unscale_theta(theta: np.ndarray, record: DataRecord) -> np.ndarray:
     # y_s = b y, X_s = a X, y_s ~ X_s theta_s  =>  y ~ X (a / b) theta_s
-    if record.row_norms.scale == 1.0 and record.y_scale == 1.0:
+    a, b = record.row_norms.scale, record.y_scale
+    if a is None or b is None:
+        raise ValueError("a published DataRecord keeps no scales; unscale with the record the solver made.")
+    if a == 1.0 and b == 1.0:
         return theta
-    return theta * (record.row_norms.scale / record.y_scale)
+    return theta * (a / b)
 
 
 def _solve_spd(H: np.ndarray, g: np.ndarray) -> np.ndarray:
