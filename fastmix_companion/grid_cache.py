@@ -61,10 +61,9 @@ def environment_fingerprint() -> dict:
     import platform
 
     import scipy
+    from threadpoolctl import threadpool_info
 
     from fastmix import hadamard
-
-    from threadpoolctl import threadpool_info
 
     pools = sorted((p.get("user_api"), p.get("internal_api"), p.get("num_threads")) for p in threadpool_info())
     try:
