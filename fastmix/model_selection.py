@@ -183,7 +183,7 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         ``best_estimator_`` warns for its own.
         """
         check_is_fitted(self, "best_estimator_")
-        own = ()
+        own: tuple[str, ...] = ()
         if self.random_state is not None:
             own = (
                 "PrivateGridSearch's random_state is set: anyone who holds the seed can recompute the privacy "

@@ -101,12 +101,12 @@ class _PublicationCaveats:
         """
         check_is_fitted(self, "coef_")
         caveats = []
-        if self.keep_unreleased or any(name in self.__dict__ for name in _UNRELEASED):
+        if getattr(self, "keep_unreleased", False) or any(name in self.__dict__ for name in _UNRELEASED):
             caveats.append(
                 "keep_unreleased=True keeps statistics of the training data that no mechanism released, outside "
                 "the privacy guarantee; refit with keep_unreleased=False."
             )
-        if self.random_state is not None:
+        if getattr(self, "random_state", None) is not None:
             caveats.append(
                 "random_state is set: anyone who holds the seed can recompute the privacy noise and subtract it; "
                 "refit with random_state=None for a model you will publish."

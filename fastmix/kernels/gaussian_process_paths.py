@@ -245,6 +245,7 @@ class ExactGaussianProcessPaths:
             V = linalg.solve_triangular(self._L, Kan, lower=True, check_finite=False)
             S = self.kernel(Xn) - V.T @ V
             Ln = self._chol(S)
+            assert self._rng is not None  # set by fit, which every transform follows
             Zn = self._rng.standard_normal((Xn.shape[0], self.n_paths))
             Fn = V.T @ self._Z + Ln @ Zn
             N, m = self._L.shape[0], Xn.shape[0]
