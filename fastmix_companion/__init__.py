@@ -1,6 +1,6 @@
-"""The machinery that reproduces the papers and builds the book around the :mod:`fastmix` library.
+"""The machinery that reproduces the papers and builds the book around the ``fastmix`` library.
 
-:mod:`fastmix` is what a practitioner installs and imports: the transforms, the mechanisms, the
+``fastmix`` is what a practitioner installs and imports: the transforms, the mechanisms, the
 accounting and the estimators. This package holds everything else the companion needs, and it
 only ever imports the library, never the other way round (``tests/test_architecture.py``):
 

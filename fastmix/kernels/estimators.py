@@ -461,7 +461,7 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     theirs for zero-out neighbours (one record's row of the solver's matrix, that is its
     features, its intercept coordinate and its response, set to zero; FastMix paper,
     Section 2), with the default ``delta = 1/n^2``. :meth:`~fastmix.accounting.LedgerEntry.as_relation`
-    converts between them (:mod:`fastmix.accounting.ledger`): replace-one -> zero-out is free (zeroing a record is one
+    converts between them (:meth:`fastmix.accounting.LedgerEntry.as_relation`): replace-one -> zero-out is free (zeroing a record is one
     replacement), zero-out -> replace-one costs ``(2 eps, (1 + e^eps) delta)``. An outer
     ``ledger`` of either relation takes this estimator's entries, converted for free when it
     is zero-out.

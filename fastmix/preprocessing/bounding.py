@@ -49,6 +49,8 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
         Keep ``n_clipped_``, a count over the private records that no privacy guarantee covers,
         for the data holder only (do not publish the fitted encoder then).
 
+    Notes
+    -----
     The output has, per row, ``len(numeric_ranges)`` numeric entries followed by the one-hot
     blocks in the order given, all divided by ``sqrt(p + q) / max_norm`` (p numeric, q categorical
     columns): each numeric entry contributes at most 1 and each one-hot block exactly 1 (or 0) to

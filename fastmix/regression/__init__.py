@@ -22,7 +22,7 @@ Setting and conventions
 -----------------------
 Neighbouring datasets differ by zeroing out one record (FastMix paper, Section 2.1): its whole
 row of the matrix the solver sees, response included (with the estimators' intercept, the
-constant coordinate too; see *What the guarantee covers* in :mod:`fastmix.regression.estimators`).
+constant coordinate too; see the section *What the guarantee covers* of the book's background page).
 Rows must satisfy ``||x_i|| <= 1`` (C_X = 1) and responses ``|y_i| <= C`` (the clipping level
 ``clip``); both are checked, and out-of-range records are an error unless a policy asks to
 clip them (a per-record map, so privacy is kept; clipped responses are counted and warned,
