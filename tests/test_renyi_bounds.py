@@ -74,3 +74,52 @@ def test_q_from_c2_and_mixing_rdp_reproduce_the_exact_bound():
     for bad_q in (-0.1, 1.5, [0.1, 0.2]):
         with pytest.raises(ValueError, match="q"):
             acc.mixing_rdp(2.0, 8.0, bad_q)
+
+
+def test_every_registered_bound_is_reachable_by_name_from_every_lookup():
+    from fastmix.accounting import renyi_bounds as rb
+
+    registry = rb._REGISTRY
+    assert set(registry) == {*CHECKED, "exact"}
+    for name, entry in registry.items():
+        assert entry.name == name
+        c2 = 2.0 if entry.needs_c2 else None
+        gamma = 2.0 * entry.gamma_min(c2) + 30.0
+        alpha = 0.5 * (1.0 + rb.fastmix_alpha_max(gamma, name, c2=c2))
+        assert rb.fastmix_gamma_min(name, c2=c2) == entry.gamma_min(c2)
+        assert rb.fastmix_alpha_max(gamma, name, c2=c2) == rb._alpha_max(gamma, name, c2) == entry.alpha_max(gamma, c2)
+        value = rb.renyi_bound(alpha, gamma, name, c2=c2)
+        assert math.isfinite(value) and value == rb._checked_bound(name, alpha, gamma, c2)
+        public = acc.fastmix_rdp_exact(alpha, gamma, c2) if name == "exact" else CHECKED[name](alpha, gamma)
+        assert public == value
+        assert rb._BOUND_LABEL[name] == entry.label and rb._GAMMA_MIN_TEXT[name] == entry.gamma_min_text
+        if entry.needs_c2:
+            assert name not in rb._UNCHECKED_BOUND
+            with pytest.raises(ValueError, match="needs c2"):
+                rb.fastmix_gamma_min(name)
+        else:
+            assert rb._UNCHECKED_BOUND[name](alpha, gamma) == value
+        with pytest.raises(ValueError, match="bound must be one of") as refused:
+            rb.renyi_bound(alpha, gamma, "no such bound")
+        assert repr(name) in str(refused.value)
+
+
+def test_a_bound_missing_a_field_cannot_be_registered():
+    import dataclasses
+
+    from fastmix.accounting import renyi_bounds as rb
+
+    entry = rb._REGISTRY["bar"]
+    every = {f.name: getattr(entry, f.name) for f in dataclasses.fields(entry)}
+    for missing in every:
+        with pytest.raises(TypeError):
+            rb._RenyiBound(**{k: v for k, v in every.items() if k != missing})
+        with pytest.raises(ValueError, match=missing):
+            rb._RenyiBound(**{**every, missing: None})
+    with pytest.raises(ValueError, match="label"):
+        dataclasses.replace(entry, name="other", label=" ")
+    with pytest.raises(ValueError, match="already registered"):
+        rb._register(dataclasses.replace(entry))
+    with pytest.raises(TypeError):
+        rb._register(every)
+    assert set(rb._REGISTRY) == {*CHECKED, "exact"}

@@ -7,11 +7,17 @@ gamma; ``k`` rows compose additively. FastMix paper (arXiv:2605.30600): Proposit
 with and without ``C^2``); Appendix C.2 / D.2, eq. (76), (130)-(132) (without row-norm control).
 The admissible gammas and orders of each bound are :func:`fastmix_gamma_min` and
 :func:`fastmix_alpha_max`; :func:`renyi_bound` evaluates any of them as a curve.
+
+Each bound is described once, by one record of the registry below (its per-row function, its
+admissible gammas and orders, its equation and how messages name it); every lookup by name reads
+from that registry.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -33,8 +39,6 @@ __all__ = [
     "fastmix_gamma_bar",
 ]
 
-_BOUNDS = ("gaussian", "exact", "bar", "simple", "unbounded", "unbounded_simple")
-
 
 def _mix_rdp_q(alpha, gamma: float, q: float):
     """phi(alpha; gamma, q) of eq. (50)-(52) with q = ((1 - C^2)/C^2)^2; inf outside domain.
@@ -53,30 +57,32 @@ def _mix_rdp_q(alpha, gamma: float, q: float):
     return np.where(ok, val, np.inf)
 
 
-def _gaussian_mix_rdp(alpha, gamma: float):
+def _gaussian_mix_rdp(alpha, gamma: float, c2: float | None = None):
     """Unchecked phi(alpha; gamma) of Proposition 2, eq. (5)."""
     return _mix_rdp_q(alpha, gamma, 0.0)
 
 
-def _fastmix_rdp_exact(alpha, gamma: float, c2: float):
+def _fastmix_rdp_exact(alpha, gamma: float, c2: float | None = None):
     """Unchecked phi(alpha; gamma, C^2) of eq. (50)-(52); inf outside its domain."""
+    if c2 is None:
+        raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
     return _mix_rdp_q(alpha, gamma, _q_from_c2(c2))
 
 
-def _fastmix_rdp_bar(alpha, gamma: float):
+def _fastmix_rdp_bar(alpha, gamma: float, c2: float | None = None):
     """Unchecked phi_bar(alpha; gamma) of eq. (57)/(115), restricted to alpha < 4 gamma / 5."""
     alpha = np.asarray(alpha, dtype=float)
     return np.where(alpha < 0.8 * gamma, _mix_rdp_q(alpha, gamma, 1.0), np.inf)
 
 
-def _fastmix_rdp_simple(alpha, gamma: float):
+def _fastmix_rdp_simple(alpha, gamma: float, c2: float | None = None):
     """Unchecked 25 alpha / (32 gamma^2) of Lemma 1, eq. (8), for 1 < alpha < 8 gamma / 25."""
     alpha = np.asarray(alpha, dtype=float)
     ok = (alpha > 1.0) & (alpha < 8.0 * gamma / 25.0)
     return np.where(ok, 25.0 * alpha / (32.0 * gamma * gamma), np.inf)
 
 
-def _fastmix_rdp_unbounded(alpha, g: float):
+def _fastmix_rdp_unbounded(alpha, g: float, c2: float | None = None):
     """Unchecked phi_hat(alpha; gamma_inf) of eq. (76) / (130)."""
     alpha = np.asarray(alpha, dtype=float)
     c = 2.0 / math.sqrt(g) - 1.0 / g  # eq. (131): phi_hat(alpha; g) = phi(alpha; 1/c)
@@ -85,7 +91,7 @@ def _fastmix_rdp_unbounded(alpha, g: float):
     return _mix_rdp_q(alpha, 1.0 / c, 0.0)
 
 
-def _fastmix_rdp_unbounded_simple(alpha, g: float):
+def _fastmix_rdp_unbounded_simple(alpha, g: float, c2: float | None = None):
     """Unchecked 2 alpha / gamma_inf of eq. (132), for 1 < alpha < sqrt(gamma_inf) / 5."""
     alpha = np.asarray(alpha, dtype=float)
     ok = (alpha > 1.0) & (alpha < math.sqrt(g) / 5.0)
@@ -118,6 +124,190 @@ def _gamma_bar_q(q: float) -> float:
     return 0.5 * (1.0 + math.sqrt(1.0 + q))
 
 
+# --------------------------------------------------------------------------- the registry of bounds
+
+
+@dataclass(frozen=True)
+class _RenyiBound:
+    """One per-row Renyi bound: everything this package reads about it, in one place.
+
+    Every field is required; :func:`_register` adds a bound to :data:`_REGISTRY`, from which
+    :func:`fastmix_gamma_min`, :func:`fastmix_alpha_max`, :func:`renyi_bound`, the checked bound
+    functions and :mod:`fastmix.accounting.sketch_epsilon` look it up by ``name``.
+    """
+
+    #: The value of ``bound=`` that selects it.
+    name: str
+    #: How error messages name it (with its equation).
+    label: str
+    #: How the message on Renyi orders outside its domain names it.
+    alpha_label: str
+    #: Its noise-to-signal parameter: ``"gamma"``, or ``"gamma_inf"`` without row-norm control.
+    gamma_name: str
+    #: Where the FastMix paper states the bound and its domain.
+    reference: str
+    #: Whether it depends on ``C^2_(S_f X)`` (then ``c2`` must be given).
+    needs_c2: bool
+    #: Unchecked per-row bound ``(alpha, gamma, c2) -> values``, ``inf`` outside its domain.
+    rdp: Callable[..., np.ndarray]
+    #: ``c2 -> `` infimum of the admissible gamma (the bound needs gamma above it).
+    gamma_min: Callable[[float | None], float]
+    #: That infimum as written in the paper (for messages).
+    gamma_min_text: str
+    #: ``(gamma, c2) -> `` upper end of the admissible Renyi orders, which lie in ``(1, alpha_max)``.
+    alpha_max: Callable[[float, float | None], float]
+    #: That upper end as a formula (for messages).
+    alpha_max_text: str
+
+    def __post_init__(self):
+        for field in fields(self):
+            value = getattr(self, field.name)
+            if field.type == "bool":
+                ok = isinstance(value, bool)
+            elif field.type == "str":
+                ok = isinstance(value, str) and bool(value.strip())
+            else:
+                ok = callable(value)
+            if not ok:
+                raise ValueError(f"Renyi bound {self.name!r}: field {field.name!r} is missing or invalid: {value!r}.")
+
+
+#: Every per-row Renyi bound by name, in the order error messages list them.
+_REGISTRY: dict[str, _RenyiBound] = {}
+
+
+def _register(bound: _RenyiBound) -> _RenyiBound:
+    """Add ``bound`` to :data:`_REGISTRY` (a name can be registered once)."""
+    if not isinstance(bound, _RenyiBound):
+        raise TypeError(f"only a _RenyiBound can be registered; got {type(bound).__name__}.")
+    if bound.name in _REGISTRY:
+        raise ValueError(f"a Renyi bound named {bound.name!r} is already registered.")
+    _REGISTRY[bound.name] = bound
+    return bound
+
+
+def _exact_gamma_bar(c2: float | None) -> float:
+    if c2 is None:
+        raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
+    return _gamma_bar_q(_q_from_c2(c2))
+
+
+_register(
+    _RenyiBound(
+        name="gaussian",
+        label="phi (Proposition 2)",
+        alpha_label="phi (Proposition 2)",
+        gamma_name="gamma",
+        reference="Proposition 2, eq. (5)",
+        needs_c2=False,
+        rdp=_gaussian_mix_rdp,
+        gamma_min=lambda c2: 1.0,
+        gamma_min_text="1",
+        alpha_max=lambda g, c2: g,
+        alpha_max_text="gamma",
+    )
+)
+_register(
+    _RenyiBound(
+        name="exact",
+        label="phi(alpha; gamma, C^2) (eq. 50-52)",
+        alpha_label="phi(alpha; gamma, C^2) (eq. 53)",
+        gamma_name="gamma",
+        reference="Appendix C.1, eq. (50)-(53)",
+        needs_c2=True,
+        rdp=_fastmix_rdp_exact,
+        gamma_min=_exact_gamma_bar,
+        gamma_min_text="gamma_bar(C^2)",
+        alpha_max=lambda g, c2: g / _exact_gamma_bar(c2),
+        alpha_max_text="gamma/gamma_bar(C^2)",
+    )
+)
+_register(
+    _RenyiBound(
+        name="bar",
+        label="phi_bar (eq. 57)",
+        alpha_label="phi_bar",
+        gamma_name="gamma",
+        reference="eq. (57), (113)-(115)",
+        needs_c2=False,
+        rdp=_fastmix_rdp_bar,
+        gamma_min=lambda c2: 1.25,
+        gamma_min_text="5/4",
+        alpha_max=lambda g, c2: 0.8 * g,
+        alpha_max_text="4*gamma/5",
+    )
+)
+_register(
+    _RenyiBound(
+        name="simple",
+        label="25 alpha/(32 gamma^2) (Lemma 1)",
+        alpha_label="25 alpha/(32 gamma^2) (Lemma 1)",
+        gamma_name="gamma",
+        reference="Lemma 1, eq. (7)-(8)",
+        needs_c2=False,
+        rdp=_fastmix_rdp_simple,
+        gamma_min=lambda c2: 25.0 / 8.0,
+        gamma_min_text="25/8",
+        alpha_max=lambda g, c2: 8.0 * g / 25.0,
+        alpha_max_text="8*gamma/25",
+    )
+)
+_register(
+    _RenyiBound(
+        name="unbounded",
+        label="phi_hat (eq. 76; gamma means gamma_inf)",
+        alpha_label="phi_hat (eq. 76)",
+        gamma_name="gamma_inf",
+        reference="Appendix C.2, eq. (76); Appendix D.2, eq. (130)-(131)",
+        needs_c2=False,
+        rdp=_fastmix_rdp_unbounded,
+        gamma_min=lambda c2: 1.0,
+        gamma_min_text="1",
+        alpha_max=lambda g, c2: g / (2.0 * math.sqrt(g) - 1.0),
+        alpha_max_text="g/(2*sqrt(g) - 1)",
+    )
+)
+_register(
+    _RenyiBound(
+        name="unbounded_simple",
+        label="2 alpha/gamma_inf (eq. 132)",
+        alpha_label="2 alpha/gamma_inf (eq. 132)",
+        gamma_name="gamma_inf",
+        reference="Appendix D.2, eq. (132)",
+        needs_c2=False,
+        rdp=_fastmix_rdp_unbounded_simple,
+        gamma_min=lambda c2: 25.0,
+        gamma_min_text="25",
+        alpha_max=lambda g, c2: math.sqrt(g) / 5.0,
+        alpha_max_text="sqrt(g)/5",
+    )
+)
+
+
+def _lookup(bound) -> _RenyiBound:
+    """The registered bound named ``bound``; ValueError naming the registered ones otherwise."""
+    found = _REGISTRY.get(bound) if isinstance(bound, str) else None
+    if found is None:
+        raise ValueError(f"bound must be one of {tuple(_REGISTRY)}; got {bound!r}.")
+    return found
+
+
+def _require_c2(entry: _RenyiBound, c2):
+    """``c2`` checked when ``entry`` needs it (ValueError if it is missing), else ``None``."""
+    if not entry.needs_c2:
+        return None
+    if c2 is None:
+        raise ValueError(f"bound={entry.name!r} needs c2 = C^2_(S_f X) >= 1.")
+    return _check_c2(c2)
+
+
+# Views of the registry for the package's other modules (read, never written).
+_BOUND_LABEL = {b.name: b.label for b in _REGISTRY.values()}
+_GAMMA_MIN_TEXT = {b.name: b.gamma_min_text for b in _REGISTRY.values()}
+# Unchecked per-row bounds by name (gamma means gamma_inf for the unbounded ones); those without c2.
+_UNCHECKED_BOUND = {b.name: b.rdp for b in _REGISTRY.values() if not b.needs_c2}
+
+
 def fastmix_gamma_min(bound="bar", *, c2=None) -> float:
     """Infimum of the admissible gamma for each Renyi bound (the bound needs gamma > this).
 
@@ -132,57 +322,25 @@ def fastmix_gamma_min(bound="bar", *, c2=None) -> float:
     ``"unbounded_simple"``        25  (so that sqrt(gamma_inf)/5 > 1)    eq. (132)
     ============================  =====================================  ======================
     """
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}; got {bound!r}.")
-    if bound == "exact":
-        if c2 is None:
-            raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
-        return fastmix_gamma_bar(c2)
-    return {"gaussian": 1.0, "bar": 1.25, "simple": 25.0 / 8.0, "unbounded": 1.0, "unbounded_simple": 25.0}[bound]
+    entry = _lookup(bound)
+    return entry.gamma_min(_require_c2(entry, c2))
 
 
 def _alpha_max(gamma: float, bound: str, c2: float | None = None) -> float:
-    if bound == "gaussian":
-        return gamma
-    if bound == "exact":
-        if c2 is None:
-            raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
-        return gamma / _gamma_bar_q(_q_from_c2(c2))
-    if bound == "bar":
-        return 0.8 * gamma
-    if bound == "simple":
-        return 8.0 * gamma / 25.0
-    if bound == "unbounded":
-        return gamma / (2.0 * math.sqrt(gamma) - 1.0)
-    if bound == "unbounded_simple":
-        return math.sqrt(gamma) / 5.0
-    raise ValueError(f"bound must be one of {_BOUNDS}; got {bound!r}.")
+    """Unchecked upper end of the Renyi orders of ``bound`` at ``gamma`` (``c2`` already checked)."""
+    entry = _lookup(bound)
+    if entry.needs_c2 and c2 is None:
+        raise ValueError(f"bound={entry.name!r} needs c2 = C^2_(S_f X) >= 1.")
+    return entry.alpha_max(gamma, c2)
 
 
-_GAMMA_MIN_TEXT = {
-    "gaussian": "1",
-    "exact": "gamma_bar(C^2)",
-    "bar": "5/4",
-    "simple": "25/8",
-    "unbounded": "1",
-    "unbounded_simple": "25",
-}
-_BOUND_LABEL = {
-    "gaussian": "phi (Proposition 2)",
-    "exact": "phi(alpha; gamma, C^2) (eq. 50-52)",
-    "bar": "phi_bar (eq. 57)",
-    "simple": "25 alpha/(32 gamma^2) (Lemma 1)",
-    "unbounded": "phi_hat (eq. 76; gamma means gamma_inf)",
-    "unbounded_simple": "2 alpha/gamma_inf (eq. 132)",
-}
-_ALPHA_MAX_TEXT = {
-    "gaussian": "gamma",
-    "exact": "gamma/gamma_bar(C^2)",
-    "bar": "4*gamma/5",
-    "simple": "8*gamma/25",
-    "unbounded": "g/(2*sqrt(g) - 1)",
-    "unbounded_simple": "sqrt(g)/5",
-}
+def _checked_bound(bound: str, alpha, gamma, c2=None):
+    """The bound named ``bound`` at checked arguments: ValueError outside its domain."""
+    entry = _lookup(bound)
+    c = _require_c2(entry, c2)
+    g = _check_gamma(gamma, entry.gamma_min(c), entry.gamma_name, entry.label, entry.gamma_min_text)
+    a, scalar = _check_alpha(alpha, entry.alpha_max(g, c), entry.alpha_label, entry.alpha_max_text)
+    return _scalar_or_array(entry.rdp(a, g, c), scalar)
 
 
 def fastmix_alpha_max(gamma, bound="bar", *, c2=None) -> float:
@@ -212,9 +370,9 @@ def fastmix_alpha_max(gamma, bound="bar", *, c2=None) -> float:
     c2 : float, optional
         C^2_(S_f X) >= 1, required for ``bound="exact"``.
     """
-    gmin = fastmix_gamma_min(bound, c2=c2)
-    g = _check_gamma(gamma, gmin, "gamma", _BOUND_LABEL[bound], _GAMMA_MIN_TEXT[bound])
-    return _alpha_max(g, bound, None if c2 is None else _check_c2(c2))
+    entry = _lookup(bound)
+    g = _check_gamma(gamma, fastmix_gamma_min(bound, c2=c2), "gamma", entry.label, entry.gamma_min_text)
+    return entry.alpha_max(g, None if c2 is None else _check_c2(c2))
 
 
 def gaussian_mix_rdp(alpha, gamma):
@@ -237,9 +395,7 @@ def gaussian_mix_rdp(alpha, gamma):
     -------
     float or ndarray
     """
-    g = _check_gamma(gamma, 1.0, "gamma", "phi (Proposition 2)", "1")
-    a, scalar = _check_alpha(alpha, g, "phi (Proposition 2)", "gamma")
-    return _scalar_or_array(_gaussian_mix_rdp(a, g), scalar)
+    return _checked_bound("gaussian", alpha, gamma)
 
 
 def fastmix_rdp_exact(alpha, gamma, c2):
@@ -261,12 +417,7 @@ def fastmix_rdp_exact(alpha, gamma, c2):
     c2 : float
         ``C^2_(S_f X) = 1 + 2 max_i ||Z^T S_f e_i - x_i|| >= 1`` (``inf`` allowed).
     """
-    c = _check_c2(c2)
-    q = _q_from_c2(c)
-    gbar = _gamma_bar_q(q)
-    g = _check_gamma(gamma, gbar, "gamma", "phi(alpha; gamma, C^2) (eq. 50-52)", "gamma_bar(C^2)")
-    a, scalar = _check_alpha(alpha, g / gbar, "phi(alpha; gamma, C^2) (eq. 53)", _ALPHA_MAX_TEXT["exact"])
-    return _scalar_or_array(_mix_rdp_q(a, g, q), scalar)
+    return _checked_bound("exact", alpha, gamma, _check_c2(c2))
 
 
 def fastmix_rdp_bar(alpha, gamma):
@@ -280,9 +431,7 @@ def fastmix_rdp_bar(alpha, gamma):
     (eq. 50-52 with q = 1, an upper bound for every C^2 >= 1), valid for ``gamma > 5/4``
     and ``1 < alpha < 4 gamma/5``. This is what Theorem 1 (eq. 113-114) composes.
     """
-    g = _check_gamma(gamma, 1.25, "gamma", "phi_bar (eq. 57)", "5/4")
-    a, scalar = _check_alpha(alpha, 0.8 * g, "phi_bar", _ALPHA_MAX_TEXT["bar"])
-    return _scalar_or_array(_fastmix_rdp_bar(a, g), scalar)
+    return _checked_bound("bar", alpha, gamma)
 
 
 def fastmix_rdp_simple(alpha, gamma):
@@ -293,9 +442,7 @@ def fastmix_rdp_simple(alpha, gamma):
     It is Lev et al. (2025, Corollary 1)'s ``alpha/(2 gamma'^2)`` applied to
     ``phi(alpha; gamma')`` with ``gamma' = 4 gamma/5`` (eq. 58-59).
     """
-    g = _check_gamma(gamma, 25.0 / 8.0, "gamma", "25 alpha/(32 gamma^2) (Lemma 1)", "25/8")
-    a, scalar = _check_alpha(alpha, 8.0 * g / 25.0, "25 alpha/(32 gamma^2) (Lemma 1)", _ALPHA_MAX_TEXT["simple"])
-    return _scalar_or_array(_fastmix_rdp_simple(a, g), scalar)
+    return _checked_bound("simple", alpha, gamma)
 
 
 def fastmix_rdp_unbounded(alpha, gamma_inf):
@@ -310,9 +457,7 @@ def fastmix_rdp_unbounded(alpha, gamma_inf):
     smaller ``sqrt(g)/2``). Equivalently ``phi(alpha; 1/c)`` of eq. (5) with
     ``c = 2/sqrt(g) - 1/g`` (eq. 131).
     """
-    g = _check_gamma(gamma_inf, 1.0, "gamma_inf", "phi_hat (eq. 76)", "1")
-    a, scalar = _check_alpha(alpha, _alpha_max(g, "unbounded"), "phi_hat (eq. 76)", _ALPHA_MAX_TEXT["unbounded"])
-    return _scalar_or_array(_fastmix_rdp_unbounded(a, g), scalar)
+    return _checked_bound("unbounded", alpha, gamma_inf)
 
 
 def fastmix_rdp_unbounded_simple(alpha, gamma_inf):
@@ -322,21 +467,7 @@ def fastmix_rdp_unbounded_simple(alpha, gamma_inf):
 
         2 alpha / gamma_inf,   1 < alpha < sqrt(gamma_inf)/5   (so gamma_inf > 25).
     """
-    g = _check_gamma(gamma_inf, 25.0, "gamma_inf", "2 alpha/gamma_inf (eq. 132)", "25")
-    a, scalar = _check_alpha(
-        alpha, _alpha_max(g, "unbounded_simple"), "2 alpha/gamma_inf (eq. 132)", _ALPHA_MAX_TEXT["unbounded_simple"]
-    )
-    return _scalar_or_array(_fastmix_rdp_unbounded_simple(a, g), scalar)
-
-
-# Unchecked per-row bounds by name (gamma means gamma_inf for the unbounded ones).
-_UNCHECKED_BOUND = {
-    "bar": _fastmix_rdp_bar,
-    "simple": _fastmix_rdp_simple,
-    "unbounded": _fastmix_rdp_unbounded,
-    "unbounded_simple": _fastmix_rdp_unbounded_simple,
-    "gaussian": _gaussian_mix_rdp,
-}
+    return _checked_bound("unbounded_simple", alpha, gamma_inf)
 
 
 def q_from_c2(c2) -> float:
@@ -440,16 +571,10 @@ def renyi_bound(alpha, gamma, bound="bar", *, c2=None):
     float or ndarray
         The bound per row; ``inf`` where it does not hold.
     """
-    if bound not in _BOUNDS:
-        raise ValueError(f"bound must be one of {_BOUNDS}; got {bound!r}.")
+    entry = _lookup(bound)
     a, scalar = _as_float_array(alpha, "alpha")
     g = check_positive(gamma, "gamma")
-    c = None
-    if bound == "exact":
-        if c2 is None:
-            raise ValueError("bound='exact' needs c2 = C^2_(S_f X) >= 1.")
-        c = _check_c2(c2)
-    if not g > fastmix_gamma_min(bound, c2=c):
+    c = _require_c2(entry, c2)
+    if not g > entry.gamma_min(c):
         return _scalar_or_array(np.full(a.shape, np.inf), scalar)
-    values = _fastmix_rdp_exact(a, g, c) if bound == "exact" else _UNCHECKED_BOUND[bound](a, g)
-    return _scalar_or_array(np.where(a < _alpha_max(g, bound, c), values, np.inf), scalar)
+    return _scalar_or_array(np.where(a < entry.alpha_max(g, c), entry.rdp(a, g, c), np.inf), scalar)
