@@ -3,32 +3,24 @@
 Plain :class:`sklearn.model_selection.GridSearchCV` fits every candidate on every fold and once
 more at the end, each fit at the estimator's full ``(epsilon, delta)``: on the same data, ``G``
 candidates and ``F`` folds cost ``G F + 1`` times the budget by sequential composition, and
-nothing warns. Two ways to stay within a budget:
-
-* give the estimator an outer ledger (``ledger=PrivacyLedger(epsilon, delta)``): every fit,
-  including those GridSearchCV makes on clones, charges it, and the fit that would overspend is
-  refused before it touches the data; or
-* use :class:`PrivateGridSearch`, which fits each candidate once on all records with a share of
-  the budget and picks one with the exponential mechanism, the whole within ``(epsilon, delta)``.
+nothing warns. An outer ledger (``ledger=PrivacyLedger(epsilon, delta)`` on the estimator) makes
+every fit GridSearchCV makes on clones charge one budget and refuses the fit that would overspend,
+but it accounts for the fits only: the choice of ``best_params_`` and the held-out scores in
+``cv_results_`` are computed from the records without noise and are not private, so a model
+chosen that way is not covered end to end. :class:`PrivateGridSearch` is the private way: it
+fits each candidate once on all records with a share of the budget and picks one with the
+exponential mechanism, the whole within ``(epsilon, delta)``.
 """
 
 from __future__ import annotations
-
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
-from ._validation import (
-    PrivacyWarning,
-    check_delta,
-    check_epsilon,
-    check_positive,
-    check_probability,
-    check_random_state,
-)
+from ._publication import PublicationMixin, fitted_caveats, record_seed
+from ._validation import check_delta, check_epsilon, check_positive, check_probability, check_random_state
 from .accounting import REPLACE_ONE, ZERO_OUT, PrivacyLedger, ledger_entry
 
 __all__ = ["PrivateGridSearch"]
@@ -61,7 +53,7 @@ class _EstimatorRelation:
         return getattr(search.estimator, "privacy_relation", None) or ZERO_OUT
 
 
-class PrivateGridSearch(RegressorMixin, BaseEstimator):
+class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
     """Private selection over a small grid: ``G`` private fits and one exponential mechanism.
 
     With ``G`` candidates, a share ``s`` (``selection_share``) of ``epsilon`` goes to the
@@ -177,37 +169,19 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
     def publication_caveats(self) -> tuple[str, ...]:
         """Why this fitted search must not be published, one sentence each; empty when it may be.
 
-        The search's own (a ``random_state`` other than None: the seed reproduces the noise of
-        every fit and the selection's draws) followed by those of ``best_estimator_``. Pickling a
-        fitted search with its own caveat warns :class:`~fastmix._validation.PrivacyWarning`, and
-        ``best_estimator_`` warns for its own.
+        The search's own (fitted from a seed, ``seeded_``: the seed reproduces the noise of every
+        fit and the selection's draws) followed by those of ``best_estimator_``, which was fitted
+        from the search's seed when there was one (its ``seeded_`` says so even though its
+        ``random_state`` is reset to None). Pickling a fitted search with caveats warns
+        :class:`~fastmix._validation.PrivacyWarning`.
         """
         check_is_fitted(self, "best_estimator_")
-        own: tuple[str, ...] = ()
-        if self.random_state is not None:
-            own = (
-                "PrivateGridSearch's random_state is set: anyone who holds the seed can recompute the privacy "
-                "noise of every candidate and the selection's draws; refit with random_state=None for a search "
-                "you will publish.",
-            )
+        own = fitted_caveats(self, unreleased=False)
         best = self.best_estimator_
         caveats = getattr(best, "publication_caveats", None)
         if not callable(caveats):
             return own + (f"{type(best).__name__} does not state whether its fitted object may be published.",)
         return own + tuple(caveats())
-
-    def __getstate__(self):
-        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` for a seeded fitted search."""
-        if "best_estimator_" in self.__dict__ and self.random_state is not None:
-            warnings.warn(
-                "Pickling a PrivateGridSearch that must not be published (its predictions are private, the pickled "
-                "object is not covered by the privacy guarantee): its random_state is set, and anyone who holds "
-                "the seed can recompute the privacy noise of every candidate and the selection's draws; refit "
-                "with random_state=None for a search you will publish.",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return super().__getstate__()
 
     def _check_candidates(self):
         """The grid and a clone per candidate, refused (before the data are touched) unless every one is private."""
@@ -325,6 +299,7 @@ class PrivateGridSearch(RegressorMixin, BaseEstimator):
         self.best_estimator_ = models[k]
         self.clip_ = C
         self.privacy_ledger_ = own
+        record_seed(self)
         self.n_features_in_ = getattr(models[k], "n_features_in_", None)
         return self
 

@@ -370,3 +370,33 @@ def test_a_default_fit_pickles_quietly_and_keeps_no_generator_or_seed(make):
     assert make(epsilon=1.0, delta=1e-6).publication_caveats() == ()  # unfitted: nothing to publish
     seeded = make(epsilon=1.0, delta=1e-6, random_state=3).fit(X, y)
     assert any("random_state is set" in c for c in seeded.publication_caveats())
+
+
+@pytest.mark.parametrize("make", PRIVATE)
+def test_caveats_are_read_from_what_was_fitted_not_from_the_parameters(make):
+    X, y = unit_rows()
+    seeded = make(epsilon=1.0, delta=1e-6, random_state=3).fit(X, y)
+    seeded.set_params(random_state=None)  # the noise was still drawn from seed 3
+    assert seeded.seeded_ and any("seed" in c for c in seeded.publication_caveats())
+    kept = make(epsilon=1.0, delta=1e-6, keep_unreleased=True).fit(X, y)
+    kept.set_params(keep_unreleased=False)  # the statistics are still on the object
+    assert any("keep_unreleased=True" in c for c in kept.publication_caveats())
+    with pytest.warns(NotPrivateWarning):
+        rescaled = make(epsilon=1.0, delta=1e-6, row_norm_policy="rescale").fit(X, y)
+    assert any("break the guarantee" in c for c in rescaled.publication_caveats())
+    with pytest.warns(PrivacyWarning, match="break the guarantee"):
+        pickle.dumps(rescaled)
+
+
+def test_a_seeded_search_leaves_its_seed_on_the_chosen_model():
+    from fastmix.model_selection import PrivateGridSearch
+
+    X, y = unit_rows(n=1024)
+    search = PrivateGridSearch(AdaSSPRegressor(), {"clip": [1.0, 2.0]}, epsilon=1.0, delta=1e-6, random_state=7)
+    search.fit(X, y)
+    best = search.best_estimator_
+    assert best.random_state is None and best.seeded_  # reset, yet drawn from the search's seed
+    assert any("seed" in c for c in best.publication_caveats())
+    assert any("seed" in c for c in search.publication_caveats())
+    unseeded = PrivateGridSearch(AdaSSPRegressor(), {"clip": [1.0, 2.0]}, epsilon=1.0, delta=1e-6).fit(X, y)
+    assert unseeded.publication_caveats() == ()

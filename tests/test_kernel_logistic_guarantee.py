@@ -255,7 +255,8 @@ def test_publication_caveats_name_the_seed_the_unreleased_statistics_and_the_exa
     assert "random_state is set" in seed and "recompute the privacy noise" in seed
     every = make(sampler="exact", keep_unreleased=True, random_state=3).fit(X, Y)
     caveats = every.publication_caveats()
-    assert [c.split(" ")[0] for c in caveats] == ["keep_unreleased=True", "random_state", "the"]
+    assert len(caveats) == 3
+    assert "keep_unreleased=True" in caveats[0] and "seed" in caveats[1] and "training inputs" in caveats[2]
     assert "exact path sampler" in caveats[2]
     with pytest.warns(PrivacyWarning, match="Pickling a DPRandomProjectionLogistic that must not be published") as rec:
         pickle.dumps(every)

@@ -305,9 +305,11 @@ def test_a_seeded_search_keeps_its_draws_names_its_seed_and_leaves_no_seed_on_th
     seeded = _kernel_search(random_state=np.random.default_rng(4))
     assert isinstance(seeded.random_state, np.random.Generator)  # the search keeps what the user passed
     assert seeded.best_estimator_.random_state is None  # reset after fitting: the chosen fit holds no seed
-    assert seeded.best_estimator_.publication_caveats() == ()
-    (caveat,) = seeded.publication_caveats()
-    assert "PrivateGridSearch's random_state is set" in caveat
+    # ... but its noise was drawn from the search's seed, and its caveats say so
+    (best_caveat,) = seeded.best_estimator_.publication_caveats()
+    assert seeded.best_estimator_.seeded_ and "fitted from a seed" in best_caveat
+    own, best = seeded.publication_caveats()
+    assert own.startswith("PrivateGridSearch was fitted from a seed") and best == best_caveat
     with pytest.warns(PrivacyWarning, match="Pickling a PrivateGridSearch that must not be published"):
         pickle.dumps(seeded)
     # the draws of the committed code: candidate g fitted with the g-th child of the seed, the

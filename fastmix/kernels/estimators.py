@@ -20,9 +20,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._publication import PublicationMixin, fitted_caveats, record_seed
 from .._validation import (
     NotPrivateWarning,
-    PrivacyWarning,
     ResponseClippingWarning,
     check_delta,
     check_epsilon,
@@ -89,47 +89,21 @@ def _fit_inputs(est, X, y, kernel):
     return X, y, record
 
 
-class _PublicationCaveats:
-    """Mixin of the private kernel learners: :meth:`publication_caveats` and the warning when pickled."""
+class _PublicationCaveats(PublicationMixin):
+    """Mixin of the private kernel learners: :meth:`publication_caveats` (and the warning when pickled)."""
 
     def publication_caveats(self) -> tuple[str, ...]:
         """Why this fitted estimator must not be published, one sentence each; empty when it may be.
 
-        Reasons: ``keep_unreleased=True``, a ``random_state`` other than None (the seed reproduces
-        the noise) and the exact path sampler (it keeps the training inputs). Pickling a fitted
-        estimator with caveats warns :class:`~fastmix._validation.PrivacyWarning` listing them.
+        Read from what was fitted: statistics kept with ``keep_unreleased=True``, a fit drawn from a
+        seed (``seeded_``: the seed reproduces the noise), the exact path sampler (it keeps the
+        training inputs) and options that broke the guarantee. Pickling a fitted estimator with
+        caveats warns :class:`~fastmix._validation.PrivacyWarning` listing them.
         """
         check_is_fitted(self, "coef_")
-        caveats = []
-        if getattr(self, "keep_unreleased", False) or any(name in self.__dict__ for name in _UNRELEASED):
-            caveats.append(
-                "keep_unreleased=True keeps statistics of the training data that no mechanism released, outside "
-                "the privacy guarantee; refit with keep_unreleased=False."
-            )
-        if getattr(self, "random_state", None) is not None:
-            caveats.append(
-                "random_state is set: anyone who holds the seed can recompute the privacy noise and subtract it; "
-                "refit with random_state=None for a model you will publish."
-            )
-        if getattr(getattr(self, "feature_map_", None), "_points", None) is not None:
-            caveats.append(
-                "the exact path sampler (sampler_='exact') keeps the training inputs X in feature_map_, from which "
-                "it samples the paths at new points, so the object contains X; fit with sampler='approximate', "
-                "whose random frequencies do not depend on the data."
-            )
-        return tuple(caveats)
-
-    def __getstate__(self):
-        """The state to pickle; warns :class:`~fastmix._validation.PrivacyWarning` if it must not be published."""
-        caveats = self.publication_caveats() if "coef_" in self.__dict__ else ()
-        if caveats:
-            warnings.warn(
-                f"Pickling a {type(self).__name__} that must not be published (its predictions are private, the "
-                "pickled object is not covered by the privacy guarantee): " + " ".join(caveats),
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return super().__getstate__()
+        unreleased = any(name in self.__dict__ for name in _UNRELEASED)
+        holds_inputs = getattr(getattr(self, "feature_map_", None), "_points", None) is not None
+        return fitted_caveats(self, unreleased=unreleased, holds_inputs=holds_inputs)
 
 
 class _KRRBase(RegressorMixin, BaseEstimator):
@@ -424,6 +398,7 @@ class _DPKRRBase(_PublicationCaveats, _KRRBase):
         self.n_eigenvalues_floored_, self.min_eigenvalue_ = solution.n_floored, solution.min_eigenvalue
         self.indefinite_ = bool(self.min_eigenvalue_ <= 0.0)
         self.privacy_ledger_ = ledger
+        record_seed(self)
         for name in _UNRELEASED:  # none survives from an earlier fit
             self.__dict__.pop(name, None)
         if self.keep_unreleased:
@@ -461,7 +436,7 @@ class DPRandomProjectionKRR(_RandomProjectionFeatures, _DPKRRBase):
     theirs for zero-out neighbours (one record's row of the solver's matrix, that is its
     features, its intercept coordinate and its response, set to zero; FastMix paper,
     Section 2), with the default ``delta = 1/n^2``. :meth:`~fastmix.accounting.LedgerEntry.as_relation`
-    converts between them (:meth:`fastmix.accounting.LedgerEntry.as_relation`): replace-one -> zero-out is free (zeroing a record is one
+    converts between them: replace-one -> zero-out is free (zeroing a record is one
     replacement), zero-out -> replace-one costs ``(2 eps, (1 + e^eps) delta)``. An outer
     ``ledger`` of either relation takes this estimator's entries, converted for free when it
     is zero-out.

@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._publication import record_seed
 from .._validation import NotPrivateWarning, check_matrix, check_row_norms, mark_not_private
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .estimators import (
@@ -290,6 +291,7 @@ feature_bound, row_norm_policy :
         self.norm_bound_sq_, self.feature_clip_ = D2, feature_clip
         self.noise_sigma_, self.lam_effective_, self.lam_min_ = cal.sigma, cal.lam_effective, cal.lam_min
         self.privacy_ledger_ = ledger
+        record_seed(self)
         for name in _UNRELEASED:  # none survives from an earlier fit
             self.__dict__.pop(name, None)
         if self.keep_unreleased:

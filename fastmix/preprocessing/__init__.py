@@ -41,7 +41,10 @@ declared categories, whose maps are fixed by what you declare. It reads what was
 it can (a ``OneHotEncoder``'s ``categories_``, the declarations these tools were fitted with, a
 ``ColumnTransformer``'s ``transformers_``), so changing a parameter after ``fit`` does not fool
 it; a whole step *replaced* after ``fit`` (``set_params(step="passthrough")``) does, since the
-fitted step is gone from the object: certify right after ``fit``.
+fitted step is gone from the object: certify right after ``fit``. Nor can it tell a category
+list you wrote down from one copied out of an encoder fitted with ``categories="auto"``: such a
+list is a statistic of the records (which categories occur), so declare categories from the
+data's documentation, never from the data.
 
 **Outputs and the fitted object.** ``private_end_to_end`` is about the outputs (predictions,
 released coefficients). The fitted object may hold more, so the certificate also says whether

@@ -18,27 +18,38 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .. import accounting as acc
+from .._publication import PublicationMixin, fitted_caveats, record_seed
 from .._validation import (
     PrivacyWarning,
     _is_sparse,
     _non_finite_error,
-    check_dask_rows,
     check_delta,
     check_epsilon,
     check_positive,
     check_probability,
     check_random_state,
-    is_dask_array,
+    dask_route,
     policy_caveats,
 )
 
 
+@dask_route("regression.append_constant_column", on="X")
 def _append_constant_column(X, divisor: float, value: float):
-    """``[X / divisor, value]`` for a Dask X, lazily, as one column chunk (the intercept column)."""
-    import dask.array as da
+    """``[X / divisor, value]`` in Fortran order (the intercept column); for a Dask X, lazily, one column chunk."""
+    Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
+    np.divide(X, divisor, out=Xa[:, :-1])
+    Xa[:, -1] = value
+    return Xa
 
-    const = da.full((X.shape[0], 1), value, chunks=(X.chunks[0], 1), dtype=np.float64)
-    return da.concatenate([X / divisor, const], axis=1).rechunk({1: -1})
+
+@dask_route("regression.estimator_input", on="X")
+def _validated_fit_input(estimator, X, y):
+    """``(X, y)`` checked as scikit-learn checks them (``n_features_in_`` recorded), X float64 in Fortran order.
+
+    A Dask X is checked by ``fastmix.chunked.solvers`` (float64, chunked along rows) and stays lazy.
+    """
+    with _fastmix_non_finite_message(X, y):
+        return validate_data(estimator, X, y, dtype=np.float64, y_numeric=True, order="F")
 
 
 #: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
@@ -95,7 +106,7 @@ def _fastmix_non_finite_message(X, y=None):
         raise
 
 
-class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
+class _SketchedRegressorBase(PublicationMixin, RegressorMixin, BaseEstimator):
     """Shared fit/predict plumbing. Subclasses implement ``_solve(X, y, rng)``, returning a RegressionResult.
 
     **Neighbouring relation.** Every guarantee of these estimators is for zero-out neighbours of
@@ -166,36 +177,19 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
 
         Empty when its every attribute is a release, a public parameter or n. A private
         estimator's predictions are covered by the guarantee either way; the fitted object is not
-        when it keeps statistics that were never released (``keep_unreleased=True``) or the seed of
-        its noise (``random_state`` not None: whoever holds the seed, or the Generator, can recompute
-        the noise and subtract it). Pickling a fitted estimator with caveats warns
-        (:class:`~fastmix.regression.PrivacyWarning`).
+        when it holds statistics that were never released (a fit with ``keep_unreleased=True``),
+        when it was fitted from a seed (whoever holds the seed, or the Generator, can recompute the
+        noise and subtract it) or with an option that broke the guarantee. Read from what was
+        fitted, so changing a parameter afterwards does not clear a caveat. Pickling a fitted
+        estimator with caveats warns (:class:`~fastmix.regression.PrivacyWarning`).
         """
         if not self._private or not hasattr(self, "coef_"):
             return ()
-        caveats = []
-        if getattr(self, "keep_unreleased", False):
-            caveats.append(
-                f"{type(self).__name__}: keep_unreleased=True kept statistics of the training data that were never "
-                "released (data_record_, diagnostics_)."
-            )
-        if self.random_state is not None:
-            caveats.append(
-                f"{type(self).__name__}: random_state is set, and whoever holds the seed can recompute the noise "
-                "of the fit and subtract it; refit with random_state=None to publish the model."
-            )
-        return tuple(caveats)
-
-    def __getstate__(self):
-        caveats = self.publication_caveats()
-        if caveats:
-            warnings.warn(
-                "Pickling a fitted estimator that must not be published: " + " ".join(caveats) + " Its "
-                "predictions are private; the pickled object is not.",
-                PrivacyWarning,
-                stacklevel=2,
-            )
-        return super().__getstate__()
+        record = self.data_record_
+        unreleased = record.row_norms.max_norm_before is not None or any(
+            key in self.diagnostics_ for key in UNRELEASED_DIAGNOSTICS
+        )
+        return fitted_caveats(self, unreleased=unreleased)
 
     def _check_privacy_parameters(self):
         """Budget and intercept parameters, checked before the data are read (with the fix in each message)."""
@@ -259,12 +253,7 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             self._check_privacy_parameters()
         rng = check_random_state(self.random_state)
         _check_numeric_frame(X)
-        chunked = is_dask_array(X)
-        if chunked:
-            X = self._check_dask_input(X)
-        else:
-            with _fastmix_non_finite_message(X, y):
-                X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, order="F")
+        X, y = _validated_fit_input(self, X, y)
         fit_intercept = getattr(self, "fit_intercept", False)
         if not isinstance(fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be True or False; got {fit_intercept!r}.")
@@ -285,6 +274,8 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
             self.intercept_ = 0.0
         if self._private and not getattr(self, "keep_unreleased", False):
             result = _published(result)
+        if self._private:
+            record_seed(self)
         self.result_ = result
         self.data_record_ = result.data
         self.diagnostics_ = result.diagnostics
@@ -301,20 +292,7 @@ class _SketchedRegressorBase(RegressorMixin, BaseEstimator):
         """
         c = check_positive(getattr(self, "intercept_scaling", 1.0), "intercept_scaling")
         s = math.sqrt(1.0 + c * c) if self._private else 1.0
-        if is_dask_array(X):
-            return _append_constant_column(X, s, c / s), c, s
-        Xa = np.empty((X.shape[0], X.shape[1] + 1), dtype=np.float64, order="F")
-        np.divide(X, s, out=Xa[:, :-1])
-        Xa[:, -1] = c / s
-        return Xa, c, s
-
-    def _check_dask_input(self, X):
-        """A Dask X as float64 chunked along rows; records ``n_features_in_`` as scikit-learn does."""
-        X = check_dask_rows(X)
-        self.n_features_in_ = int(X.shape[1])
-        if hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_  # a Dask array has no column names
-        return X
+        return _append_constant_column(X, s, c / s), c, s
 
     def predict(self, X):
         """``X @ coef_ + intercept_``."""

@@ -102,8 +102,9 @@ class FastIHMRegressor(_SketchedRegressorBase):
         ``fit`` warns outside ``[1/3, 3]``.
     ledger : PrivacyLedger or None, default=None
         An outer budget for the data set: every fit charges its cost there too, and a fit that
-        would take it past its target is refused before the data are touched
-        (:class:`~fastmix.accounting.BudgetExceededError`). Repeated fits on the same data
+        would take it past its target is refused before the solver reads the data (only the
+        input checks of shape, type and finiteness run first;
+        :class:`~fastmix.accounting.BudgetExceededError`). Repeated fits on the same data
         (cross-validation, a grid search, refits) compose in it. scikit-learn's ``clone`` keeps
         the same ledger (a ledger is never copied); in another process (``n_jobs > 1``) it refuses
         to spend. Without it each fit has its own ledger at the full ``(epsilon, delta)``, and
