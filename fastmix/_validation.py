@@ -8,10 +8,15 @@ validated input.
 
 from __future__ import annotations
 
+import functools
+import importlib
+import inspect
 import math
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from numbers import Integral, Real
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -512,3 +517,54 @@ def check_row_norms(
 def is_dask_array(X) -> bool:
     """Whether ``X`` is a Dask array (checked by type, without importing Dask)."""
     return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")
+
+
+# ------------------------------------------------------------------------------ the one door to Dask
+#: The module that registers the Dask implementations of the routes (it builds on the in-memory
+#: modules, which never import it: it is loaded by name on the first Dask array, see dask_route).
+DASK_ROUTES_MODULE = "fastmix.chunked.routes"
+_DASK_IMPLEMENTATIONS: dict[str, Callable[..., Any]] = {}
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def register_dask_route(name: str) -> Callable[[_F], _F]:
+    """Register the decorated function as the Dask implementation of the route ``name``."""
+
+    def register(impl: _F) -> _F:
+        _DASK_IMPLEMENTATIONS[name] = impl
+        return impl
+
+    return register
+
+
+def dask_implementation(name: str) -> Callable[..., Any]:
+    """The Dask implementation of the route ``name``, loading :data:`DASK_ROUTES_MODULE` on first use."""
+    if name not in _DASK_IMPLEMENTATIONS:
+        importlib.import_module(DASK_ROUTES_MODULE)
+    try:
+        return _DASK_IMPLEMENTATIONS[name]
+    except KeyError:
+        raise LookupError(f"no Dask implementation is registered for {name!r}") from None
+
+
+def dask_route(name: str, on: str) -> Callable[[_F], _F]:
+    """Route a call to the Dask implementation of ``name`` when the argument ``on`` is a Dask array.
+
+    The decorated function is the in-memory implementation; the Dask one, registered by
+    :func:`register_dask_route` in :data:`DASK_ROUTES_MODULE`, takes the same arguments. This is
+    the only place that tells a Dask array from in-memory input (with :func:`is_dask_array`).
+    """
+
+    def decorate(func: _F) -> _F:
+        position = list(inspect.signature(func).parameters).index(on)
+
+        @functools.wraps(func)
+        def dispatch(*args: Any, **kwargs: Any) -> Any:
+            value = args[position] if position < len(args) else kwargs.get(on)
+            if is_dask_array(value):
+                return dask_implementation(name)(*args, **kwargs)
+            return func(*args, **kwargs)
+
+        return dispatch  # type: ignore[return-value]
+
+    return decorate

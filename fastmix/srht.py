@@ -47,7 +47,8 @@ from ._validation import (
     check_matrix,
     check_positive_int,
     check_random_state,
-    is_dask_array,
+    dask_implementation,
+    dask_route,
 )
 from .hadamard import CHUNK_BYTES, check_power_of_two_length, fwht_rows_unchecked, is_power_of_two
 
@@ -192,6 +193,7 @@ class SRHT:
         return out
 
     # ------------------------------------------------------------------ basic maps
+    @dask_route("srht.apply", on="X")
     def apply(self, X) -> np.ndarray:
         """Return ``S_f X``.
 
@@ -216,11 +218,6 @@ class SRHT:
         ValueError
             For a shape other than (n,) or (n, d) and for NaN or inf entries.
         """
-        if is_dask_array(X):
-            from .chunked import chunked_sketches
-
-            Zs, _ = chunked_sketches(X, (self.to_chunked(),))
-            return Zs[0]
         X = _check_operand(X, "X")
         self._check_rows(X)
         if X.ndim == 2 and X.shape[1] == 0:
@@ -250,14 +247,12 @@ class SRHT:
         Raises ValueError for a transform built by :meth:`from_draw`, whose signs were given
         rather than drawn from a sign seed, so no chunk can regenerate its own.
         """
-        from .chunked import ChunkedSRHT
-
         if self.entropy is None:
             raise ValueError(
                 "this SRHT was built from explicit signs (SRHT.from_draw), so its chunks cannot regenerate them; "
                 "for a Dask X, draw it from a seed, SRHT(n, k, random_state=...), or use fastmix.chunked.ChunkedSRHT."
             )
-        return ChunkedSRHT.of_draw(self.n, self.entropy, self.rows, backend=self.backend)
+        return dask_implementation("srht.to_chunked")(self)
 
     def to_dense(self) -> np.ndarray:
         """The explicit (k, n) matrix. Memory O(kn): for tests and small examples only."""
@@ -396,6 +391,7 @@ def _lambda_min_gram(Z: np.ndarray) -> float:
     return float(max(0.0, np.linalg.eigvalsh(Z.T @ Z)[0]))
 
 
+@dask_route("srht.sketch_quantities", on="X")
 def sketch_quantities(
     X, srht: SRHT, *, compute_m: bool = True, check_input: bool = True, workspace: SketchWorkspace | None = None
 ) -> SketchQuantities:
@@ -439,10 +435,6 @@ def sketch_quantities(
         ``Z`` is a Fortran-ordered (k, d) array (the transpose of the C-ordered ``Z^T`` that
         the pass fills; no copy is made).
     """
-    if is_dask_array(X):
-        from .chunked import chunked_sketch_quantities
-
-        return chunked_sketch_quantities(X, srht.to_chunked(), compute_m=compute_m).quantities
     if check_input:
         X = check_matrix(X, "X")
         srht._check_rows(X)

@@ -29,6 +29,10 @@ Rule 4: no import cycles between modules, imports inside functions included (a c
 function is still two modules that cannot be understood one without the other), except those in
 ``KNOWN_CYCLES``.
 
+Rule 5: Dask behind one door. Only the Dask subpackage (``DASK_PACKAGE``) and the validation
+helpers (``fastmix._validation``, whose ``dask_route`` sends a Dask array to the implementation the
+subpackage registers) use ``is_dask_array``: the in-memory modules never test for Dask themselves.
+
 ``KNOWN``, ``LONG_MODULES`` and ``KNOWN_CYCLES`` record today's exceptions. Remove an entry when it
 is fixed: the ``*_still_*`` tests fail on an entry that no longer applies, so the lists only shrink.
 """
@@ -60,9 +64,8 @@ MAX_LINES = 700
 # module is split (test_long_modules_still_long enforces this).
 LONG_MODULES: set[str] = set()
 
-# Import cycles that exist today (rule 4), each as the sorted tuple of its modules. The in-memory
-# SRHT hands a Dask X to the chunked code, which builds on the SRHT's draws.
-KNOWN_CYCLES = {("fastmix.chunked", "fastmix.srht")}
+# Import cycles that exist today (rule 4), each as the sorted tuple of its modules.
+KNOWN_CYCLES: set[tuple[str, ...]] = set()
 
 
 def _modules() -> dict[str, Path]:
@@ -361,3 +364,54 @@ def test_no_new_import_cycles():
 def test_known_cycles_still_exist():
     gone = KNOWN_CYCLES - cycles(_graph())
     assert not gone, "fixed, so remove from KNOWN_CYCLES:\n" + "\n".join(f"  {c!r}," for c in sorted(gone))
+
+
+# --------------------------------------------------------------------------- rule 5: Dask behind one door
+
+DASK_PACKAGE = "fastmix.chunked"
+DASK_CHECK = "is_dask_array"
+DASK_CHECK_ALLOWED = {"fastmix._validation"}
+
+
+def dask_check_uses(module: str, source: str | None = None) -> bool:
+    """Whether ``module`` uses ``is_dask_array``: imports it, calls it, or reads it as an attribute."""
+    tree = ast.parse(MODULES[module].read_text(encoding="utf-8") if source is None else source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and any(alias.name == DASK_CHECK for alias in node.names):
+            return True
+        if isinstance(node, ast.Name) and node.id == DASK_CHECK:
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == DASK_CHECK:
+            return True
+    return False
+
+
+def _may_test_for_dask(module: str) -> bool:
+    return module in DASK_CHECK_ALLOWED or module == DASK_PACKAGE or module.startswith(DASK_PACKAGE + ".")
+
+
+def dask_check_violations() -> set[str]:
+    return {m for m in MODULES if m.split(".")[0] == LIBRARY and not _may_test_for_dask(m) and dask_check_uses(m)}
+
+
+def test_the_dask_scanner_sees_every_form():
+    assert dask_check_uses("fastmix.srht", "from ._validation import is_dask_array\n")
+    assert dask_check_uses("fastmix.srht", "from . import _validation as v\nif v.is_dask_array(X):\n    pass\n")
+    assert dask_check_uses("fastmix.srht", "def f(X):\n    from .._validation import check_matrix, is_dask_array\n")
+    assert not dask_check_uses("fastmix.srht", "from ._validation import dask_route, check_matrix\nis_dask = 1\n")
+    assert dask_check_uses("fastmix._validation") and dask_check_uses("fastmix.chunked.sketch")
+
+
+def test_the_dask_rule_can_fail():
+    assert not _may_test_for_dask("fastmix.srht")
+    assert not _may_test_for_dask("fastmix.regression.data")
+    assert not _may_test_for_dask("fastmix.chunked_mechanisms")  # a sibling whose name starts alike
+    assert _may_test_for_dask("fastmix.chunked.routes") and _may_test_for_dask("fastmix._validation")
+
+
+def test_only_the_dask_package_tests_for_dask():
+    offending = dask_check_violations()
+    assert not offending, (
+        f"modules test for Dask arrays themselves; route the call through fastmix._validation.dask_route and "
+        f"register the Dask implementation in {DASK_PACKAGE}:\n" + "\n".join(f"  {m}" for m in sorted(offending))
+    )

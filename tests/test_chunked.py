@@ -221,7 +221,7 @@ def test_dask_input_that_cannot_work_is_refused_clearly(client):
 
 # ------------------------------------------------------------------------------ work buffers
 def test_work_buffers_are_reused_per_thread_and_released():
-    from fastmix import chunked
+    from fastmix.chunked import sketch as chunked
 
     chunked.release_scratch()
     a = chunked._scratch("work", (3, 64))
@@ -235,7 +235,7 @@ def test_work_buffers_are_reused_per_thread_and_released():
 
 
 def test_transposed_batch_fills_the_given_buffer(data):
-    from fastmix.chunked import _chunk_batch
+    from fastmix.chunked.sketch import _chunk_batch
 
     out = np.full((D, 256), np.nan)
     for block in (data[:256], np.asfortranarray(data[:256])):
@@ -311,8 +311,8 @@ def test_a_pass_in_this_process_keeps_no_buffers(data):
     da = pytest.importorskip("dask.array")
     import dask
 
-    from fastmix import chunked
     from fastmix.chunked import chunked_sketch_draws
+    from fastmix.chunked import sketch as chunked
 
     chunked.release_scratch()
     with dask.config.set(scheduler="threads"):

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ._validation import (
+from .._validation import (
     NORM_TOLERANCE,
     ROUNDING,
     NormEnforcement,
@@ -34,8 +34,8 @@ from ._validation import (
     row_norm_error,
     row_norms,
 )
-from .chunked import Rechunking, pad_and_align
-from .hadamard import PowerOfTwoRecord, power_of_two_size
+from ..hadamard import PowerOfTwoRecord, power_of_two_size
+from .sketch import Rechunking, pad_and_align
 
 __all__ = ["ChunkedRowStatistics", "chunked_row_statistics", "clip_rows", "ChunkedMechanismData", "prepare_chunked"]
 

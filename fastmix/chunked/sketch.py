@@ -41,9 +41,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import check_dask_matrix, check_positive_int, check_random_state, is_dask_array
-from .hadamard import fwht_rows_unchecked, is_power_of_two
-from .srht import SIGN_BLOCK_ROWS, SRHT, SketchQuantities, draw_entropy, rademacher_signs
+from .._validation import check_dask_matrix, check_positive_int, check_random_state, is_dask_array
+from ..hadamard import fwht_rows_unchecked, is_power_of_two
+from ..srht import SIGN_BLOCK_ROWS, SRHT, SketchQuantities, draw_entropy, rademacher_signs
 
 __all__ = [
     "SIGN_BLOCK_ROWS",

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import NormEnforcement, check_matrix, check_policy, check_positive_int, check_row_norms
+from .._validation import NormEnforcement, check_matrix, check_policy, check_positive_int, check_row_norms, dask_route
 from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
 
 __all__ = ["PreparedData", "prepare_data", "prepare_any", "N_POLICIES"]
@@ -81,17 +81,11 @@ def _check_k2(k2, n: int) -> int:
     )
 
 
+@dask_route("mechanisms.prepare_any", on="X")
 def prepare_any(X, *, c_x: float, row_norm_policy: str, n_policy: str):
-    """:func:`prepare_data` for a NumPy X, :func:`fastmix.chunked_mechanisms.prepare_chunked` for a Dask X.
+    """:func:`prepare_data` for a NumPy X, :func:`fastmix.chunked.mechanisms.prepare_chunked` for a Dask X.
 
     Returns ``(data, rechunking)``: the :class:`PreparedData` (X stays a Dask array in the second
     case) and the :class:`fastmix.chunked.Rechunking` applied to a Dask X (None for a NumPy X).
     """
-    from .._validation import is_dask_array
-
-    if is_dask_array(X):
-        from ..chunked_mechanisms import prepare_chunked
-
-        chunked = prepare_chunked(X, c_x=c_x, row_norm_policy=row_norm_policy, n_policy=n_policy)
-        return PreparedData(chunked.X, chunked.row_norms, chunked.padding), chunked.rechunking
     return prepare_data(X, c_x=c_x, row_norm_policy=row_norm_policy, n_policy=n_policy), None

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,17 +27,19 @@ from .._validation import (
     check_positive_int,
     check_probability,
     check_random_state,
-    is_dask_array,
+    dask_route,
     mark_not_private,
     policy_caveats,
     warn_not_private,
 )
-from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchQuantities, sketch_quantities
 from ..threads import blas_limit
 from .data import _check_calibration, _check_k2, prepare_any
 from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
+
+if TYPE_CHECKING:  # a Dask X only: the record of its rechunking
+    from ..chunked.sketch import Rechunking
 
 __all__ = ["FastMixCalibration", "calibrate_fast_mix", "FastMixRelease", "fast_mix"]
 
@@ -302,22 +305,33 @@ def _private_noise_level(
     q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator, m_floor: float
 ) -> tuple[float, float, float]:
     """Algorithm 1 lines 3-5 (Algorithm 3 lines 7-9 with C_X): m_tilde, lambda_tilde, eta_tilde."""
-    z1, z2 = _laplace_pair(rng)
-    return _noise_level_from(q, cal, z1, z2, m_floor)
+    z1, z2 = laplace_pair(rng)
+    return noise_level_from(q, cal, z1, z2, m_floor)
 
 
-def _laplace_pair(rng: np.random.Generator):
+def laplace_pair(rng: np.random.Generator):
     """The two standard Laplace draws z1, z2 of Algorithm 1, lines 3-4 (data-independent)."""
     return rng.laplace(0.0, 1.0, size=2)
 
 
-def _noise_level_from(q: SketchQuantities, cal: FastMixCalibration, z1, z2, m_floor: float):
+def noise_level_from(q: SketchQuantities, cal: FastMixCalibration, z1, z2, m_floor: float):
     """Algorithm 1 lines 3-5 for given Laplace draws z1, z2: m_tilde, lambda_tilde, eta_tilde."""
     c = cal.c_x
     m_tilde = max(m_floor, q.m_hat + cal.omega * c * q.delta_hat * (cal.tau - z1))
     lambda_tilde = max(0.0, q.lambda_min - cal.omega * c * (c * q.Lambda_hat + 2.0 * m_tilde) * (cal.tau - z2))
     eta_tilde = math.sqrt(max(0.0, cal.gamma * c * (c + 2.0 * m_tilde) - lambda_tilde))
     return m_tilde, lambda_tilde, eta_tilde
+
+
+@dask_route("mechanisms.sketch_draw", on="X")
+def _sketch_draw(X, k2: int, rng: np.random.Generator, backend) -> SketchQuantities:
+    """Algorithm 1, line 2: draw ``SRHT(n, k2, random_state=rng)`` and sketch X with it.
+
+    For a Dask X, ``fastmix.chunked.routes`` takes the same draw and applies it chunk by chunk.
+    """
+    srht = SRHT(X.shape[0], k2, random_state=rng, backend=backend)
+    with blas_limit():
+        return sketch_quantities(X, srht, check_input=False)
 
 
 def fast_mix(
@@ -372,7 +386,7 @@ def fast_mix(
         before touching the data if the ledger cannot afford it.
     row_norm_policy, n_policy : str
         See :func:`prepare_data` (for a Dask X: ``"raise"`` or ``"clip"``, and ``"pad"`` or ``"raise"``;
-        see :func:`fastmix.chunked_mechanisms.prepare_chunked`).
+        see :func:`fastmix.chunked.mechanisms.prepare_chunked`).
     m_floor : float, default=0.0
         Lower clamp of ``m_tilde``: 0 as in Algorithm 1; Appendix C.4 writes 1. A larger floor
         only adds noise, so either choice keeps the guarantee.
@@ -405,14 +419,7 @@ def fast_mix(
     warn_not_private(caveats, "This FastMix release")
     if ledger is not None:
         ledger.spend_all(entries)
-    if is_dask_array(data.X):  # the same draw as SRHT(n, k2, random_state=rng), applied chunk by chunk
-        (q,), _ = chunked_sketch_draws(
-            data.X, (ChunkedSRHT(n, k2, random_state=rng, backend=backend),), check_finite=False
-        )
-    else:
-        srht = SRHT(n, k2, random_state=rng, backend=backend)
-        with blas_limit():
-            q = sketch_quantities(data.X, srht, check_input=False)
+    q = _sketch_draw(data.X, k2, rng, backend)
     m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(

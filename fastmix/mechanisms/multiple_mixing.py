@@ -12,6 +12,7 @@ budget is a :class:`~fastmix.mechanisms.FastMixCalibration` built with ``n_draws
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,18 +21,20 @@ from .._validation import (
     check_positive,
     check_positive_int,
     check_random_state,
-    is_dask_array,
+    dask_route,
     mark_not_private,
     policy_caveats,
     warn_not_private,
 )
-from ..chunked import ChunkedSRHT, Rechunking, chunked_sketch_draws
 from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
 from ..threads import blas_limit
 from .data import PreparedData, _check_calibration, _check_k2, prepare_any
-from .fast_mixing import FastMixCalibration, _laplace_pair, _noise_level_from, _private_noise_level
+from .fast_mixing import FastMixCalibration, _private_noise_level
 from .gaussian_step import mix_sketch
+
+if TYPE_CHECKING:  # a Dask X only: the record of its rechunking
+    from ..chunked.sketch import Rechunking
 
 __all__ = ["MultipleFastMixingResult", "multiple_fast_mixing"]
 
@@ -150,11 +153,8 @@ def multiple_fast_mixing(
     warn_not_private(caveats, "This MultipleFastMixing release")
     if ledger is not None:
         ledger.spend_all(entries)
-    if is_dask_array(data.X):
-        draws, rechunked = _chunked_draws(data.X, calibration, k2, rng, m_floor, backend)
-        rechunking = rechunked if rechunking is None else rechunking
-    else:
-        draws = _in_memory_draws(data.X, calibration, k2, rng, m_floor, backend)
+    draws, rechunked = _draws(data.X, calibration, k2, rng, m_floor, backend)
+    rechunking = rechunked if rechunking is None else rechunking
     sketches, mt, lt, et, mh, dh, lm = (list(v) for v in zip(*draws, strict=True))
     return MultipleFastMixingResult(
         eta=float(max(et)),
@@ -176,8 +176,13 @@ def multiple_fast_mixing(
     )
 
 
-def _in_memory_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend) -> list:
-    """Algorithm 3, lines 3-9 for an in-memory X: per draw (Z, m_tilde, lambda_tilde, eta_tilde, m_hat, ...)."""
+@dask_route("mechanisms.multiple_draws", on="X")
+def _draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend) -> tuple[list, Rechunking | None]:
+    """Algorithm 3, lines 3-9: per draw (Z, m_tilde, lambda_tilde, eta_tilde, m_hat, ...), and the rechunking.
+
+    For a Dask X the draws are taken by ``fastmix.chunked.routes`` in the same order, and the
+    sketches come from passes over the row chunks (the rechunking is how they were aligned).
+    """
     n, d = X.shape
     out = []
     work = SketchWorkspace(d, n, k2)  # one set of work buffers for the T draws
@@ -187,25 +192,4 @@ def _in_memory_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: 
             q = sketch_quantities(X, srht, check_input=False, workspace=work)
         m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
         out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
-    return out
-
-
-def _chunked_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend):
-    """Algorithm 3, lines 3-9 for a Dask X, with the generator consumed as by :func:`_in_memory_draws`.
-
-    Per draw the in-memory loop takes the SRHT (sign seed, then rows) and then the two Laplace
-    draws; the data-dependent steps in between use no randomness. So all T draws are taken first,
-    in that order, and the data are then read in two passes for all T sketches together
-    (:func:`fastmix.chunked.chunked_sketch_draws`).
-    """
-    n = X.shape[0]
-    srhts, laplace = [], []
-    for _ in range(calibration.n_draws):
-        srhts.append(ChunkedSRHT(n, k2, random_state=rng, backend=backend))
-        laplace.append(_laplace_pair(rng))
-    qs, plan = chunked_sketch_draws(X, srhts, check_finite=False)  # X was checked by prepare_chunked
-    out = []
-    for q, (z1, z2) in zip(qs, laplace, strict=True):
-        m_tilde, lambda_tilde, eta_tilde = _noise_level_from(q, calibration, z1, z2, m_floor)
-        out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
-    return out, plan
+    return out, None

@@ -18,14 +18,13 @@ from .._validation import (
     check_epsilon,
     check_positive,
     check_random_state,
-    is_dask_array,
     mark_not_private,
     policy_caveats,
     warn_not_private,
 )
 from .data import prepare_regression
 from .gradient_noise import _rho_default
-from .result import RegressionResult, _unscale_theta, gram
+from .result import RegressionResult, _unscale_theta, cross, gram
 
 
 @dataclass(frozen=True)
@@ -152,7 +151,7 @@ def adassp(
         ledger.spend_all(entries)
     ledger = cal.ledger("AdaSSP", caveats)
     XtX = gram(Xp)
-    Xty = np.asarray((Xp.T @ yp).compute(), dtype=np.float64) if is_dask_array(Xp) else Xp.T @ yp
+    Xty = cross(Xp, yp)
     lam_min = float(max(np.linalg.eigvalsh(XtX)[0], 0.0))
     s = cal.sigma_xx
     lam_tilde = max(0.0, lam_min + s * rng.standard_normal() - s * s)

@@ -13,32 +13,29 @@ import dataclasses
 import math
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._validation import (
-    NORM_TOLERANCE,
     ROUNDING,
     ROW_NORM_POLICIES,
     NormEnforcement,
     ResponseClippingWarning,
-    check_dask_matrix,
-    check_dask_rows,
     check_matrix,
     check_policy,
     check_positive,
     check_row_norms,
     check_vector,
-    dask_vector_like,
-    is_dask_array,
+    dask_route,
     policy_caveats,
-    row_norm_error,
     row_norms,
 )
-from ..chunked import Rechunking, pad_and_align
-from ..chunked_mechanisms import chunked_row_statistics, clip_rows
-from ..hadamard import PowerOfTwoRecord, is_power_of_two, power_of_two_size, rows_to_power_of_two
+from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
 from ..mechanisms import PreparedData
+
+if TYPE_CHECKING:  # a Dask X only: the record of its rechunking
+    from ..chunked.sketch import Rechunking
 
 
 @dataclass(frozen=True)
@@ -97,7 +94,7 @@ class DataRecord:
         """False when a data-dependent policy (``"rescale"``) was chosen, whether or not it had to
         scale anything (that it did not is itself a statistic of the data), or when the bounds
         were not checked at all (the non-private FastIHS)."""
-        if self.row_norms.policy == _UNCHECKED or self.y_policy == _UNCHECKED:
+        if self.row_norms.policy == UNCHECKED or self.y_policy == UNCHECKED:
             return False
         return not policy_caveats(row_norm_policy=self.row_norms.policy, y_policy=self.y_policy)
 
@@ -158,7 +155,7 @@ class PreparedRegression:
         return PreparedData(self.X, self.record.row_norms, rows)
 
 
-_Y_TOL = 1e-9
+Y_TOLERANCE = 1e-9
 
 
 #: The values of ``y_policy`` accepted by every solver.
@@ -171,7 +168,7 @@ N_POLICIES = ("pad", "subsample", "raise")
 
 # Label recorded by the non-private FastIHS, which checks no bound. It is not a policy a caller
 # can pass: every private solver checks both bounds.
-_UNCHECKED = "unchecked"
+UNCHECKED = "unchecked"
 
 
 def prepare_regression(
@@ -210,7 +207,7 @@ def prepare_regression(
     A Dask array X (y a Dask or NumPy vector) is checked in one pass chunk by chunk and kept
     lazy, with the per-record policies ``"raise"`` and ``"clip"`` only; for the SRHT-based solvers
     (``power_of_two=True``) it must be chunked along rows only, ``n_policy="pad"`` pads it lazily
-    and ``"subsample"`` is refused (see ``_prepare_chunked``).
+    and ``"subsample"`` is refused (see ``fastmix.chunked.solvers.prepare_regression``).
 
     Raises
     ------
@@ -236,7 +233,7 @@ def prepare_regression(
     )
 
 
-def _y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = True) -> ValueError:
+def y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = True) -> ValueError:
     """The error for responses above C under ``y_policy="raise"``, naming the fixes that apply."""
     also = " or 'rescale' (divide by the observed max; not private)" if rescale else ""
     return ValueError(
@@ -246,7 +243,7 @@ def _y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = Tru
     )
 
 
-def _warn_clipped_responses(n_over: int, n: int, clip: float) -> None:
+def warn_clipped_responses(n_over: int, n: int, clip: float) -> None:
     """:class:`ResponseClippingWarning` for ``y_policy="clip"`` when responses were clipped."""
     warnings.warn(
         f"y_policy='clip' clipped {n_over} of {n} responses ({n_over / max(n, 1):.1%}) to [-C, C] with C = {clip:g}: "
@@ -261,119 +258,36 @@ def _warn_clipped_responses(n_over: int, n: int, clip: float) -> None:
 CHUNKED_POLICIES = ("raise", "clip")
 
 
-def _prepare_chunked(X, y, *, clip, row_norm_policy, y_policy, n_policy, power_of_two) -> PreparedRegression:
-    """:func:`prepare_regression` for a Dask array X: one pass of checks, per-record maps kept lazy.
-
-    The pass computes, chunk by chunk, whether X and y are finite, the row norms (overflow-safe,
-    :func:`fastmix._validation.row_norms`), the largest |y_i| and how many rows and responses
-    exceed their bounds (:func:`fastmix.chunked_mechanisms.chunked_row_statistics`). ``"raise"``
-    then refuses a violated bound with the same message as for an in-memory X; ``"clip"`` projects
-    the offending rows onto the unit ball and clips the offending responses, lazily, as the
-    in-memory path does. For the SRHT-based solvers (``power_of_two``) X must be chunked along rows
-    only; ``n_policy="pad"`` appends zero rows lazily (recorded as ``rows_added``, as in memory) and
-    the row chunks become aligned powers of two (:func:`fastmix.chunked.pad_and_align`, recorded in
-    ``rechunking``); ``"subsample"`` is refused. X and y stay Dask arrays with one column chunk;
-    the record is the same as for the in-memory path.
-    """
-    unchecked = row_norm_policy == _UNCHECKED
-    if not unchecked:
-        for name, policy in (("row_norm_policy", row_norm_policy), ("y_policy", y_policy)):
-            if policy not in CHUNKED_POLICIES:
-                raise ValueError(
-                    f"with a Dask X, {name} must be one of {CHUNKED_POLICIES} (maps of one record at a time); got "
-                    f"{policy!r}. 'rescale' divides by the observed maximum, which is not private: divide by a "
-                    "public bound before the solver instead."
-                )
-    if power_of_two and n_policy == "subsample":
-        raise ValueError(
-            "n_policy='subsample' draws a random subset of the rows and is not available for a Dask X; use "
-            "n_policy='pad' (zero rows appended lazily; lossless under zero-out neighbours) or 'raise'."
-        )
-    X = check_dask_rows(X) if power_of_two else check_dask_matrix(X)
-    n = int(X.shape[0])
-    y = dask_vector_like(y, X)
-    clip = check_positive(clip, "clip")
-    n_used = power_of_two_size(n, "pad") if power_of_two else n
-    if n_used != n and n_policy == "raise":
-        raise ValueError(
-            f"X has n = {n} rows, which is not a power of two, and n_policy='raise'. Use n_policy='pad' "
-            "(zero rows appended lazily; lossless under zero-out neighbours)."
-        )
-    x_limit = math.inf if unchecked else 1.0 + NORM_TOLERANCE
-    stats = chunked_row_statistics(X, y, x_limit=x_limit, y_limit=math.inf if unchecked else clip * (1.0 + _Y_TOL))
-    max_norm, n_over, max_y, y_over = stats.max_norm, stats.n_rows_over, stats.max_abs_y, stats.n_y_over
-    if unchecked:
-        norms = NormEnforcement(_UNCHECKED, math.inf, 0, max_norm)
-    else:
-        if row_norm_policy == "raise" and n_over:
-            raise row_norm_error(n_over, max_norm, 1.0, rescale=False)
-        if y_policy == "raise" and y_over:
-            raise _y_bound_error(y_over, clip, max_y, rescale=False)
-        X = clip_rows(X, stats, 1.0, x_limit)  # row_norm_policy == "clip" when rows are over
-        if max_y > clip * (1.0 + ROUNDING):  # over C, or within the tolerance of it: onto [-C, C]
-            import dask.array as da
-
-            y = da.clip(y, -clip, clip)
-        if y_over:
-            _warn_clipped_responses(y_over, n, clip)
-        norms = NormEnforcement(row_norm_policy, 1.0, n_over if row_norm_policy == "clip" else 0, max_norm)
-    rechunking = None
-    if power_of_two:
-        X, y, rechunking = pad_and_align(X, n_used, y)
-        rows = PowerOfTwoRecord("pad", n, n_used) if n_used != n else PowerOfTwoRecord.unchanged(n)
-    else:
-        rows = PowerOfTwoRecord.unchanged(n)
-    record = DataRecord(
-        n_original=n,
-        n_used=n_used,
-        n_policy=n_policy if power_of_two else "none",
-        rows_added=n_used - n,
-        rows_dropped=0,
-        row_norms=norms,
-        y_policy=y_policy,
-        y_bound=clip,
-        y_rows_over=y_over,
-        y_scale=1.0,
-        power_of_two=rows,
-    )
-    return PreparedRegression(X, y, record, None, rechunking=rechunking, max_abs_y=max_y)
-
-
+@dask_route("regression.prepare", on="X")
 def _prepare_regression(
     X, y, *, clip, row_norm_policy, y_policy, n_policy, random_state, power_of_two
 ) -> PreparedRegression:
-    """:func:`prepare_regression` after the policy checks; ``_UNCHECKED`` skips both bounds."""
-    if is_dask_array(X):
-        return _prepare_chunked(
-            X,
-            y,
-            clip=clip,
-            row_norm_policy=row_norm_policy,
-            y_policy=y_policy,
-            n_policy=n_policy,
-            power_of_two=power_of_two,
-        )
+    """:func:`prepare_regression` after the policy checks; ``UNCHECKED`` skips both bounds.
+
+    A Dask X goes to ``fastmix.chunked.solvers.prepare_regression``: one pass of checks, the
+    per-record maps kept lazy, the same record.
+    """
     X = check_matrix(X, "X", check_finite=False)  # both branches below compute the row norms, which refuse NaN and inf
     n = X.shape[0]
     y = check_vector(y, "y", length=n)
     clip = check_positive(clip, "clip")
-    if row_norm_policy == _UNCHECKED:  # the non-private FastIHS only
-        norms = NormEnforcement(_UNCHECKED, math.inf, 0, float(row_norms(X).max()))
+    if row_norm_policy == UNCHECKED:  # the non-private FastIHS only
+        norms = NormEnforcement(UNCHECKED, math.inf, 0, float(row_norms(X).max()))
     else:
         X, norms = check_row_norms(X, bound=1.0, policy=row_norm_policy)
     y = np.asarray(y, dtype=np.float64)
     abs_y = np.abs(y)
-    over = abs_y > clip * (1.0 + _Y_TOL)
+    over = abs_y > clip * (1.0 + Y_TOLERANCE)
     n_over = int(np.count_nonzero(over))
     y_scale = 1.0
     if y_policy in ("raise", "clip"):
         if n_over and y_policy == "raise":
-            raise _y_bound_error(n_over, clip, float(abs_y.max()))
+            raise y_bound_error(n_over, clip, float(abs_y.max()))
         if n and float(abs_y.max()) > clip * (1.0 + ROUNDING):  # over C, or within the tolerance: onto [-C, C]
             y = np.clip(y, -clip, clip)
         if n_over:
-            _warn_clipped_responses(n_over, n, clip)
-    elif y_policy == _UNCHECKED:  # the non-private FastIHS only
+            warn_clipped_responses(n_over, n, clip)
+    elif y_policy == UNCHECKED:  # the non-private FastIHS only
         n_over = 0
     elif y_policy == "rescale":
         m = float(abs_y.max()) if n else 0.0
@@ -429,8 +343,8 @@ def _prepare_nonprivate(X, y, n_policy: str, rng) -> PreparedRegression:
         X,
         y,
         clip=1.0,
-        row_norm_policy=_UNCHECKED,
-        y_policy=_UNCHECKED,
+        row_norm_policy=UNCHECKED,
+        y_policy=UNCHECKED,
         n_policy=n_policy,
         random_state=rng,
         power_of_two=True,

@@ -22,7 +22,7 @@ from .._validation import (
     check_positive,
     check_positive_int,
     check_random_state,
-    is_dask_array,
+    dask_route,
     mark_not_private,
     policy_caveats,
     warn_not_private,
@@ -255,6 +255,11 @@ def gaussian_sketch_blocked(
     return SX
 
 
+@dask_route("regression.dense_sketch_input", on="X")
+def _check_dense_sketch_input(X) -> None:
+    """Nothing for an in-memory X; a Dask X is refused (``sketch='dense'`` needs X in memory)."""
+
+
 def _gram_sqrt(X: np.ndarray) -> tuple[np.ndarray, float]:
     """(X^T X)^{1/2} (symmetric square root) and lambda_min(X^T X)."""
     Gm = gram(X)
@@ -351,11 +356,8 @@ def ihm(
     )
     Xp, yp = data.X, data.y
     d = Xp.shape[1]
-    if sketch == "dense" and is_dask_array(Xp):
-        raise ValueError(
-            "sketch='dense' draws a k x n Gaussian matrix in row order and needs X in memory; with a Dask X "
-            "use sketch='gram', which releases the same distribution from the d x d Gram matrix."
-        )
+    if sketch == "dense":
+        _check_dense_sketch_input(Xp)
     warn_not_private(caveats, "This IHM fit")
     if ledger is not None:
         ledger.spend_all(entries)

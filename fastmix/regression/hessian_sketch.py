@@ -10,8 +10,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_positive, check_positive_int, check_random_state, check_vector
-from ..chunked import ChunkedSRHT, chunked_sketches
+from .._validation import check_positive, check_positive_int, check_random_state, check_vector, dask_route
 from ..srht import SRHT, SketchWorkspace, sketch
 from .data import _prepare_nonprivate
 from .result import RegressionResult, _clipped_gradient, _solve_spd
@@ -26,6 +25,20 @@ def _check_srht_k(k, n: int, name: str) -> int:
 def _srht_sketch(X: np.ndarray, srht: SRHT, work: SketchWorkspace | None = None) -> np.ndarray:
     """``S_f X`` (k x d) of a validated, Fortran-ordered X: :func:`fastmix.srht.sketch` unchecked."""
     return sketch(X, srht, check_input=False, work=work)
+
+
+@dask_route("regression.ihs_sketches", on="X")
+def _ihs_sketches(X, k: int, T: int, rng, backend):
+    """The T sketches ``S_t X`` of FastIHS, each from a fresh ``SRHT(n, k, random_state=rng)``.
+
+    Only the SRHTs draw from rng. In memory each is drawn when its iteration needs it; for a Dask
+    X the T draws are taken first, in the same order, and their T sketches come from one pass over
+    the chunks (``fastmix.chunked.solvers``).
+    """
+    n, d = X.shape
+    work = SketchWorkspace(d, n, k)
+    for _ in range(T):
+        yield _srht_sketch(X, SRHT(n, k, random_state=rng, backend=backend), work)
 
 
 def fast_ihs(
@@ -93,22 +106,8 @@ def fast_ihs(
         Xp, yp = Xp * a, yp * b  # keeps Fortran order
         ridge_used = ridge * a * a
         theta = theta * (b / a)
-    if data.rechunking is not None:
-        # A Dask X: only the SRHTs draw from rng, so the T draws are taken first, in the in-memory
-        # order, and their T sketches come from one pass over the chunks.
-        Zs, _ = chunked_sketches(
-            Xp, [ChunkedSRHT(n, k, random_state=rng, backend=backend) for _ in range(T)], check_finite=False
-        )
-        sketches = iter(Zs)
-    else:
-        work = SketchWorkspace(d, n, k)
     iterates = []
-    for _ in range(T):
-        if data.rechunking is not None:
-            Z = next(sketches)
-        else:
-            srht = SRHT(n, k, random_state=rng, backend=backend)
-            Z = _srht_sketch(Xp, srht, work)
+    for Z in _ihs_sketches(Xp, k, T, rng, backend):
         H = Z.T @ Z
         H.flat[:: d + 1] += ridge_used
         g = _clipped_gradient(Xp, yp, theta, None)

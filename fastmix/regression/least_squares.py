@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_dask_matrix, check_matrix, check_vector, dask_vector_like, is_dask_array
+from .._validation import check_matrix, check_vector, dask_route
 
 
+@dask_route("regression.ols", on="X")
 def ols(X, y) -> np.ndarray:
     """Exact least squares ``theta* = argmin_theta ||y - X theta||^2`` (FastMix paper, Section 4).
 
@@ -15,28 +16,9 @@ def ols(X, y) -> np.ndarray:
     y) chunked along rows is solved by Dask's tall-and-skinny QR (:func:`dask.array.linalg.lstsq`),
     which needs X of full column rank and every row chunk at least as long as X is wide.
     """
-    if is_dask_array(X):
-        return _ols_chunked(X, y)
     X = check_matrix(X, "X")
     y = check_vector(y, "y", length=X.shape[0])
     return np.linalg.lstsq(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), rcond=None)[0]
-
-
-def _ols_chunked(X, y) -> np.ndarray:
-    import dask.array as da
-
-    X = check_dask_matrix(X)
-    d = int(X.shape[1])
-    if min(X.chunks[0]) < d:
-        raise ValueError(
-            f"every row chunk of X must hold at least d = {d} rows for the QR solve; the shortest holds "
-            f"{min(X.chunks[0])}. Rechunk X along rows (e.g. X.rechunk({{0: {max(4 * d, 4096)}}}))."
-        )
-    y = dask_vector_like(y, X)
-    ok_x, ok_y = da.compute(da.isfinite(X).all(), da.isfinite(y).all())
-    if not (ok_x and ok_y):
-        raise ValueError(f"{'X' if not ok_x else 'y'} contains NaN or inf values; remove or impute them first.")
-    return np.asarray(da.linalg.lstsq(X, y)[0].compute(), dtype=np.float64)
 
 
 def training_mse(X, y, theta) -> float:

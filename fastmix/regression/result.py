@@ -8,14 +8,13 @@ Algorithm 2 is built from the helpers here.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy import linalg as sla
 
 from .. import accounting as acc
 from .._compat import UnpacksAsTuple
-from .._validation import is_dask_array
+from .._validation import dask_route
 from .data import DataRecord
 
 
@@ -78,18 +77,19 @@ def _solve_spd(H: np.ndarray, g: np.ndarray) -> np.ndarray:
         return np.linalg.lstsq(H, g, rcond=None)[0]
 
 
+@dask_route("regression.gram", on="X")
 def gram(X) -> np.ndarray:
     """``X^T X`` as a NumPy (d, d) array; for a Dask X, a tree sum of the chunks' Gram matrices."""
-    if is_dask_array(X):
-        return np.asarray((X.T @ X).compute(), dtype=np.float64)
     return X.T @ X
 
 
-def _gradient_block(X_chunk: np.ndarray, y_chunk: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
-    """One row chunk's ``X_c^T clip_C(y_c - X_c theta)``, as a (1, d) block of the tree sum."""
-    return _clipped_gradient(X_chunk, y_chunk[:, 0], theta, clip)[None, :]
+@dask_route("regression.cross", on="X")
+def cross(X, y) -> np.ndarray:
+    """``X^T y`` as a NumPy d-vector; for a Dask X, a tree sum over the row chunks."""
+    return X.T @ y
 
 
+@dask_route("regression.clipped_gradient", on="X")
 def _clipped_gradient(X: np.ndarray, y: np.ndarray, theta: np.ndarray, clip: float | None) -> np.ndarray:
     """``X^T clip_C(y - X theta)`` (clip=None: no clipping). Two BLAS passes over X.
 
@@ -97,24 +97,6 @@ def _clipped_gradient(X: np.ndarray, y: np.ndarray, theta: np.ndarray, clip: flo
     while the chunk is at hand) and the d-vectors are summed as a tree; the result is a NumPy
     vector (y is rechunked like the rows of X when it is not already).
     """
-    if is_dask_array(X):
-        import dask.array as da
-
-        Xd: Any = X
-        d = Xd.shape[1]
-        yd: Any = da.asarray(y)
-        if yd.chunks[0] != Xd.chunks[0]:
-            yd = yd.rechunk((Xd.chunks[0],))
-        parts = Xd.map_blocks(
-            _gradient_block,
-            yd[:, None],
-            np.asarray(theta, dtype=np.float64),
-            clip,
-            chunks=(1, d),
-            dtype=np.float64,
-            meta=np.empty((0, 0)),
-        )
-        return np.asarray(parts.sum(axis=0).compute(), dtype=np.float64)
     r = X @ theta
     np.subtract(y, r, out=r)
     if clip is not None:
