@@ -7,11 +7,33 @@
 * :func:`use_book_style` sets matplotlib's text sizes for figures that fill the book's content
   column, which shows them at about half their drawn size.
 * :func:`tex_num` writes a number for MyST maths (``1e-05`` as ``10^{-5}``).
+* :func:`stored_entry` is the template every result page shares: it opens the page's entry in the
+  results store (:class:`StoredEntry`), shows the store note, the claims table or what is missing,
+  and gives the provenance cell its data sources and start time.
 """
 
 from __future__ import annotations
 
-__all__ = ["caption", "use_book_style", "tex_num", "BOOK_STYLE"]
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "caption",
+    "use_book_style",
+    "tex_num",
+    "BOOK_STYLE",
+    "StoredEntry",
+    "stored_entry",
+    "NO_FIGURE",
+    "NO_CLAIMS",
+]
+
+NO_FIGURE = "No stored results to draw; see the note above."
+"""What a page prints in place of its stored figure when the store holds nothing."""
+
+NO_CLAIMS = "The claims table needs the stored paper-scale results (see the note at the top)."
+"""What a page shows in place of its claims table when the store holds nothing."""
 
 BOOK_STYLE = {
     "font.size": 12,
@@ -50,3 +72,76 @@ def tex_num(x) -> str:
     mantissa, exponent = text.split("e")
     power = f"10^{{{int(exponent)}}}"
     return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
+@dataclass
+class StoredEntry:
+    """One page's entry in the results store, as the page uses it.
+
+    Attributes
+    ----------
+    name : str
+        The notebook's name (``results/<name>/``).
+    store : fastmix_companion.store.ResultsStore
+        The entry's store.
+    status : fastmix_companion.store.EntryStatus
+        Missing, partial or complete, with the version and commit that computed it.
+    tables : dict or None
+        The tables the page asked for, ``None`` when any of them is not stored.
+    started_at : float
+        When the page started (seconds since the epoch), for the provenance cell.
+    """
+
+    name: str
+    store: Any
+    status: Any
+    tables: dict | None
+    started_at: float = field(default_factory=time.time)
+
+    def parameters(self) -> dict:
+        """The parameters the stored entry was computed with."""
+        return self.store.parameters()
+
+    @property
+    def data_sources(self) -> list:
+        """The entry's provenance file for :func:`~fastmix_companion.provenance.provenance_report`, if stored."""
+        return [self.store.path / "provenance.json"] if self.status.state != "missing" else []
+
+    def show_note(self) -> None:
+        """Display the store note: what computed the entry, or the command that computes it."""
+        from IPython.display import Markdown, display
+
+        from fastmix_companion.store import entry_markdown
+
+        display(Markdown(entry_markdown(self.name)))
+
+    def show_claims(self, claims, missing: str = NO_CLAIMS) -> None:
+        """Display the claims table of ``claims``, or ``missing`` when there are no stored tables."""
+        from IPython.display import Markdown, display
+
+        from fastmix_companion.claims import claims_markdown
+
+        display(Markdown(claims_markdown(claims) if self.tables is not None else missing))
+
+    @staticmethod
+    def no_figure() -> None:
+        """Print :data:`NO_FIGURE` where the stored figure would be."""
+        print(NO_FIGURE)
+
+
+def stored_entry(name: str, *tables: str, started_at: float | None = None) -> StoredEntry:
+    """Open ``results/<name>/`` and load ``tables`` (all or nothing, see ``ResultsStore.load``).
+
+    Call it in a page's first code cell, before the page computes anything: ``started_at``
+    defaults to now, the start the provenance cell reports.
+    """
+    from fastmix_companion.store import ResultsStore, entry_status
+
+    store = ResultsStore(name)
+    return StoredEntry(
+        name=name,
+        store=store,
+        status=entry_status(name),
+        tables=store.load(*tables),
+        started_at=time.time() if started_at is None else started_at,
+    )

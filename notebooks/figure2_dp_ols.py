@@ -56,39 +56,25 @@ blas_threads: int = 1  # BLAS/OpenMP threads (0: library default); 1 avoids over
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 # %% tags=["hide-input"]
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
 from fastmix.regression import ihm_gamma_classical_eigenvalue
-from fastmix_companion.claims import claims_markdown, format_interval, log_ratio_interval
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
 from fastmix_companion.studies import figure2 as study
+from fastmix_companion.studies import figure2_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "figure2_dp_ols"
+page = stored_entry(NAME, "runs", "datasets", "calibration")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLORS = ("C1", "C2", "C3")
 
 
 # Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
-
-
-def setting_text(tables, p):
-    """What a run of this page computed, as MyST maths, from its tables and parameters."""
-    info = tables["datasets"]
-    shapes = "; ".join(f"{r.dataset} ($n = {int(r.n)}$, $d = {int(r.d)}$)" for r in info.itertuples())
-    eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
-    return (
-        f"{shapes}; $T = {p['T']}$ iterations, {p['trials']} trials per point, "
-        f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}"
-    )
 
 
 FIGURE_TEXT = (
@@ -153,9 +139,7 @@ def draw_figure(tables, *, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.load("runs", "datasets", "calibration")
+stored = page.tables
 if stored is not None:
     stored["datasets"] = stored["datasets"][stored["datasets"]["dataset"].isin(stored["runs"]["dataset"])]
 
@@ -163,19 +147,9 @@ if stored is not None:
 # ## Figure 2 at the paper's scale
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    trials_done = stored["runs"].groupby("cell")["trial"].count()
-    display(
-        Markdown(
-            f"Setting: $n = 2^{{{p['log2_n']}}}$ rows and $d = {p['d']}$ features for the synthetic designs, "
-            f"$T = {p['T']}$, {p['trials']} trials per point, $\\varepsilon \\in "
-            f"\\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
-            f"the paper's ratios for each dataset, IHM through its Gram factor ({len(stored['runs'])} runs in "
-            f"{len(trials_done)} cells, each with {trials_done.min()}-{trials_done.max()} trials)."
-        )
-    )
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure 2.** {glue:md}`fig2-risk-caption:myst`", "name": "fig2-risk"}} tags=["remove-input"]
 if stored is not None:
@@ -183,12 +157,12 @@ if stored is not None:
         "fig2-risk",
         FIGURE_TEXT
         + " At the paper's scale, read from the results store: "
-        + setting_text(stored, store.parameters())
+        + text.setting_text(stored, page.parameters())
         + ".",
     )
     draw_figure(stored, title="paper scale (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # Each panel is one dataset: FastIHM at its three sketch ratios $r_1 < r_2 < r_3$, IHM (blue) and
@@ -204,75 +178,12 @@ else:
 # its spread across trials grows with its level.
 
 # %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.claims(stored, epsilons=store.parameters()["epsilons"])
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    CLAIMS = []
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+CLAIMS = study.claims(stored, epsilons=page.parameters()["epsilons"]) if stored is not None else []
+page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if stored is not None:
-    runs, calib = stored["runs"], stored["calibration"]
-    held = sum(c.holds is True for c in CLAIMS)
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    open_ = [c.claim for c in CLAIMS if c.holds is None]
-
-    def verb(k, one, many):
-        return one if k == 1 else many
-
-    lines = [
-        f"Of the {len(CLAIMS)} checks, {held} {verb(held, 'holds', 'hold')}"
-        + (f", {len(failed)} {verb(len(failed), 'does', 'do')} not ({'; '.join(failed)})" if failed else "")
-        + (f" and {len(open_)} cannot be decided from these trials ({'; '.join(open_)})" if open_ else "")
-        + "."
-    ]
-    for name in stored["datasets"]["dataset"]:
-        fast = runs[(runs["dataset"] == name) & (runs["method"] == "FastIHM")]
-        if fast.empty:
-            continue
-        r3 = float(fast["k2_ratio"].max())
-        e_lo, e_hi = float(fast["epsilon"].min()), float(fast["epsilon"].max())
-        lo, hi = study.fastihm_over_ihm(runs, name, e_lo, r3), study.fastihm_over_ihm(runs, name, e_hi, r3)
-        if lo is None or hi is None:
-            lines.append(f"On **{name}** the stored run does not yet cover both ends of the grid.")
-            continue
-        factor = study.budget_factor(calib, name, e_hi)
-        text = (
-            f"On **{name}**, FastIHM with $r = {r3:g}$ has {format_interval(lo)} times IHM's excess risk at "
-            f"$\\varepsilon = {e_lo:g}$ and {format_interval(hi)} times at $\\varepsilon = {e_hi:g}$; if gradient "
-            f"noise set both errors there, the budget split alone would give a factor of {factor:.2f}."
-        )
-        ihs = study._risk(runs, name, "FastIHS")
-        ihm_top = study._risk(runs, name, "IHM", e_hi, sketch="gram")
-        if ihs.size >= 2 and ihm_top.size >= 2:
-            iv = log_ratio_interval(ihm_top, ihs)
-            if iv.contains(1.0):
-                text += (
-                    f" It does not: IHM is at the non-private FastIHS level there ({format_interval(iv)} times "
-                    "FastIHS's risk), so the sketches, not the privacy noise, set the error of both methods."
-                )
-            else:
-                text += f" IHM's risk there is {format_interval(iv)} times the non-private FastIHS's."
-        lines.append(text)
-        for rev in study.reversals(runs, name):
-            noise = (
-                f"mean $\\eta$ {rev['smaller_eta_mean']:.3g} with $\\eta > 0$ in {rev['smaller_eta_positive']:.0%} "
-                f"of trials, against {rev['larger_eta_mean']:.3g} and {rev['larger_eta_positive']:.0%}"
-            )
-            if rev["smaller_eta_mean"] > rev["larger_eta_mean"]:
-                why = (
-                    f"There the smaller sketch adds more Hessian noise ({noise}): consistent with the implicit "
-                    "regularisation by Hessian noise to which Section 4.1 attributes FastIHM's non-monotone "
-                    "curve in $\\varepsilon$."
-                )
-            else:
-                why = f"The Hessian noise does not explain it: the smaller sketch adds no more of it ({noise})."
-            lines.append(
-                f"At $\\varepsilon = {rev['epsilon']:g}$ on {name} the larger sketch ($r = {rev['larger']:g}$) is "
-                f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). " + why
-            )
-    display(Markdown("\n\n".join(lines)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # ## Why FastIHM needs a larger $k_2$ at small $\varepsilon$: the noise it adds
@@ -304,17 +215,7 @@ if stored is not None:
     noise["dataset"] = noise["dataset"].str.replace("_", " ")
     display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
     ratios = fast.groupby("dataset")["k2_ratio"].unique()
-    display(
-        Markdown(
-            "FastIHM's Hessian noise $\\eta$, mean over trials, with the share of trials in which it is "
-            "zero; the ratios are "
-            + "; ".join(
-                f"{name}: " + ", ".join(f"$r_{j + 1} = {r:g}$" for j, r in enumerate(sorted(rs)))
-                for name, rs in ratios.items()
-            )
-            + "."
-        )
-    )
+    display(Markdown(text.ratios_text(ratios)))
     eta = eta.reset_index().rename(columns={"epsilon": "ε"})
     eta["dataset"] = eta["dataset"].str.replace("_", " ")
     display(eta.style.format(precision=3).hide(axis="index"))
@@ -341,7 +242,7 @@ if stored is not None:
     cal = stored["calibration"].copy()
     info = stored["datasets"].set_index("dataset")
     cal["gamma IHM (classical)"] = [
-        ihm_gamma_classical_eigenvalue(e, 1.0 / float(info.loc[n, "n"]) ** 2, k=int(k), T=int(store.parameters()["T"]))
+        ihm_gamma_classical_eigenvalue(e, 1.0 / float(info.loc[n, "n"]) ** 2, k=int(k), T=int(page.parameters()["T"]))
         for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"], strict=True)
     ]
     cal["saved by the analytic release"] = 1.0 - cal["gamma_ihm"] / cal["gamma IHM (classical)"]
@@ -372,14 +273,8 @@ if stored is not None:
         .format({"saved by the analytic release": "{:.1%}"})
         .hide(axis="index")
     )
-    saved = cal["saved by the analytic release"]
-    factor = cal["sigma_g FastIHM^2 / sigma_g IHM^2"]
     display(
-        Markdown(
-            f"Over this grid the analytic release makes IHM's $\\gamma$ {saved.min():.1%} to {saved.max():.1%} smaller "
-            f"than the authors' accounting would, and FastIHM's gradient noise has {factor.min():.2f} to "
-            f"{factor.max():.2f} times IHM's variance."
-        )
+        Markdown(text.accounting_text(cal["saved by the analytic release"], cal["sigma_g FastIHM^2 / sigma_g IHM^2"]))
     )
 
 # %% [markdown]
@@ -417,7 +312,7 @@ caption(
     "Smoke-scale run, computed live at this page's parameters: "
     + FIGURE_TEXT.split(":")[0]
     + ", for "
-    + setting_text(smoke, PARAMS)
+    + text.setting_text(smoke, PARAMS)
     + f" ({len(smoke['runs'])} runs). It shows that the code runs; "
     "it is not evidence for Figure 2.",
 )
@@ -441,9 +336,4 @@ draw_figure(smoke, title="smoke scale (not evidence)")
 # ## Provenance
 
 # %%
-provenance_report(
-    parameters=PARAMS,
-    seed=seed,
-    data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
-    started_at=started_at,
-)
+provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)

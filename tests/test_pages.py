@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import pytest
 
-from fastmix_companion.pages import BOOK_STYLE, caption, tex_num, use_book_style
+from fastmix_companion.pages import BOOK_STYLE, NO_CLAIMS, NO_FIGURE, caption, stored_entry, tex_num, use_book_style
 
 
 @pytest.mark.parametrize("x, text", [(1e-5, "10^{-5}"), (2.5e-6, "2.5 \\cdot 10^{-6}"), (0.3, "0.3"), (100, "100")])
@@ -27,3 +27,45 @@ def test_caption_writes_myst_nb_glue(monkeypatch):
     caption("fig-x", "a $k_2$ caption")
     assert seen["data"] == {"application/papermill.record/text/markdown": "a $k_2$ caption"}
     assert seen["meta"]["scrapbook"]["name"] == "fig-x-caption"
+
+
+def _displayed(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *objs, **kw: shown.extend(objs))
+    return shown
+
+
+def test_stored_entry_of_a_missing_entry_says_so(monkeypatch, tmp_path, capsys):
+    monkeypatch.setenv("FASTMIX_RESULTS_DIR", str(tmp_path))
+    shown = _displayed(monkeypatch)
+    page = stored_entry("nothing_here", "runs", started_at=12.0)
+    assert page.tables is None and page.status.state == "missing"
+    assert page.data_sources == [] and page.started_at == 12.0
+    page.show_note()
+    page.show_claims([])
+    page.show_claims([], missing="The checks need the stored results.")
+    assert "No paper-scale results are stored" in shown[0].data
+    assert shown[1].data == NO_CLAIMS and shown[2].data == "The checks need the stored results."
+    page.no_figure()
+    assert capsys.readouterr().out.strip() == NO_FIGURE
+
+
+def test_stored_entry_loads_the_tables_and_shows_the_claims(monkeypatch, tmp_path):
+    import pandas as pd
+
+    from fastmix_companion.claims import Claim, claims_markdown
+    from fastmix_companion.store import ResultsStore
+
+    monkeypatch.setenv("FASTMIX_RESULTS_DIR", str(tmp_path))
+    store = ResultsStore("toy")
+    store.start({"n": 3, "seed": 0})
+    store.put_table("runs", pd.DataFrame({"cell": ["a"], "x": [1.0]}))
+    assert stored_entry("toy", "runs", "other").tables is None  # all or nothing
+    page = stored_entry("toy", "runs")
+    assert list(page.tables["runs"]["x"]) == [1.0]
+    assert page.parameters() == {"n": 3, "seed": 0}
+    assert page.data_sources == [store.path / "provenance.json"]
+    shown = _displayed(monkeypatch)
+    claims = [Claim("c", "the paper", "1.0", "rule", True)]
+    page.show_claims(claims)
+    assert shown[0].data == claims_markdown(claims)

@@ -1,10 +1,12 @@
-"""Tests for the Figure 2 study: its tables, and that each claim's rule can both hold and fail."""
+"""Tests for the Figure 2 study: its tables, that each claim's rule can both hold and fail, and the page's sentences."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from fastmix_companion.claims import Claim, Interval
 from fastmix_companion.studies import figure2 as F
+from fastmix_companion.studies import figure2_text as FT
 from fastmix_companion.studies import run_study
 
 EPS = (0.316, 0.631, 1.259, 2.512, 5.012, 10.0)
@@ -181,3 +183,87 @@ def test_reversals_name_the_cells_where_a_larger_sketch_is_worse_and_their_noise
     assert [(x["epsilon"], x["smaller"], x["larger"]) for x in rev] == [(10.0, 4.0, 400.0)]
     assert rev[0]["ratio"].low > 1 and rev[0]["smaller_eta_positive"] == 1.0 and rev[0]["larger_eta_positive"] == 0.0
     assert rev[0]["smaller_eta_mean"] == 5.0 and rev[0]["larger_eta_mean"] == 0.0
+
+
+# --------------------------------------------------------------------------- the page's sentences
+
+
+def _claim(holds, name="a claim"):
+    return Claim(claim=name, paper="Section 4.1", measured="x", rule="y", holds=holds)
+
+
+def test_setting_texts_state_the_shapes_and_the_grid():
+    t = _tables(fast_level=paper_like, trials=2)
+    assert FT.setting_text(t, {"T": 4, "trials": 2}) == (
+        "synthetic_sphere ($n = 524288$, $d = 32$); $T = 4$ iterations, 2 trials per point, "
+        "$\\varepsilon$ from 0.316 to 10"
+    )
+    keys = zip(t["runs"]["method"], t["runs"]["ihm_sketch"], t["runs"]["epsilon"], t["runs"]["k2_ratio"], strict=True)
+    t["runs"]["cell"] = ["/".join(map(str, k)) for k in keys]
+    text = FT.stored_setting_text(t, {"log2_n": 19, "d": 32, "T": 4, "trials": 2, "epsilons": "1,10"})
+    assert text.startswith("Setting: $n = 2^{19}$ rows and $d = 32$ features")
+    assert "$\\varepsilon \\in \\{1, 10\\}$" in text
+    assert text.endswith(f"({len(t['runs'])} runs in {1 + 6 + 18 + 1} cells, each with 2-2 trials).")
+
+
+def test_findings_tally_the_checks_in_words():
+    t = _tables(fast_level=paper_like)
+    assert FT.findings_text(t, [_claim(True)]).startswith("Of the 1 checks, 1 holds.")
+    text = FT.findings_text(t, [_claim(True), _claim(True), _claim(False, "A"), _claim(None, "B"), _claim(None, "C")])
+    assert text.startswith("Of the 5 checks, 2 hold, 1 does not (A) and 2 cannot be decided from these trials (B; C).")
+
+
+def test_findings_say_whether_ihm_sits_at_the_fastihs_level_and_the_verdict_flips():
+    above = FT.findings_text(_tables(fast_level=paper_like, ihs_level=0.5), [])
+    at = FT.findings_text(_tables(fast_level=paper_like, ihs_level=1.0), [])
+    for text in (above, at):
+        assert "On **synthetic_sphere**, FastIHM with $r = 800$ has " in text
+        assert "the budget split alone would give a factor of 2.10." in text
+    assert "IHM's risk there is " in above and "It does not" not in above
+    assert "It does not: IHM is at the non-private FastIHS level there" in at and "IHM's risk there is" not in at
+
+
+def test_findings_report_an_incomplete_grid():
+    t = _tables(fast_level=paper_like)
+    t["runs"] = t["runs"][~((t["runs"]["method"] == "IHM") & (t["runs"]["epsilon"] == 10.0))]
+    assert "On **synthetic_sphere** the stored run does not yet cover both ends of the grid." in FT.findings_text(t, [])
+
+
+def test_findings_list_the_reversals():
+    worse = _tables(
+        fast_level=lambda e, r: {4.0: 0.01}.get(r, 1.0) if e == 10.0 else 10.0 / (r * e), eta_zero=lambda e, r: r > 4
+    )
+    text = FT.findings_text(worse, [])
+    assert "At $\\varepsilon = 10$ on synthetic_sphere the larger sketch ($r = 400$) is significantly *worse*" in text
+    assert "There the smaller sketch adds more Hessian noise" in text
+
+
+def test_reversal_text_flips_with_which_sketch_adds_more_hessian_noise():
+    rev = {
+        "epsilon": 10.0,
+        "smaller": 4.0,
+        "larger": 400.0,
+        "ratio": Interval(3.0, 2.0, 4.5),
+        "smaller_eta_mean": 5.0,
+        "larger_eta_mean": 0.0,
+        "smaller_eta_positive": 1.0,
+        "larger_eta_positive": 0.0,
+    }
+    more = FT.reversal_text(rev, "toy")
+    assert more.startswith(
+        "At $\\varepsilon = 10$ on toy the larger sketch ($r = 400$) is significantly *worse* than $r = 4$ (ratio "
+    )
+    assert "There the smaller sketch adds more Hessian noise (mean $\\eta$ 5 with $\\eta > 0$ in 100% " in more
+    less = FT.reversal_text({**rev, "smaller_eta_mean": 0.0, "larger_eta_mean": 5.0}, "toy")
+    assert "The Hessian noise does not explain it: the smaller sketch adds no more of it" in less
+    assert "consistent with the implicit regularisation" not in less
+
+
+def test_ratios_and_accounting_texts():
+    assert FT.ratios_text({"a": [400.0, 4.0], "b": [8.0]}).endswith(
+        "the ratios are a: $r_1 = 4$, $r_2 = 400$; b: $r_1 = 8$."
+    )
+    assert FT.accounting_text(pd.Series([0.1, 0.25]), pd.Series([2.0, 2.5])) == (
+        "Over this grid the analytic release makes IHM's $\\gamma$ 10.0% to 25.0% smaller than the authors' "
+        "accounting would, and FastIHM's gradient noise has 2.00 to 2.50 times IHM's variance."
+    )

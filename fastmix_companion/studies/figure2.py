@@ -36,7 +36,7 @@ from fastmix.datasets import DATASETS as _DATASETS
 from fastmix_companion.parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
 from fastmix_companion.studies import CellTable, split_values
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios"]
+__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios", "ihm_over_fastihs"]
 
 NOTEBOOK = "figure2_dp_ols"
 
@@ -319,6 +319,15 @@ def fastihm_over_ihm(runs, dataset, eps, ratio):
     if fast.size < 2 or ihm.size < 2:
         return None
     return log_ratio_interval(fast, ihm)
+
+
+def ihm_over_fastihs(runs, dataset, eps):
+    """Geometric-mean ratio of IHM's (Gram sketch) excess risk at ``eps`` to the non-private FastIHS's,
+    with its 95% interval; ``None`` while either has fewer than two stored trials."""
+    from fastmix_companion.claims import log_ratio_interval
+
+    ihs, ihm = _risk(runs, dataset, "FastIHS"), _risk(runs, dataset, "IHM", eps, sketch="gram")
+    return log_ratio_interval(ihm, ihs) if ihs.size >= 2 and ihm.size >= 2 else None
 
 
 def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
