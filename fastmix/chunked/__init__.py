@@ -1,17 +1,17 @@
 """Everything that runs on a matrix held in row chunks (a Dask array, or NumPy blocks), in one package.
 
-* :mod:`fastmix.chunked.sketch`: the exact SRHT of a matrix in aligned row chunks
+* ``fastmix.chunked.sketch``: the exact SRHT of a matrix in aligned row chunks
   (:class:`ChunkedSRHT`, :func:`chunked_sketches`, :func:`chunked_sketch_quantities`, ...), the same
   matrix as the in-memory :class:`fastmix.srht.SRHT` for the same seed, in any chunking;
 * :mod:`fastmix.chunked.mechanisms`: the one-pass input checks of the mechanisms and solvers for a
   Dask X (:func:`~fastmix.chunked.mechanisms.prepare_chunked`, ...);
-* :mod:`fastmix.chunked.routes` and :mod:`fastmix.chunked.solvers`: the Dask implementations of
+* ``fastmix.chunked.routes`` and ``fastmix.chunked.solvers``: the Dask implementations of
   the public entry points (``SRHT.apply``, ``sketch_quantities``, ``fast_mix``,
   ``multiple_fast_mixing``, the regression solvers and estimators).
 
 The in-memory modules never import this package: they route a Dask array through
-:func:`fastmix._validation.dask_route`, which loads :mod:`fastmix.chunked.routes` on the first Dask
-array it sees. The public names of this module are those of :mod:`fastmix.chunked.sketch`.
+``fastmix._validation.dask_route``, which loads ``fastmix.chunked.routes`` on the first Dask
+array it sees. The public names of this module are those of ``fastmix.chunked.sketch``.
 """
 
 from __future__ import annotations
