@@ -89,6 +89,30 @@ def _fit_inputs(est, X, y, kernel):
     return X, y, record
 
 
+def _before_reading(est, eps, delta, M, stacklevel):
+    """``(outer ledger, non-private reasons)`` of a private kernel fit, checked before the data are read.
+
+    The spends follow from epsilon, delta and the parameters, so a fit the outer budget cannot
+    afford is refused here (:meth:`~fastmix.accounting.PrivacyLedger.check_spend_all`, with the
+    entries converted to the outer ledger's relation); an option that breaks the guarantee warns.
+    """
+    outer = est.ledger
+    if outer is not None and not isinstance(outer, PrivacyLedger):
+        raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
+    if outer is not None:
+        outer.check_spend_all([e.as_relation(outer.relation) for e in est._ledger_entries(eps, delta, M)])
+    reasons = est.non_private_options()
+    if reasons:
+        warnings.warn(
+            f"{type(est).__name__} is not differentially private with these parameters: "
+            + " ".join(reasons)
+            + " Every ledger entry of the fit is marked not private.",
+            NotPrivateWarning,
+            stacklevel=stacklevel + 1,
+        )
+    return outer, reasons
+
+
 class _PublicationCaveats(PublicationMixin):
     """Mixin of the private kernel learners: :meth:`publication_caveats` (and the warning when pickled)."""
 
@@ -353,22 +377,7 @@ class _DPKRRBase(_PublicationCaveats, _KRRBase):
         if not isinstance(self.keep_unreleased, (bool, np.bool_)):
             raise TypeError(f"keep_unreleased must be True or False; got {self.keep_unreleased!r}.")
         self._check_kernel(kernel)
-        outer = self.ledger
-        if outer is not None and not isinstance(outer, PrivacyLedger):
-            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
-        if outer is not None:
-            # The spends follow from epsilon, delta and the parameters: a fit the outer budget cannot
-            # afford is refused here, before the data are read.
-            outer.check_spend_all([e.as_relation(outer.relation) for e in self._ledger_entries(eps, delta, M)])
-        reasons = self.non_private_options()
-        if reasons:
-            warnings.warn(
-                f"{type(self).__name__} is not differentially private with these parameters: "
-                + " ".join(reasons)
-                + " Every ledger entry of the fit is marked not private.",
-                NotPrivateWarning,
-                stacklevel=3,
-            )
+        outer, reasons = _before_reading(self, eps, delta, M, stacklevel=3)  # user -> subclass fit -> here
         X, y, norm_record = _fit_inputs(self, X, y, kernel)
         y, n_responses_clipped = _bound_responses(y, response_bound, y_policy)
         rng_features, rng_noise = _feature_and_noise_generators(self.random_state)

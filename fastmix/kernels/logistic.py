@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import warnings
 from functools import partial
 
 import numpy as np
@@ -12,11 +11,12 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._publication import record_seed
-from .._validation import NotPrivateWarning, check_matrix, check_row_norms, mark_not_private
+from .._validation import check_matrix, check_row_norms, mark_not_private
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .estimators import (
     _PAPER,
     _UNRELEASED,
+    _before_reading,
     _check_common,
     _check_privacy,
     _clip_rows,
@@ -244,22 +244,7 @@ feature_bound, row_norm_policy :
         if not isinstance(self.keep_unreleased, (bool, np.bool_)):
             raise TypeError(f"keep_unreleased must be True or False; got {self.keep_unreleased!r}.")
         declared = _declared_classes(self.classes)
-        outer = self.ledger
-        if outer is not None and not isinstance(outer, PrivacyLedger):
-            raise TypeError(f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(outer).__name__}.")
-        if outer is not None:
-            # epsilon and delta of every spend follow from the parameters: a fit the outer budget
-            # cannot afford is refused here, before the data are read.
-            outer.check_spend_all([e.as_relation(outer.relation) for e in self._ledger_entries(eps, delta, M)])
-        reasons = self.non_private_options()
-        if reasons:
-            warnings.warn(
-                f"{type(self).__name__} is not differentially private with these parameters: "
-                + " ".join(reasons)
-                + " Every ledger entry of the fit is marked not private.",
-                NotPrivateWarning,
-                stacklevel=2,
-            )
+        outer, reasons = _before_reading(self, eps, delta, M, stacklevel=2)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=False)
         X = check_matrix(X, "X", dtype=float)
         classes = _check_labels(y, declared)
