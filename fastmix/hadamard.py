@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import os
 import threading
+import warnings
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache, lru_cache
@@ -76,7 +77,6 @@ __all__ = [
     "POWER_OF_TWO_METHODS",
     "PowerOfTwoRecord",
     "pad_rows_to_power_of_two",
-    "PaddingRecord",
     "check_power_of_two_length",
     "fwht_rows_unchecked",
     "CHUNK_BYTES",
@@ -210,9 +210,9 @@ class PowerOfTwoRecord:
     absent record, so padding loses no data and changes no privacy guarantee. Subsampling
     drops ``n_dropped`` records (what the paper's experiments did, Appendix H).
 
-    ``PaddingRecord`` (:mod:`fastmix.hadamard`) and ``PowerOfTwoRecord`` of
-    :mod:`fastmix.datasets` are this class under its earlier names; ``n_padded`` (for
-    ``n_used``), ``n_before`` and ``n_after`` remain as read-only aliases.
+    ``PowerOfTwoRecord`` of :mod:`fastmix.datasets` is this class. Its earlier names
+    ``fastmix.hadamard.PaddingRecord``, ``n_padded`` (for ``n_used``), ``n_before`` (for
+    ``n_original``) and ``n_after`` (for ``n_used``) still work and emit a :class:`FutureWarning`.
     """
 
     method: str
@@ -250,17 +250,20 @@ class PowerOfTwoRecord:
 
     @property
     def n_padded(self) -> int:
-        """Alias of :attr:`n_used` (the name ``PaddingRecord`` used)."""
+        """Deprecated alias of :attr:`n_used` (emits a FutureWarning)."""
+        _deprecated("PowerOfTwoRecord.n_padded", "PowerOfTwoRecord.n_used")
         return self.n_used
 
     @property
     def n_before(self) -> int:
-        """Alias of :attr:`n_original` (the name of ``fastmix.datasets``' earlier record)."""
+        """Deprecated alias of :attr:`n_original` (emits a FutureWarning)."""
+        _deprecated("PowerOfTwoRecord.n_before", "PowerOfTwoRecord.n_original")
         return self.n_original
 
     @property
     def n_after(self) -> int:
-        """Alias of :attr:`n_used` (the name of ``fastmix.datasets``' earlier record)."""
+        """Deprecated alias of :attr:`n_used` (emits a FutureWarning)."""
+        _deprecated("PowerOfTwoRecord.n_after", "PowerOfTwoRecord.n_used")
         return self.n_used
 
     def describe(self) -> str:
@@ -293,8 +296,20 @@ class PowerOfTwoRecord:
         return f"PowerOfTwoRecord(method={self.method!r}, n_original={self.n_original}, n_used={self.n_used}{extra})"
 
 
-PaddingRecord = PowerOfTwoRecord
-"""Earlier name of :class:`PowerOfTwoRecord`, kept so existing code keeps working."""
+def _deprecated(old: str, new: str, stacklevel: int = 3) -> None:
+    warnings.warn(
+        f"{old} is deprecated and will be removed in the next minor version; use {new}.",
+        FutureWarning,
+        stacklevel=stacklevel,
+    )
+
+
+def __getattr__(name: str):
+    # Earlier name of PowerOfTwoRecord, still importable with a FutureWarning.
+    if name == "PaddingRecord":
+        _deprecated("fastmix.hadamard.PaddingRecord", "fastmix.hadamard.PowerOfTwoRecord (the same class)")
+        return PowerOfTwoRecord
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def power_of_two_size(n: int, method: str = "pad") -> int:
@@ -402,10 +417,10 @@ def rows_to_power_of_two(
 
 
 def pad_rows_to_power_of_two(X, y=None, *, order: Literal["C", "F"] = "F"):
-    """Append zero rows to ``X`` (and zeros to ``y``) up to the next power of two.
+    """Deprecated: append zero rows to ``X`` (and zeros to ``y``) up to the next power of two.
 
-    Shorthand for ``rows_to_power_of_two(X, y, method="pad", order=order, dtype=None,
-    copy=True)``: a floating dtype of ``X`` is kept and new arrays are always returned.
+    Emits a :class:`FutureWarning`; it is ``rows_to_power_of_two(X, y, method="pad", order=order,
+    dtype=None, copy=True)``: a floating dtype of ``X`` is kept and new arrays are always returned.
 
     Parameters
     ----------
@@ -420,6 +435,9 @@ def pad_rows_to_power_of_two(X, y=None, *, order: Literal["C", "F"] = "F"):
     y_padded : ndarray or None
     record : PowerOfTwoRecord
     """
+    _deprecated(
+        "fastmix.hadamard.pad_rows_to_power_of_two", 'rows_to_power_of_two(X, y, method="pad", dtype=None, copy=True)'
+    )
     return rows_to_power_of_two(X, y, method="pad", order=order, dtype=None, copy=True)
 
 

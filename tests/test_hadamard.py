@@ -11,7 +11,6 @@ from fastmix.hadamard import (
     get_backend,
     is_power_of_two,
     next_power_of_two,
-    pad_rows_to_power_of_two,
     power_of_two_size,
     rows_to_power_of_two,
     set_backend,
@@ -119,26 +118,50 @@ def test_power_of_two_helpers():
     assert [next_power_of_two(n) for n in (1, 2, 3, 5, 1024, 1025)] == [1, 2, 4, 8, 1024, 2048]
 
 
+def _pad(X, y=None, order="F"):
+    return rows_to_power_of_two(X, y, method="pad", order=order, dtype=None, copy=True)
+
+
 def test_padding_appends_zero_rows_and_reports_it():
     X = np.arange(10.0).reshape(5, 2)
     y = np.arange(5.0)
-    Xp, yp, rec = pad_rows_to_power_of_two(X, y)
+    Xp, yp, rec = _pad(X, y)
     assert Xp.shape == (8, 2) and yp.shape == (8,)
-    assert rec.n_original == 5 and rec.n_padded == 8 and rec.n_added == 3 and rec.padded
+    assert rec.n_original == 5 and rec.n_used == 8 and rec.n_added == 3 and rec.padded
     np.testing.assert_array_equal(Xp[:5], X)
     assert not Xp[5:].any() and not yp[5:].any()
     assert Xp.flags.f_contiguous
-    _, _, rec = pad_rows_to_power_of_two(np.ones((4, 1)))
+    _, _, rec = _pad(np.ones((4, 1)))
     assert rec.n_added == 0 and not rec.padded
 
 
 def test_padding_keeps_a_float_dtype_and_always_copies():
     X32 = np.ones((4, 2), dtype=np.float32)
-    Xp, _, rec = pad_rows_to_power_of_two(X32, order="C")
+    Xp, _, rec = _pad(X32, order="C")
     assert Xp.dtype == np.float32 and Xp.flags.c_contiguous and rec.method == "none"
     assert Xp is not X32 and not np.shares_memory(Xp, X32)
-    Xi, _, _ = pad_rows_to_power_of_two(np.ones((3, 2), dtype=np.int64))
+    Xi, _, _ = _pad(np.ones((3, 2), dtype=np.int64))
     assert Xi.dtype == np.float64 and Xi.shape == (4, 2)
+
+
+def test_deprecated_names_still_work_with_a_future_warning():
+    X, y = np.arange(10.0).reshape(5, 2), np.arange(5.0)
+    with pytest.warns(FutureWarning, match="pad_rows_to_power_of_two is deprecated.*rows_to_power_of_two"):
+        Xp, yp, rec = hadamard.pad_rows_to_power_of_two(X, y)
+    Xn, yn, new = _pad(X, y)
+    np.testing.assert_array_equal(Xp, Xn)
+    np.testing.assert_array_equal(yp, yn)
+    assert rec == new
+    with pytest.warns(FutureWarning, match="PaddingRecord is deprecated"):
+        assert hadamard.PaddingRecord is hadamard.PowerOfTwoRecord
+    with pytest.warns(FutureWarning, match="PaddingRecord is deprecated"):
+        from fastmix.hadamard import PaddingRecord  # noqa: F401
+    for old, new_name in (("n_padded", "n_used"), ("n_before", "n_original"), ("n_after", "n_used")):
+        with pytest.warns(FutureWarning, match=f"{old} is deprecated.*{new_name}"):
+            assert getattr(rec, old) == getattr(rec, new_name)
+    assert "PaddingRecord" not in hadamard.__all__
+    with pytest.raises(AttributeError):
+        hadamard.no_such_name  # noqa: B018
 
 
 def test_rows_to_power_of_two_pad_records_what_it_added():
@@ -177,10 +200,9 @@ def test_rows_to_power_of_two_draws_nothing_when_n_is_a_power_of_two():
     assert Xc is not X
 
 
-def test_power_of_two_record_aliases_equality_and_sizes():
-    assert hadamard.PaddingRecord is hadamard.PowerOfTwoRecord
+def test_power_of_two_record_equality_and_sizes():
     rec = hadamard.PowerOfTwoRecord("pad", 5, 8)
-    assert (rec.n_padded, rec.n_before, rec.n_after) == (8, 5, 8)
+    assert (rec.n_original, rec.n_used, rec.n_added, rec.n_dropped) == (5, 8, 3, 0)
     a = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=[0, 1, 2, 4])
     b = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=np.array([0, 1, 2, 4]))
     c = hadamard.PowerOfTwoRecord("subsample", 5, 4, indices=[0, 1, 3, 4])
