@@ -50,7 +50,6 @@ blas_threads: int = 1  # BLAS/OpenMP threads (also the Hadamard transform's); 0:
 seed: int = 0  # root seed of the subsampling and of every solver run
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -58,17 +57,16 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.srht import coherence_heuristic
-from fastmix_companion.claims import claims_markdown, format_interval, log_ratio_interval
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.claims import format_interval, log_ratio_interval
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import appendix_i as study
+from fastmix_companion.studies import appendix_i_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "appendix_i_airline"
+page = stored_entry(NAME, "datasets", "sketch_sizes", "runs", "noise")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-TABLES = ("datasets", "sketch_sizes", "runs", "noise")
 STYLE = {
     "FastIHM r1": ("C1", "o", "-"),
     "FastIHM r2": ("C2", "o", "-"),
@@ -90,25 +88,6 @@ TRADEOFF_TEXT = (
 )
 
 
-def data_setting(tables, p):
-    """Data set, size and grid of a run, as MyST maths."""
-    info = tables["datasets"].iloc[0]
-    sizes = ", ".join(f"{int(k):,}" for k in tables["sketch_sizes"].sort_values("k2_ratio")["k2"])
-    eps = sorted(e for e in tables["runs"]["epsilon"].unique() if np.isfinite(e))
-    return (
-        f"{info['dataset']} ($n = {int(info['n']):,}$, $d = {int(info['d'])}$), $k_2 \\in \\{{{sizes}\\}}$, "
-        f"$\\varepsilon$ from {min(eps):g} to {max(eps):g}, {p['n_trials']} trials, $T = {p['T']}$"
-    )
-
-
-def series_label(tables, series):
-    """'FastIHM r2' -> 'FastIHM, k2 = 18018 (r = 600)'."""
-    if not series.startswith("FastIHM"):
-        return series
-    row = tables["sketch_sizes"].set_index("ratio_index").loc[int(series[-1])]
-    return f"FastIHM, k2 = {int(row['k2'])} (r = {row['k2_ratio']:g})"
-
-
 def draw_tradeoff(tables, *, title):
     """Left: excess risk against epsilon (95% bands). Right: runtime against excess risk at the largest epsilon."""
     s = study.summary_table(tables)
@@ -127,7 +106,7 @@ def draw_tradeoff(tables, *, title):
             ls=ls,
             lw=1.8,
             ms=5,
-            label=series_label(tables, series),
+            label=text.series_label(tables, series),
         )
         ax.fill_between(rows["epsilon"], np.maximum(rows["low"], floor), rows["high"], color=color, alpha=0.15, lw=0)
     ihs = s[s["series"] == "FastIHS"]
@@ -167,7 +146,7 @@ def draw_tradeoff(tables, *, title):
             marker=marker,
             ms=8,
             ls="none",
-            label=series_label(tables, series),
+            label=text.series_label(tables, series),
         )
     ax2.set_xscale("log")
     ax2.set_yscale("log")
@@ -212,28 +191,15 @@ def draw_noise(tables, *, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-stored = store.load(*TABLES)
+stored = page.tables
 
 # %% [markdown]
 # ## Figure 4 at the paper's ratios
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p, info = store.parameters(), stored["datasets"].iloc[0]
-    sizes = stored["sketch_sizes"]
-    display(
-        Markdown(
-            f"**Data: {info['dataset']}**, because {info['why']}. $n = {int(info['n']):,}$ rows "
-            f"(of {int(info['n_raw']):,} in the source), $d = {int(info['d'])}$, $n/d = {info['n_over_d']:,.0f}$. "
-            f"Preprocessing: {info['preprocessing']}.\n\n"
-            f"Setting: $T = {p['T']}$, {p['n_trials']} trials per point, "
-            f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, $k = k_1 = {int(sizes['k1'].iloc[0])}$, "
-            + ", ".join(f"$k_2 = {int(r.k2):,}$ ($r = {r.k2_ratio:g}$)" for r in sizes.itertuples())
-            + f"; {len(stored['runs']):,} solver runs."
-        )
-    )
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure 4.** {glue:md}`appi-tradeoff-caption:myst`", "name": "appi-tradeoff"}} tags=["remove-input"]
 if stored is not None:
@@ -241,12 +207,12 @@ if stored is not None:
         "appi-tradeoff",
         TRADEOFF_TEXT
         + " At the paper's ratios, read from the results store: "
-        + data_setting(stored, store.parameters())
+        + text.data_setting(stored, page.parameters())
         + ".",
     )
     draw_tradeoff(stored, title="paper-scale ratios (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # Read the left panel from the top curve down: the smallest SRHT first, then the two large ones,
@@ -268,97 +234,12 @@ if stored is not None:
         CLAIMS = study.claims(stored)
     except (KeyError, ValueError) as exc:  # a partial entry may lack a series
         display(Markdown(f"The claims need every series of the stored run; this entry is not complete ({exc})."))
-if CLAIMS:
-    display(Markdown(claims_markdown(CLAIMS)))
-elif stored is None:
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+if CLAIMS or stored is None:
+    page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if CLAIMS:
-    runs = study.labelled_runs(stored)
-    held = [c.claim for c in CLAIMS if c.holds is True]
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    eps_grid = sorted(runs["epsilon"].dropna().unique())
-
-    def ratio(a, b, e):
-        sel = lambda s: runs.loc[(runs["series"] == s) & np.isclose(runs["epsilon"], e), "excess_risk"]  # noqa: E731
-        return log_ratio_interval(sel(a), sel(b))
-
-    lo, hi = eps_grid[0], eps_grid[-1]
-    lines = [
-        f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
-        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
-        + "."
-    ]
-    lines.append(
-        f"FastIHM with the largest SRHT has {format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', lo))} times "
-        f"IHM's excess risk at $\\varepsilon = {lo:g}$ and "
-        f"{format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', hi))} "
-        f"times at $\\varepsilon = {hi:g}$; with the smallest SRHT the factors are "
-        f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', lo))} and "
-        f"{format_interval(ratio('FastIHM r1', 'IHM (dense sketch)', hi))}."
-    )
-    from fastmix_companion.claims import holm, one_sided_less
-
-    ns = study.noise_summary(stored).set_index(["ratio_index", "epsilon"])
-    sel = lambda s, e: runs.loc[(runs["series"] == s) & np.isclose(runs["epsilon"], e), "excess_risk"]  # noqa: E731
-    # where the step from r2 to r3 is not significant, how far both are from IHM
-    rej = holm([one_sided_less(sel("FastIHM r3", e), sel("FastIHM r2", e)) for e in eps_grid])
-    flat = [e for e, r in zip(eps_grid, rej, strict=True) if not r]
-    if flat:
-        lines.append(
-            "The step from $r_2$ to $r_3$ lowers the excess risk significantly at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e, r in zip(eps_grid, rej, strict=True) if r)
-            + "\\}$ but not at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e in flat)
-            + "\\}$, where FastIHM at $r_2$ and $r_3$ has "
-            + "; ".join(
-                f"{format_interval(ratio('FastIHM r2', 'IHM (dense sketch)', e))} and "
-                f"{format_interval(ratio('FastIHM r3', 'IHM (dense sketch)', e))} times IHM's excess risk "
-                f"($\\varepsilon = {e:g}$)"
-                for e in flat
-            )
-            + ". Where both ratios are near 1, the Hessian noise no longer matters and the remaining error is set by "
-            "the gradient noise, which no $k_2$ changes."
-        )
-    # where FastIHM at the largest k2 is not within a factor 2 of IHM, its Hessian noise relative to IHM's
-    far = [e for e in eps_grid if ratio("FastIHM r3", "IHM (dense sketch)", e).high >= 2.0]
-    if far:
-        lines.append(
-            "FastIHM at the largest $k_2$ is not within a factor 2 of IHM at $\\varepsilon \\in \\{"
-            + ", ".join(f"{e:g}" for e in far)
-            + "\\}$. There its Hessian noise is $\\eta^2 = "
-            + ", ".join(f"{ns.loc[(3, e), 'eta_sq_over_gamma']:.3g}" for e in far)
-            + "\\,\\gamma$ respectively, against IHM's $\\sigma^2 \\le \\gamma$, because the private "
-            "$\\widetilde m$ = "
-            + ", ".join(f"{ns.loc[(3, e), 'm_tilde']:.3g}" for e in far)
-            + f" pads the exact $\\widehat m \\approx {ns.loc[(3, far[0]), 'm_hat']:.3g}$ by "
-            "$\\omega\\widehat\\Delta\\tau$ with $\\omega = 6T/\\varepsilon$ = "
-            + ", ".join(f"{ns.loc[(3, e), 'omega']:.3g}" for e in far)
-            + f" and the coherence $\\widehat\\Delta \\approx {ns.loc[(3, far[0]), 'delta_hat']:.3g}$ of "
-            f"$k_2 = {int(ns.loc[(3, far[0]), 'k2']):,}$ rows (next section)."
-        )
-    eq_level = 1 - 0.05 / len(eps_grid)
-    eq = {
-        e: log_ratio_interval(sel("IHM (Gram factor)", e), sel("IHM (dense sketch)", e), level=eq_level)
-        for e in eps_grid
-    }
-    miss = [e for e, iv in eq.items() if not iv.contains(1.0)]
-    if miss:
-        lines.append(
-            "The two IHM routes release the same random variable, yet their interval excludes 1 at $\\varepsilon \\in"
-            " \\{"
-            + ", ".join(f"{e:g}" for e in miss)
-            + "\\}$ (Gram / dense: "
-            + "; ".join(format_interval(eq[e]) for e in miss)
-            + f"), out of {len(eps_grid)} epsilons tested at "
-            "a 5% family-wise level, so at most about one run in twenty shows such a miss when the routes agree. Their "
-            "trial-to-trial spread is small (the excess risk sits on the gradient-noise floor), so the test resolves "
-            "differences of a few percent; the rule was fixed before the run and the verdict stands as measured. "
-            "The two samplers differ only in how they draw the sketch; the same trial of both shares its "
-            "$\\lambda_{\\min}$ release, which only makes them more alike."
-        )
-    display(Markdown("\n\n".join(lines)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # ## What drives the curves: absolute $k_2$, then coherence, then noise
@@ -382,7 +263,7 @@ if stored is not None and not stored["noise"].empty:
     caption(
         "appi-noise",
         "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
-        + data_setting(stored, store.parameters())
+        + text.data_setting(stored, page.parameters())
         + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
         "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
         "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
@@ -420,30 +301,7 @@ if stored is not None and not stored["noise"].empty:
         }
     )
     display(show.style.format(precision=3, thousands=",").hide(axis="index"))
-    n = int(stored["datasets"]["n"].iloc[0])
-    sizes = stored["sketch_sizes"].sort_values("k2_ratio")
-    big = sizes.iloc[1:]
-    scaled_k2 = np.maximum(sizes["k2"].iloc[0], np.ceil(big["k2"].to_numpy() * n / 2**22))
-    lines = []
-    for j in sorted(ns["ratio_index"].unique()):
-        sub = ns[ns["ratio_index"] == j].sort_values("epsilon")
-        lines.append(
-            f"$k_2 = {int(sub['k2'].iloc[0]):,}$: coherence {sub['delta_hat'].mean():.3g}, "
-            f"$\\widehat m$ {sub['m_hat'].mean():.3g}, $\\eta^2/\\gamma$ from {sub['eta_sq_over_gamma'].iloc[-1]:.3g} "
-            f"($\\varepsilon = {sub['epsilon'].iloc[-1]:g}$) to {sub['eta_sq_over_gamma'].iloc[0]:.3g} "
-            f"($\\varepsilon = {sub['epsilon'].iloc[0]:g}$)"
-        )
-    text = (
-        "Measured: " + "; ".join(lines) + ". "
-        f"Had the two large ratios been shrunk by $n/2^{{22}}$ to keep the paper's $k_2/n$ at this $n$, they "
-        f"would give $k_2$ = {', '.join(f'{int(k):,}' for k in scaled_k2)} instead of "
-        f"{', '.join(f'{int(k):,}' for k in big['k2'])}, and a coherence about "
-        f"{float(np.sqrt(big['k2'].to_numpy() / scaled_k2).mean()):.1f} times larger "
-        f"({', '.join(f'{coherence_heuristic(n, k):.3g}' for k in scaled_k2)} by the formula above): "
-        "the padding of $\\widetilde m$, and with it FastIHM's noise, grows by that factor. "
-        "That is why this page keeps the paper's absolute ratios."
-    )
-    display(Markdown(text))
+    display(Markdown(text.noise_text(stored)))
 
 # %% [markdown]
 # ## Runtime: the table of Figure 4, and the Gram route
@@ -463,7 +321,7 @@ if stored is not None:
             continue
         rows.append(
             {
-                "method": series_label(stored, s),
+                "method": text.series_label(stored, s),
                 "mean runtime (ms)": 1e3 * times[s].mean(),
                 "IHM / method [95%]": format_interval(log_ratio_interval(times["IHM (dense sketch)"], times[s]))
                 if s != "IHM (dense sketch)"
@@ -475,44 +333,7 @@ if stored is not None:
             }
         )
     display(pd.DataFrame(rows).style.format(precision=3, na_rep="").hide(axis="index"))
-    n, d = int(stored["datasets"]["n"].iloc[0]), int(stored["datasets"]["d"].iloc[0])
-    k1 = int(stored["sketch_sizes"]["k1"].iloc[0])
-    k2_top = int(stored["sketch_sizes"]["k2"].max())
-    p = store.parameters()
-    r3 = log_ratio_interval(times["IHM (dense sketch)"], times["FastIHM r3"])
-    paper_r3 = study.PAPER_SPEEDUPS["FastIHM r3"]
-    gram_fastest = all(
-        log_ratio_interval(times[s], times["IHM (Gram factor)"]).low > 1
-        for s in ("FastIHM r1", "FastIHM r2", "FastIHM r3")
-    )
-    if r3.high < paper_r3:
-        verdict = (
-            f"Here the ratio IHM / FastIHM at the largest $k_2$ is {format_interval(r3)}, below the "
-            f"paper's {paper_r3:g}. "
-        )
-    elif r3.low > paper_r3:
-        verdict = f"Here the ratio at the largest $k_2$, {format_interval(r3)}, is above the paper's {paper_r3:g}. "
-    else:
-        verdict = (
-            f"Here the ratio at the largest $k_2$, {format_interval(r3)}, is compatible with the paper's {paper_r3:g}. "
-        )
-    display(
-        Markdown(
-            verdict
-            + f"The sizes set these ratios. Dense IHM draws $T k n = {p['T'] * k1 * n / 1e6:,.0f}$ million Gaussian "
-            f"numbers per solve, a number that grows with $n$; FastIHM's mixing draws $T k_1 k_2 = "
-            f"{p['T'] * k1 * k2_top / 1e6:,.1f}$ million at the largest $k_2$, a number that does not. At the paper's "
-            f"$n = 2^{{22}}$ the dense sketch costs {2**22 / n:g} times more than at $n = {n:,}$ while FastIHM's "
-            "mixing costs the same, so the speedups at large $k_2$ grow with $n$. The Gram-factor IHM forms "
-            "$X^\\top X$ once "
-            f"($n d^2$ multiply-adds, $d = {d}$) and then works with $d \\times d$ matrices; "
-            + (
-                "its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1)."
-                if gram_fastest
-                else "it is not faster than every FastIHM here (see the last column)."
-            )
-        )
-    )
+    display(Markdown(text.runtime_text(stored, page.parameters())))
 
 # %% [markdown]
 # ## What differs from the paper, and what it costs
@@ -558,7 +379,7 @@ caption(
     "appi-smoke",
     "Smoke-scale run, computed live at this page's parameters: the accuracy-runtime trade-off of "
     "Figure 4 (left: excess empirical risk against $\\varepsilon$; right: runtime against excess risk at the "
-    "largest $\\varepsilon$) on " + data_setting(smoke, PARAMS) + ". It shows that the code runs; it is not "
+    "largest $\\varepsilon$) on " + text.data_setting(smoke, PARAMS) + ". It shows that the code runs; it is not "
     "evidence for Figure 4.",
 )
 draw_tradeoff(smoke, title="smoke scale (not evidence)")
@@ -571,5 +392,5 @@ provenance_report(
     parameters=PARAMS,
     seed=seed,
     data_sources=[f"{smoke['datasets']['dataset'].iloc[0]}: {smoke['datasets']['source'].iloc[0]}"],
-    started_at=started_at,
+    started_at=page.started_at,
 )

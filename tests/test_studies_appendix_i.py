@@ -1,0 +1,158 @@
+"""The sentences of the Appendix I page (fastmix_companion.studies.appendix_i_text), on small hand-made tables."""
+
+import numpy as np
+import pandas as pd
+
+from fastmix_companion.claims import Claim
+from fastmix_companion.studies import appendix_i_text as AT
+
+EPS = (1.0, 10.0)
+SIZES = pd.DataFrame(
+    {
+        "ratio_index": [1, 2, 3],
+        "k2_ratio": [4.0, 600.0, 1200.0],
+        "k2": [100, 15000, 30000],
+        "k1": [36, 36, 36],
+        "coherence_typical": [0.5, 0.04, 0.03],
+    }
+)
+
+
+def _tables(*, r2=2.0, r3=1.0, gram=1.0, t_dense=1.0, t_r3=0.1, t_gram=0.01, trials=12, seed=0):
+    """Excess risks (relative to dense IHM's 1.0) and runtimes (seconds) per series, a 5% spread across trials."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    series = [
+        ("FastIHM", None, 4.0, 10.0, t_r3),
+        ("FastIHM", None, 600.0, r2, t_r3),
+        ("FastIHM", None, 1200.0, r3, t_r3),
+        ("IHM", "dense", np.nan, 1.0, t_dense),
+        ("IHM", "gram", np.nan, gram, t_gram),
+    ]
+    for method, sketch, ratio, level, seconds in series:
+        for e in EPS:
+            for t in range(trials):
+                rows.append(
+                    {
+                        "method": method,
+                        "ihm_sketch": sketch,
+                        "k2_ratio": ratio,
+                        "epsilon": e,
+                        "trial": t,
+                        "excess_risk": level * np.exp(0.05 * rng.standard_normal()),
+                        "runtime_s": seconds * np.exp(0.05 * rng.standard_normal()),
+                    }
+                )
+    noise = pd.DataFrame(
+        [
+            {
+                "k2_ratio": r,
+                "epsilon": e,
+                "k2": k2,
+                "delta_hat": 0.1 * j,
+                "m_hat": 0.5,
+                "m_tilde": 2.0 * j / e,
+                "eta_sq_over_gamma": 10.0 * j / e,
+                "omega": 24.0 / e,
+                "tau": 8.0,
+            }
+            for j, r, k2 in zip(SIZES["ratio_index"], SIZES["k2_ratio"], SIZES["k2"], strict=True)
+            for e in EPS
+        ]
+    )
+    info = pd.DataFrame(
+        [
+            {
+                "dataset": "toy",
+                "why": "it is small",
+                "n": 2**18,
+                "n_raw": 300000,
+                "d": 4,
+                "n_over_d": 2**16,
+                "preprocessing": "none",
+            }
+        ]
+    )
+    return {"datasets": info, "sketch_sizes": SIZES, "runs": pd.DataFrame(rows), "noise": noise}
+
+
+P = {"T": 4, "n_trials": 12, "epsilons": "1,10"}
+
+
+def _claim(holds, name):
+    return Claim(claim=name, paper="Appendix I", measured="x", rule="y", holds=holds)
+
+
+def test_setting_texts_and_labels():
+    t = _tables()
+    assert AT.data_setting(t, P) == (
+        "toy ($n = 262,144$, $d = 4$), $k_2 \\in \\{100, 15,000, 30,000\\}$, $\\varepsilon$ from 1 to 10, "
+        "12 trials, $T = 4$"
+    )
+    assert AT.series_label(t, "FastIHM r2") == "FastIHM, k2 = 15000 (r = 600)"
+    assert AT.series_label(t, "IHM (Gram factor)") == "IHM (Gram factor)"
+    text = AT.stored_setting_text(t, P)
+    assert text.startswith("**Data: toy**, because it is small. $n = 262,144$ rows (of 300,000 in the source)")
+    assert text.endswith("$k_2 = 30,000$ ($r = 1200$); 120 solver runs.")
+
+
+def test_findings_tally_and_ratios():
+    text = AT.findings_text(_tables(), [_claim(True, "a"), _claim(False, "b"), _claim(False, "c")])
+    assert text.startswith("Of the 3 checks, 1 holds and 2 do not: b; c.\n\nFastIHM with the largest SRHT has ")
+    assert AT.findings_text(_tables(), [_claim(True, "a"), _claim(True, "b")]).startswith("Of the 2 checks, 2 hold.")
+
+
+def test_findings_say_where_the_larger_sketch_stops_helping_and_it_flips():
+    flat = AT.findings_text(_tables(r2=1.0, r3=1.0), [])
+    steep = AT.findings_text(_tables(r2=2.0, r3=1.0), [])
+    assert (
+        "The step from $r_2$ to $r_3$ lowers the excess risk significantly at $\\varepsilon \\in \\{\\}$ but " in flat
+    )
+    assert "but not at $\\varepsilon \\in \\{1, 10\\}$" in flat
+    assert "The step from $r_2$ to $r_3$" not in steep
+
+
+def test_findings_explain_a_far_fastihm_by_its_hessian_noise_and_it_flips():
+    far = AT.findings_text(_tables(r2=6.0, r3=3.0), [])
+    near = AT.findings_text(_tables(r2=6.0, r3=1.0), [])
+    assert "FastIHM at the largest $k_2$ is not within a factor 2 of IHM at $\\varepsilon \\in \\{1, 10\\}$" in far
+    assert "its Hessian noise is $\\eta^2 = 30, 3\\,\\gamma$ respectively" in far
+    assert "$\\omega = 6T/\\varepsilon$ = 24, 2.4" in far and "$k_2 = 30,000$ rows (next section)" in far
+    assert "not within a factor 2" not in near
+
+
+def test_findings_report_disagreeing_ihm_routes_and_it_flips():
+    agree = AT.findings_text(_tables(gram=1.0), [])
+    differ = AT.findings_text(_tables(gram=1.3), [])
+    assert "The two IHM routes release the same random variable" not in agree
+    assert "yet their interval excludes 1 at $\\varepsilon \\in \\{1, 10\\}$ (Gram / dense: " in differ
+    assert "out of 2 epsilons tested" in differ
+
+
+def test_noise_text_reports_each_sketch_and_the_cost_of_shrinking_it():
+    text = AT.noise_text(_tables())
+    assert text.startswith(
+        "Measured: $k_2 = 100$: coherence 0.1, $\\widehat m$ 0.5, $\\eta^2/\\gamma$ from 1 ($\\varepsilon = 10$) "
+        "to 10 ($\\varepsilon = 1$); "
+    )
+    # n / 2^22 = 1/16: 15,000 and 30,000 rows shrink to 938 and 1,875, a coherence sqrt(16) = 4 times larger
+    assert "they would give $k_2$ = 938, 1,875 instead of 15,000, 30,000, and a coherence about 4.0 times" in text
+
+
+def test_runtime_verdict_against_the_paper_flips():
+    below = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.2), P)  # 5x, the paper has 14.18
+    above = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.02), P)  # 50x
+    close = AT.runtime_text(_tables(t_dense=1.0, t_r3=1 / 14.18, trials=2, seed=1), P)
+    assert (
+        below.startswith("Here the ratio IHM / FastIHM at the largest $k_2$ is ") and "below the paper's 14.18" in below
+    )
+    assert above.startswith("Here the ratio at the largest $k_2$, ") and "is above the paper's 14.18" in above
+    assert "is compatible with the paper's 14.18" in close
+    assert "Dense IHM draws $T k n = 38$ million Gaussian numbers per solve" in below
+
+
+def test_runtime_says_whether_the_gram_route_is_fastest_and_it_flips():
+    fastest = AT.runtime_text(_tables(t_r3=0.1, t_gram=0.01), P)
+    slower = AT.runtime_text(_tables(t_r3=0.1, t_gram=1.0), P)
+    assert fastest.endswith("its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1).")
+    assert slower.endswith("it is not faster than every FastIHM here (see the last column).")
