@@ -58,21 +58,19 @@ blas_threads: int = 1  # BLAS threads (0: library default)
 
 # %% tags=["hide-input"]
 import math
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, tex_num, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import kernel_rp_vs_rff as study
+from fastmix_companion.studies import kernel_rp_vs_rff_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "kernel_rp_vs_rff"
+page = stored_entry(NAME, "runs")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 PROTOCOLS = study.PROTOCOLS
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
@@ -80,16 +78,6 @@ STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RF
 
 # Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
-
-
-def runs_setting(runs):
-    """Panels, epsilons and repetitions of a set of runs, as MyST maths."""
-    eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e))
-    reps = runs.groupby("panel")["rep"].nunique()
-    return (
-        f"{runs['panel'].nunique()} panels, $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$, "
-        f"{reps.min()}" + (f"-{reps.max()}" if reps.max() != reps.min() else "") + " repetitions per panel"
-    )
 
 
 ERRORS_TEXT = (
@@ -105,21 +93,7 @@ RATIOS_TEXT = (
 )
 
 
-def sweep_text(sweep, lam):
-    eps = sorted(e for e in sweep["epsilon"].unique() if np.isfinite(e))
-    return (
-        f"Equal-$M$ sweep: mean test error against the projection dimension $M$ at $\\lambda = {lam:g}$, for both "
-        "methods without privacy and at $\\varepsilon \\in \\{" + ", ".join(f"{e:g}" for e in eps) + "\\}$, "
-        f"$M$ from {int(sweep['M'].min())} to {int(sweep['M'].max())}"
-    )
-
-
 SWEEP_LAMBDA = 0.01  # the fixed ridge penalty of the equal-M sweep figures
-
-
-def math_set(symbol, values):
-    """``symbol`` in a set of comma-separated ``values``, as MyST text that can wrap between the values."""
-    return f"${symbol} \\in \\{{$" + ", ".join(v.strip() for v in str(values).split(",")) + "$\\}$"
 
 
 def _panels(runs):
@@ -246,45 +220,7 @@ def draw_sweep(sweep, lam, title):
     plt.show()
 
 
-def noise_markdown(noise, sweep, eps, lam):
-    t = study.noise_summary(noise, sweep, eps, lam)
-    lines = [
-        "| M | $D_2$ RP | $D_2$ RFF | sd on $\\tilde C$ RP | sd on $\\tilde C$ RFF | sd on $\\tilde u$ RP "
-        "| sd on $\\tilde u$ RFF | floored share RP | floored share RFF |",
-        "|" + "---|" * 9,
-    ]
-    for _, r in t.iterrows():
-        lines.append(
-            f"| {int(r['M'])} | {r['D2_RP']:.2f} | {r['D2_RFF']:.2f} | {r['sigma_C_RP']:.2e} | "
-            f"{r['sigma_C_RFF']:.2e} | {r['sigma_u_RP']:.2e} | {r['sigma_u_RFF']:.2e} | "
-            f"{r['floored_share_RP']:.0%} | {r['floored_share_RFF']:.0%} |"
-        )
-    return "\n".join(lines)
-
-
-def hyper_markdown(runs):
-    h = study.chosen_hyperparameters(runs)
-    h = h[np.isfinite(h["epsilon"])]
-    lines = [
-        "| protocol | method | $\\varepsilon$ | median M | median $\\lambda$ | M at grid edge | "
-        "$\\lambda$ at grid edge | M capped | floored share |",
-        "|" + "---|" * 9,
-    ]
-
-    def pct(v):
-        return "-" if not np.isfinite(v) else f"{v:.0%}"
-
-    for _, r in h.iterrows():
-        lines.append(
-            f"| {r['protocol']} | {r['method']} | {r['epsilon']:g} | {r['M_median']:g} | "
-            f"{r['lam_median']:.2g} | {pct(r['M_edge'])} | {pct(r['lam_edge'])} | {pct(r['M_capped'])} | "
-            f"{pct(r['floored'])} |"
-        )
-    return "\n".join(lines)
-
-
-store = ResultsStore(NAME)
-stored = store.load("runs")
+stored = page.tables
 
 # %% [markdown]
 # ## Paper-scale results
@@ -294,23 +230,9 @@ stored = store.load("runs")
 # in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    reps = stored["runs"].groupby("panel")["rep"].nunique()
-    partial = reps.min() < p["n_reps"]
-    eps_set, lam_set = math_set("\\varepsilon", p["epsilons"]), math_set("\\lambda", p["lam_grid"])
-    display(
-        Markdown(
-            f"Setting: $n = {p['n_train']}$ training, {p['n_val']} validation and {p['n_test']} test points per "
-            f"repetition on the synthetic panels, $\\delta = {tex_num(p['delta'])}$, $T = {p['response_bound']:g}$, "
-            f"noise sd {p['noise_sd']:g}, Gaussian kernel with bandwidth $\\sqrt d$, {eps_set}, "
-            f"tuning grid {math_set('M', p['m_grid'])} and {lam_set}, "
-            f"private selection over {math_set('M', p['sel_m_grid'])} and the same $\\lambda$ grid. "
-            f"Stored: {reps.min()}-{reps.max()} of the {p['n_reps']} planned repetitions per panel"
-            + (" - **the run is partial, so intervals are wider than they will be**." if partial else ".")
-        )
-    )
+    display(Markdown(text.stored_setting_text(stored["runs"], page.parameters())))
 
 # %% [markdown]
 # ### Test error against epsilon, tuned protocol
@@ -322,7 +244,7 @@ if stored is not None:
 if stored is not None:
     caption(
         "krr-errors",
-        ERRORS_TEXT + ". Paper-scale setting, read from the results store: " + runs_setting(stored["runs"]) + ".",
+        ERRORS_TEXT + ". Paper-scale setting, read from the results store: " + text.runs_setting(stored["runs"]) + ".",
     )
     draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
 
@@ -336,7 +258,7 @@ if stored is not None:
 if stored is not None:
     caption(
         "krr-ratios",
-        RATIOS_TEXT + ". Paper-scale setting, read from the results store: " + runs_setting(stored["runs"]) + ".",
+        RATIOS_TEXT + ". Paper-scale setting, read from the results store: " + text.runs_setting(stored["runs"]) + ".",
     )
     draw_ratios(stored["runs"], "error ratio RP / RFF, results store")
 
@@ -346,7 +268,7 @@ if stored is not None:
 # %% tags=["remove-input"]
 if stored is not None:
     display(Markdown(study.verdict_markdown(stored["runs"])))
-    display(Markdown(claims_markdown(study.claims(stored))))
+    page.show_claims(study.claims(stored))
 
 # %% [markdown]
 # ### The equal-M sweep
@@ -358,40 +280,18 @@ if stored is not None:
 # %% mystnb={"figure": {"caption": "**Figure K.3.** {glue:md}`krr-sweep-caption:myst`", "name": "krr-sweep"}} tags=["remove-input"]
 if stored is not None and "sweep" in stored:
     caption(
-        "krr-sweep", sweep_text(stored["sweep"], SWEEP_LAMBDA) + ". Paper-scale setting, read from the results store."
+        "krr-sweep",
+        text.sweep_text(stored["sweep"], SWEEP_LAMBDA) + ". Paper-scale setting, read from the results store.",
     )
     draw_sweep(stored["sweep"], SWEEP_LAMBDA, f"equal-M sweep at lambda = {SWEEP_LAMBDA:g}, results store")
 
 # %% tags=["remove-input"]
 if stored is not None and "sweep" in stored:
-    rows = []
-    for M in study.M_grid(store.parameters()):
-        eq = study.equal_m_comparison(stored["sweep"], math.inf, M)
-        if not eq.empty:
-            rows.append((M, int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum()), len(eq), eq["ratio"].median()))
-    display(
-        Markdown(
-            "Without privacy, each method at its best $\\lambda$ for the given $M$: "
-            + "; ".join(
-                f"M = {M}: RP lower in {b}, higher in {w} of {n} panels (median ratio {r:.2f})"
-                for M, b, w, n, r in rows
-            )
-            + "."
-        )
-    )
-    eps_sweep = sorted(e for e in stored["sweep"]["epsilon"].unique() if np.isfinite(e))
-    parts = []
-    for eps in eps_sweep:
-        for M in (study.M_grid(store.parameters())[0], study.M_grid(store.parameters())[-1]):
-            eq = study.equal_m_comparison(stored["sweep"], eps, M, lam=SWEEP_LAMBDA)
-            if not eq.empty:
-                parts.append(
-                    f"at $\\varepsilon = {eps:g}$ and M = {M}, RP's error is {eq['ratio'].median():.2f} times "
-                    f"RFF's (median over {len(eq)} panels; below 1 with 95% confidence in "
-                    f"{int((eq['high'] < 1).sum())}, above in {int((eq['low'] > 1).sum())})"
-                )
-    if parts:
-        display(Markdown("With privacy, at $\\lambda = " + f"{SWEEP_LAMBDA:g}$: " + "; ".join(parts) + "."))
+    grid = study.M_grid(page.parameters())
+    display(Markdown(text.nonprivate_sweep_text(stored["sweep"], grid)))
+    private = text.private_sweep_text(stored["sweep"], grid, SWEEP_LAMBDA)
+    if private:
+        display(Markdown(private))
 
 # %% [markdown]
 # ### The noise table
@@ -406,16 +306,8 @@ if stored is not None and "sweep" in stored:
 if stored is not None and "sweep" in stored:
     eps_table = 1.0 if 1.0 in set(stored["sweep"]["epsilon"]) else sorted(stored["sweep"]["epsilon"])[0]
     display(Markdown(f"At $\\varepsilon = {eps_table:g}$ and $\\lambda = {SWEEP_LAMBDA:g}$:"))
-    display(Markdown(noise_markdown(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
-    t = study.noise_summary(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)
-    small = t.iloc[0]
-    display(
-        Markdown(
-            f"At the smallest $M = {int(small['M'])}$ RP's norm bound is {small['D2_RP'] / small['D2_RFF']:.1f} times "
-            f"RFF's, so its covariance noise is {small['sigma_C_RP'] / small['sigma_C_RFF']:.1f} times larger; at "
-            f"$M = {int(t.iloc[-1]['M'])}$ the factor is {t.iloc[-1]['sigma_C_RP'] / t.iloc[-1]['sigma_C_RFF']:.2f}."
-        )
-    )
+    display(Markdown(text.noise_markdown(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
+    display(Markdown(text.noise_factor_text(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
 
 # %% [markdown]
 # ### Hyperparameters each protocol chose
@@ -425,47 +317,15 @@ if stored is not None and "sweep" in stored:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(Markdown(hyper_markdown(stored["runs"])))
-    grid = study.M_grid(store.parameters())
-    tuned = stored["runs"][
-        (stored["runs"]["protocol"] == "tuned")
-        & stored["runs"]["method"].isin(study.METHODS)
-        & np.isfinite(stored["runs"]["epsilon"])
-    ]
-    top = tuned.groupby("method")["M"].apply(lambda m: float((m == grid[-1]).mean()))
-    bottom = tuned.groupby("method")["M"].apply(lambda m: float((m == grid[0]).mean()))
-    display(
-        Markdown(
-            f"The tuned $M$ sat at the top of its grid ($M = {grid[-1]}$) in {top.get('RP', 0):.0%} of RP's and "
-            f"{top.get('RFF', 0):.0%} of RFF's private fits, and at the bottom ($M = {grid[0]}$) in "
-            f"{bottom.get('RP', 0):.0%} and {bottom.get('RFF', 0):.0%}. Where it sits at the top, a wider grid could "
-            f"lower that method's tuned error, so the tuned comparison is only as fair as these shares are similar."
-        )
-    )
+    display(Markdown(text.hyper_markdown(stored["runs"])))
+    display(Markdown(text.grid_edge_text(stored["runs"], study.M_grid(page.parameters()))))
 
 # %% [markdown]
 # ### What differs from the paper's setting
 
 # %% tags=["remove-input"]
 if stored is not None:
-    p = store.parameters()
-    capped = stored["runs"][(stored["runs"]["protocol"] == "theory") & (stored["runs"]["method"] == "RFF")]
-    capped_eps = sorted(capped.loc[capped["M_capped"].astype(str) == "True", "epsilon"].unique())
-    display(
-        Markdown(
-            f"The paper's $n$, $M$, $\\lambda$, $\\delta$, bandwidth and data are unknown; ours are stated above. Our "
-            f"$n = {p['n_train']}$ is modest because the exact Gaussian-process paths cost $O(N^3)$ "
-            f"in the number $N$ of points of a repetition. The theory's $M$ for RFF, $(n\\varepsilon)^{{2/3}}$, "
-            f"exceeds the largest drawn dimension $M = {study.M_grid(p)[-1]}$ at "
-            + (f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in capped_eps)}\\}}$" if capped_eps else "no epsilon")
-            + " and is capped there. The private protocol pays twice for selection: it fits on "
-            f"{1 - p['sel_fraction']:.0%} of the records and shares the budget among the releases of "
-            f"{len(p['sel_m_grid'].split(','))} projection dimensions, "
-            "so its errors are not directly comparable with the other two protocols; they are the price of "
-            "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped "
-            "RP features, sin/cos RFF with norm bound 1) is part of these results."
-        )
-    )
+    display(Markdown(text.differences_text(stored["runs"], page.parameters())))
 
 # %% [markdown]
 # (kernel-protocols)=
@@ -506,7 +366,7 @@ caption(
     + ERRORS_TEXT[0].lower()
     + ERRORS_TEXT[1:]
     + "; "
-    + runs_setting(smoke["runs"])
+    + text.runs_setting(smoke["runs"])
     + "."
     + SMOKE_NOTE,
 )
@@ -519,14 +379,14 @@ caption(
     + RATIOS_TEXT[0].lower()
     + RATIOS_TEXT[1:]
     + "; "
-    + runs_setting(smoke["runs"])
+    + text.runs_setting(smoke["runs"])
     + "."
     + SMOKE_NOTE,
 )
 draw_ratios(smoke["runs"], "smoke scale (live): error ratio RP / RFF")
 
 # %% mystnb={"figure": {"caption": "**Figure K.3 (smoke scale).** {glue:md}`krr-smoke-sweep-caption:myst`", "name": "krr-smoke-sweep"}} tags=["hide-input"]
-caption("krr-smoke-sweep", "Smoke-scale run: " + sweep_text(smoke["sweep"], SWEEP_LAMBDA) + "." + SMOKE_NOTE)
+caption("krr-smoke-sweep", "Smoke-scale run: " + text.sweep_text(smoke["sweep"], SWEEP_LAMBDA) + "." + SMOKE_NOTE)
 draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 
 # %%
@@ -538,5 +398,5 @@ provenance_report(
         "N(0, noise_sd^2) noise",
         "sklearn.datasets.load_diabetes (bundled with scikit-learn)",
     ],
-    started_at=started_at,
+    started_at=page.started_at,
 )
