@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import warnings
 
+from sklearn.exceptions import NotFittedError
+
 from ._validation import PrivacyWarning
 
 __all__ = ["PublicationMixin", "fitted_caveats", "record_seed"]
@@ -69,13 +71,16 @@ def fitted_caveats(estimator, *, unreleased: bool, holds_inputs: bool = False) -
 class PublicationMixin:
     """Warns :class:`~fastmix._validation.PrivacyWarning` when a fitted object with publication caveats is pickled.
 
-    The class defines ``publication_caveats()``; an unfitted object (no ``privacy_ledger_``) never
-    warns, so scikit-learn's ``clone`` and joblib's copies of unfitted estimators stay quiet.
+    The class defines ``publication_caveats()``; an unfitted object (whose ``publication_caveats()``
+    returns nothing or raises :class:`~sklearn.exceptions.NotFittedError`) never warns, so
+    scikit-learn's ``clone`` and joblib's copies of unfitted estimators stay quiet.
     """
 
     def __getstate__(self):
-        fitted = "privacy_ledger_" in self.__dict__ or "best_estimator_" in self.__dict__
-        caveats = self.publication_caveats() if fitted else ()  # type: ignore[attr-defined]
+        try:
+            caveats = self.publication_caveats()  # type: ignore[attr-defined]
+        except NotFittedError:  # nothing fitted, nothing to publish
+            caveats = ()
         if caveats:
             warnings.warn(
                 f"Pickling a {type(self).__name__} that must not be published (its predictions are private; the "

@@ -498,3 +498,42 @@ def test_an_unfitted_pipeline_gets_a_record_not_an_error():
     record = pipeline_privacy_record(pipe)
     assert set(record["verdicts"].values()) == {UNKNOWN}
     assert not record["private_end_to_end"] and not record["publishable"]
+
+
+def test_a_column_transformer_whose_output_density_decides_sparse_or_dense_is_not_certified():
+    import pandas as pd
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from fastmix.regression import AdaSSPRegressor
+
+    rng = np.random.default_rng(0)
+    table = pd.DataFrame({"c": rng.choice(["a", "b"], 400)})
+    y = np.where(table["c"] == "b", 0.5, -0.5)
+
+    def pipe(**ct):
+        enc = OneHotEncoder(categories=[["a", "b"]], drop="first", sparse_output=ct.pop("sparse_output", True))
+        return make_pipeline(ColumnTransformer([("c", enc, ["c"])], **ct), AdaSSPRegressor(epsilon=1.0, delta=1e-6))
+
+    risky = pipe(sparse_threshold=0.3).fit(table, y)  # dense here only because half the records are 'b'
+    record = pipeline_privacy_record(risky)
+    assert not record["private_end_to_end"] and "sparse_threshold" in str(record["steps"])
+    for safe in (pipe(sparse_threshold=0.0), pipe(sparse_output=False)):
+        assert pipeline_privacy_record(safe.fit(table, y))["private_end_to_end"]
+
+
+def test_a_bounding_tool_that_kept_its_counts_warns_when_pickled():
+    import pickle
+    import warnings
+
+    from fastmix._validation import PrivacyWarning
+
+    X = np.random.default_rng(1).standard_normal((50, 3))
+    kept = RowNormClipper(keep_unreleased=True).fit(X)
+    with pytest.warns(PrivacyWarning, match="RowNormClipper was fitted with keep_unreleased=True"):
+        pickle.dumps(kept)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyWarning)
+        pickle.dumps(RowNormClipper().fit(X))  # the default keeps no count: quiet
+        pickle.dumps(RowNormClipper(keep_unreleased=True))  # unfitted: nothing to publish

@@ -13,6 +13,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._publication import PublicationMixin
 from .._validation import ResponseClippingWarning, check_positive
 from ._caveats import _UNRELEASED_SENTENCE, _keeps_unreleased, _own_caveats
 
@@ -32,7 +33,17 @@ def _columns(X, names):
     return [np.asarray(X[c]) for c in names]
 
 
-class BoundedTableEncoder(TransformerMixin, BaseEstimator):
+class _KeptCounts(PublicationMixin):
+    """Mixin of the bounding transformers: a fitted one that kept ``n_clipped_`` says so, and warns when pickled."""
+
+    def publication_caveats(self) -> tuple[str, ...]:
+        """``("<Class> was fitted with keep_unreleased=True: ...",)`` when it holds ``n_clipped_``, else ``()``."""
+        return (
+            (f"{type(self).__name__} was fitted with {_UNRELEASED_SENTENCE}.",) if "n_clipped_" in self.__dict__ else ()
+        )
+
+
+class BoundedTableEncoder(_KeptCounts, TransformerMixin, BaseEstimator):
     """A table to rows of norm at most ``max_norm``, from declared ranges and categories only.
 
     Parameters
@@ -168,7 +179,7 @@ class BoundedTableEncoder(TransformerMixin, BaseEstimator):
         return np.asarray(self.feature_names_out_, dtype=object)
 
 
-class RowNormClipper(TransformerMixin, BaseEstimator):
+class RowNormClipper(_KeptCounts, TransformerMixin, BaseEstimator):
     """Scale each row down to norm at most ``max_norm``: ``x min(1, max_norm / ||x||)``.
 
     A fixed map applied to each record on its own (no statistic of the data), so it keeps the
@@ -228,7 +239,7 @@ class RowNormClipper(TransformerMixin, BaseEstimator):
         return X * factor[:, None]
 
 
-class BoundedResponseRegressor(RegressorMixin, BaseEstimator):
+class BoundedResponseRegressor(PublicationMixin, RegressorMixin, BaseEstimator):
     """Fit ``regressor`` on y mapped from a declared ``[low, high]`` to ``[-1, 1]``; predict back.
 
     ``y' = (clip(y, low, high) - (low + high)/2) / ((high - low)/2)``, so ``|y'| <= 1``, the bound

@@ -180,6 +180,18 @@ def _column_transformer_verdict(step) -> tuple[str, str]:
             )
     # what was fitted and ran, the remainder included (``transformers`` may have been changed since)
     parts += [(name, *_step_verdict(t)) for name, t, _ in fitted]
+    sparse_parts = [name for name, t, _ in fitted if getattr(t, "sparse_output", False) or getattr(t, "sparse", False)]
+    if getattr(step, "sparse_threshold", 0) > 0 and sparse_parts:
+        # dense or sparse output is chosen by the density of the encoded data, a statistic of the records
+        # (and the estimators refuse sparse input, so whether the fit runs at all would tell it)
+        parts.append(
+            (
+                "sparse_threshold",
+                DATA_DEPENDENT,
+                f"its output is sparse or dense according to the density of the encoded records ({sparse_parts} "
+                "may give sparse output); set sparse_threshold=0 or sparse_output=False",
+            )
+        )
     return _combine("ColumnTransformer", parts)
 
 
