@@ -20,7 +20,7 @@ def _routed_names() -> set[str]:
                 isinstance(node, ast.Call)
                 and getattr(node.func, "id", getattr(node.func, "attr", None)) == "dask_route"
             ):
-                if node.args and isinstance(node.args[0], ast.Constant):
+                if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     names.add(node.args[0].value)
     return names
 
