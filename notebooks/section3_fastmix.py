@@ -55,22 +55,20 @@ n_gamma: int = 12  # number of gamma values in the accounting comparison
 seed: int = 0  # seed of the numpy Generator
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
 from fastmix.srht import coherence_heuristic, welch_bound
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
 from fastmix_companion.studies import run_study
 from fastmix_companion.studies import section3 as study
+from fastmix_companion.studies import section3_text as text
 
-started_at = time.time()
 NAME = "section3_fastmix"
+page = stored_entry(NAME, "sweep")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLORS = {"synthetic_sphere": "C0", "synthetic_correlated": "C1"}
 MARKERS = {4.0: "v", 400.0: "s", 800.0: "D"}
@@ -90,25 +88,11 @@ SWEEP_TEXT = (
 )
 
 
-def sweep_setting(tables):
-    """The size of a sweep, from its table."""
-    sw = tables["sweep"]
-    return (
-        f"$n = {int(sw['n'].iloc[0])}$, $d = {int(sw['d'].iloc[0])}$, $k_2$ from {int(sw['k2'].min())} to "
-        f"{int(sw['k2'].max())}, {sw['draw'].nunique()} draws per $k_2$"
-    )
-
-
 ACCOUNTING_TEXT = (
     "Privacy loss $\\varepsilon$ of one FastMix call against $\\gamma$ on a tiny sphere dataset: Theorem 1's closed "
     "form (eq. 9), the tight bound (eq. 114) and the exact loss of the drawn $S_f$, maximised over all zero-out "
     "neighbours; all include the $2/\\omega$ of the two Laplace releases (dotted)."
 )
-
-
-def accounting_setting(acc, tiny=None):
-    size = f"$n = {int(tiny.n)}$, $d = {int(tiny.d)}$, $k_2 = {int(tiny.k2)}$, " if tiny is not None else ""
-    return f"{size}{len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}"
 
 
 def draw_sweep(tables, *, title):
@@ -175,36 +159,25 @@ def draw_accounting(acc, *, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.load("sweep")
+stored = page.tables
 
 # %% [markdown]
 # ## The per-draw quantities at the paper's scale
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    sw = stored["sweep"]
-    display(
-        Markdown(
-            f"Setting: both synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$; $k_2$ from "
-            f"$2^{{{p['log2_k2_min']}}}$ to $2^{{{min(p['log2_k2_max'], p['log2_n'])}}}$ and the paper's sizes for "
-            f"$r \\in \\{{{p['paper_ratios'].replace(',', ', ')}\\}}$; {sw['draw'].nunique()} independent SRHT draws "
-            f"per $k_2$ ({len(sw)} draws in all)."
-        )
-    )
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure S3.1.** {glue:md}`sec3-k2-sweep-caption:myst`", "name": "sec3-k2-sweep"}} tags=["remove-input"]
 if stored is not None:
     caption(
         "sec3-k2-sweep",
-        SWEEP_TEXT + " At the paper's scale, read from the results store: " + sweep_setting(stored) + ".",
+        SWEEP_TEXT + " At the paper's scale, read from the results store: " + text.sweep_setting(stored) + ".",
     )
     draw_sweep(stored, title="paper scale (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # The table gives the three quantities at the paper's own SRHT sizes: the mean over draws with its
@@ -212,19 +185,7 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    SUMMARY = study.paper_size_summary(stored["sweep"])
-    lines = [
-        "| design | $r$ | $k_2$ | draws | $C^2 = 1 + 2\\widehat m$ | smallest to largest draw | "
-        "$\\lambda_{\\min}(Z)/\\lambda_{\\min}(X)$ | $\\widehat\\Delta$ |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for r in SUMMARY.itertuples():
-        lines.append(
-            f"| {r.design} | {r.k2_ratio:g} | {r.k2} | {r.n_draws} | {r.c2_mean:.3g} [{r.c2_low:.3g}, "
-            f"{r.c2_high:.3g}] | {r.c2_min:.3g} to {r.c2_max:.3g} | {r.lambda_ratio_mean:.3f} "
-            f"[{r.lambda_ratio_low:.3f}, {r.lambda_ratio_high:.3f}] | {r.delta_hat_mean:.3g} |"
-        )
-    display(Markdown("\n".join(lines)))
+    display(Markdown(text.paper_size_markdown(study.paper_size_summary(stored["sweep"]))))
 
 # %% [markdown]
 # ## The claims of Section 3, checked
@@ -233,64 +194,12 @@ if stored is not None:
 # number that decides it with its 95% interval, and the rule that decides it.
 
 # %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.claims(stored)
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    CLAIMS = []
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+CLAIMS = study.claims(stored) if stored is not None else []
+page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if stored is not None:
-    sw = stored["sweep"]
-    n_big = int(sw["n"].iloc[0])
-    held = sum(c.holds is True for c in CLAIMS)
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [
-        f"Of the {len(CLAIMS)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
-    grid = sw[sw["k2_ratio"].isna()].groupby(["design", "k2"])["c2"].mean()
-    for design in COLORS:
-        s = SUMMARY[SUMMARY["design"] == design].sort_values("k2_ratio")
-        if s.empty:
-            continue
-        top = s.iloc[-1]
-        g = grid.loc[design]
-        below2 = g[g <= 2.0]
-        reach = (
-            f"it falls to 2 or below at $k_2 = {int(below2.index.min())}$"
-            if len(below2)
-            else f"even at the largest $k_2$ of the grid, {int(g.index.max())} $= n/{n_big // int(g.index.max())}$, "
-            f"it is still {g.iloc[-1]:.3g}"
-        )
-        text.append(
-            f"On the **{design.replace('synthetic_', '')}** design, the paper's largest SRHT ($k_2 = {int(top.k2)}$, "
-            f"$r = {top.k2_ratio:g}$) gives $C^2_{{S_f X}} = {top.c2_mean:.3g}$, {top.c2_mean / 2:.3g} times the "
-            f"$C^2 = 2$ that Figure 1 draws; {reach}. The same draws keep "
-            f"{top.lambda_ratio_mean:.3f} of $\\lambda_{{\\min}}(X)$ (Figure 1 assumes {5 / 6:.3f})"
-            + (
-                ""
-                if len(s) < 2
-                else f"; the paper's smallest SRHT ($k_2 = {int(s.iloc[0].k2)}$, $r = {s.iloc[0].k2_ratio:g}$) keeps "
-                f"{s.iloc[0].lambda_ratio_mean:.3f} of it and has $C^2 = {s.iloc[0].c2_mean:.3g}$"
-            )
-            + "."
-        )
-    slopes = [c for c in CLAIMS if c.claim.startswith("m_hat falls")]
-    if slopes and all(c.holds for c in slopes):
-        text.append(
-            "The reason $C^2$ stays large is the rate at which $\\widehat m$ falls: it shrinks like "
-            "$k_2^{-1/2}$ (the fitted exponents are in the table), so each halving of $C^2 - 1$ costs four times the "
-            "rows. For an SRHT $(S_f^\\top S_f)_{ii} = 1$ and $\\sum_{j\\ne i}(S_f^\\top S_f)_{ij}^2 = n/k_2 - 1$, so "
-            "$\\|X^\\top(S_f^\\top S_f - I)e_i\\|$ is a sum of $n$ terms whose squared size adds up to about "
-            "$(n/k_2 - 1)$ times the mean squared row norm: $\\widehat m$ is of order $\\sqrt{n/k_2}$, not of order 1, "
-            "until $k_2$ is a sizeable fraction of $n$. Section 3's bound $\\widehat m \\le \\tfrac{\\chi}{2}"
-            "\\|X\\|_{\\mathrm{op}}$ says the same: it is relative to $\\|X\\|_{\\mathrm{op}}$, which is about "
-            f"{stored['designs']['op_norm_x'].min():.0f} here, not to $C_X = 1$."
-        )
-    display(Markdown("\n\n".join(text)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # What this costs: with the measured $C^2$ in place of 2, FastMix needs more noise for the same
@@ -325,31 +234,15 @@ if stored is not None and "accounting" in stored:
         "sec3-accounting",
         ACCOUNTING_TEXT
         + " Read from the results store: "
-        + accounting_setting(stored["accounting"], stored["tiny"].iloc[0] if "tiny" in stored else None)
+        + text.accounting_setting(stored["accounting"], stored["tiny"].iloc[0] if "tiny" in stored else None)
         + ".",
     )
     draw_accounting(stored["accounting"], title="stored run")
 
 # %% tags=["remove-input"]
 if stored is not None and "accounting" in stored:
-    acc, tiny = stored["accounting"], stored["tiny"].iloc[0]
-    over = (acc["eps_tight"] - acc["laplace_part"]) / (acc["eps_exact"] - acc["laplace_part"])
-    closed = acc["eps_closed"] / acc["eps_tight"]
-    display(
-        Markdown(
-            f"The tiny dataset has $n = {int(tiny.n)}$, $d = {int(tiny.d)}$, and its SRHT $k_2 = {int(tiny.k2)}$ rows; "
-            f"the draw has $\\widehat m = {tiny.m_hat:.3g}$, $C^2 = {tiny.c2:.3g}$, "
-            f"$\\lambda_{{\\min}}(Z) = {tiny.lambda_min_z:.3g}$ and $\\widehat\\Delta = {tiny.delta_hat:.3g}$. "
-            f"Over the {len(acc)} values of $\\gamma$ from {acc['gamma'].min():.3g} to {acc['gamma'].max():.3g}, "
-            f"the tight bound's sketch part is {over.min():.3g} to {over.max():.3g} times the exact loss of this "
-            f"release (the bound must hold for the worst dataset with the same $\\gamma$), and the closed form is "
-            f"{closed.min():.3g} to "
-            f"{closed.max():.3g} times the tight bound, the largest factor at $\\gamma = "
-            f"{acc['gamma'][closed.idxmax()]:.3g}$ "
-            f"(the simplified bound $25\\alpha/(32\\gamma^2)$ restricts the Renyi order to $\\alpha < 8\\gamma/25$, "
-            f"which leaves little room near the smallest admissible $\\gamma = 25/8$)."
-        )
-    )
+    acc = stored["accounting"]
+    display(Markdown(text.accounting_text(acc, stored["tiny"].iloc[0])))
     display(
         acc[["gamma", "sigma", "eps_closed", "eps_tight", "eps_exact"]]
         .rename(columns={"eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"})
@@ -383,7 +276,7 @@ caption(
     "sec3-smoke-sweep",
     "Smoke-scale run, computed live at this page's parameters: "
     + SWEEP_TEXT.split(" (lines")[0]
-    + f" ({sweep_setting(smoke)}), drawn as in Figure S3.1. It shows that the code runs; it is not evidence.",
+    + f" ({text.sweep_setting(smoke)}), drawn as in Figure S3.1. It shows that the code runs; it is not evidence.",
 )
 draw_sweep(smoke, title="smoke scale (not evidence)")
 
@@ -393,7 +286,7 @@ caption(
     "Smoke-scale run: "
     + ACCOUNTING_TEXT.split(":")[0]
     + ", at this page's parameters ("
-    + accounting_setting(smoke["accounting"], smoke["tiny"].iloc[0] if "tiny" in smoke else None)
+    + text.accounting_setting(smoke["accounting"], smoke["tiny"].iloc[0] if "tiny" in smoke else None)
     + "). It shows that the code runs; it is not evidence.",
 )
 draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
@@ -402,9 +295,4 @@ draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 # ## Provenance
 
 # %%
-provenance_report(
-    parameters=PARAMS,
-    seed=seed,
-    data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
-    started_at=started_at,
-)
+provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)
