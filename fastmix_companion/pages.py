@@ -116,12 +116,12 @@ class StoredEntry:
         display(Markdown(entry_markdown(self.name)))
 
     def show_claims(self, claims, missing: str = NO_CLAIMS) -> None:
-        """Display the claims table of ``claims``, or ``missing`` when there are no stored tables."""
+        """Display the claims table of ``claims``, or ``missing`` when there are none (nothing stored)."""
         from IPython.display import Markdown, display
 
         from fastmix_companion.claims import claims_markdown
 
-        display(Markdown(claims_markdown(claims) if self.tables is not None else missing))
+        display(Markdown(claims_markdown(claims) if claims else missing))
 
     @staticmethod
     def no_figure() -> None:

@@ -51,24 +51,20 @@ confidence: float = 0.95  # confidence of the Clopper-Pearson bounds
 seed: int = 0  # seed of every random draw (SRHT, designs, attack)
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, tex_num, use_book_style
+from fastmix_companion.pages import caption, stored_entry, tex_num, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import privacy_audit as study
+from fastmix_companion.studies import privacy_audit_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "privacy_audit"
+page = stored_entry(NAME, "designs", "optimised", "curve", "attack", "tradeoff", "profile")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-TABLES = ("designs", "optimised", "curve", "attack", "tradeoff", "profile")
 LABELS = {
     "exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)",
     "bar": r"$\bar\phi(\alpha;\gamma)$ (eq. 57)",
@@ -81,46 +77,12 @@ COLORS = {"exact": "C0", "bar": "C1", "simple": "C2"}
 use_book_style()
 
 
-def audit_setting(p):
-    """The audited setting, as MyST maths, from the run's parameters."""
-    return (
-        f"$n = {p['n']}$ rows, $d = {p['d']}$, an SRHT with $k_2 = {p['k2']}$ rows, $k_1 = {p['k1']}$ Gaussian "
-        f"rows per release, target $\\gamma = {float(p['gamma']):g}$, $\\delta = {tex_num(p['delta'])}$"
-    )
-
-
 DIVERGENCE_TEXT = (
     "Exact Rényi divergence $D_\\alpha$ of one released row for the worst neighbour pair found, against the Rényi "
     "order $\\alpha$, beside the three accounted bounds of Lemma 1: $\\phi(\\alpha;\\gamma,C^2)$ (eq. 50-52), "
     "$\\bar\\phi(\\alpha;\\gamma)$ (eq. 57) and $25\\alpha/(32\\gamma^2)$ (eq. 8), each drawn on its "
     "own range of orders."
 )
-
-
-def design_table(tables):
-    """The exact audit per design and direction, then the optimised rows."""
-    des = (
-        tables["designs"]
-        .drop(columns=["cell"])
-        .rename(
-            columns={
-                "worst_ratio_exact": "worst ratio (φ)",
-                "worst_ratio_bar": "worst ratio (φ̄)",
-                "worst_ratio_simple": "worst ratio (eq. 8)",
-                "gamma_first_min": "smallest γ of the first argument",
-            }
-        )
-    )
-    opt = tables["optimised"].rename(
-        columns={
-            "worst_ratio_exact": "worst ratio (φ)",
-            "worst_ratio_bar": "worst ratio (φ̄)",
-            "worst_ratio_simple": "worst ratio (eq. 8)",
-            "gamma": "smallest γ of the first argument",
-        }
-    )
-    opt = opt.assign(design=[f"{r.design}, row {r.index} optimised" for r in opt.itertuples()], pairs=1)
-    return pd.concat([des, opt[des.columns]], ignore_index=True)
 
 
 def draw_divergence(tables, *, title):
@@ -187,21 +149,7 @@ def draw_profile(tables, *, title):
     plt.show()
 
 
-def epsilon_summary(tables):
-    att = tables["attack"].iloc[0]
-    conf = float(att["confidence"])
-    rows = {
-        f"attack lower bound ({conf:.0%} confidence)": att["epsilon_lower"],
-        "attack point estimate (no confidence correction)": att["epsilon_point"],
-        "exact epsilon of this pair (privacy profile)": att["epsilon_exact"],
-    }
-    for b, label in study.BOUNDS.items():
-        rows[f"accounted: {label}"] = att[f"epsilon_accounted_{b}"]
-    return pd.Series(rows, name=f"epsilon at delta = {float(att['delta']):g}").to_frame()
-
-
-store = ResultsStore(NAME)
-stored = store.load(*TABLES)
+stored = page.tables
 
 # %% [markdown]
 # ## The audit at the larger setting
@@ -211,7 +159,7 @@ stored = store.load(*TABLES)
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 
 # %% [markdown]
 # The figure shows, for the worst neighbouring pair among the designs described below, the exact
@@ -223,12 +171,12 @@ if stored is not None:
         "audit-divergence",
         DIVERGENCE_TEXT
         + " At the larger setting, read from the results store: "
-        + audit_setting(store.parameters())
+        + text.audit_setting(page.parameters())
         + ".",
     )
     draw_divergence(stored, title="larger setting (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # ### How the audit is built
@@ -249,17 +197,8 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    p = store.parameters()
-    display(
-        Markdown(
-            f"Setting: $n = {p['n']}$ rows, $d = {p['d']}$ columns, an SRHT with $k_2 = {p['k2']}$ rows, "
-            f"$k_1 = {p['k1']}$ Gaussian rows per release, target $\\gamma = {p['gamma']:g}$, $\\delta = "
-            f"{tex_num(p['delta'])}$, "
-            f"{p['n_alphas']} Rényi orders, {p['n_starts']} optimiser starts, {p['n_releases']:,} releases per "
-            f"hypothesis in the attack."
-        )
-    )
-    display(design_table(stored).style.format(precision=3).hide(axis="index"))
+    display(Markdown(text.stored_setting_text(page.parameters())))
+    display(text.design_table(stored).style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
 # ## The empirical audit: a likelihood-ratio attack
@@ -286,7 +225,7 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(epsilon_summary(stored).style.format(precision=3))
+    display(text.epsilon_summary(stored).style.format(precision=3))
 
 # %% [markdown]
 # The next figure shows the trade-off between the two error rates: the attack's empirical curve,
@@ -304,7 +243,7 @@ if stored is not None:
         f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
         f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
         f"$\\delta = {tex_num(att['delta'])}$. At the larger setting, read from the results store: "
-        + audit_setting(store.parameters())
+        + text.audit_setting(page.parameters())
         + ".",
     )
     draw_tradeoff(stored, title="larger setting (results store)")
@@ -324,7 +263,7 @@ if stored is not None:
         "audit-profile",
         "Exact privacy profile $\\delta(\\varepsilon)$ of the worst pair in both directions, "
         "with the accounted $\\varepsilon$ of each bound at the audited $\\delta$ (vertical lines). At the larger "
-        "setting, read from the results store: " + audit_setting(store.parameters()) + ".",
+        "setting, read from the results store: " + text.audit_setting(page.parameters()) + ".",
     )
     draw_profile(stored, title="larger setting (results store)")
 
@@ -337,37 +276,11 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 CLAIMS = study.claims(stored) if stored is not None else []
-if CLAIMS:
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    display(Markdown("The claims table needs the stored results (see the note at the top)."))
+page.show_claims(CLAIMS, missing="The claims table needs the stored results (see the note at the top).")
 
 # %% tags=["remove-input"]
 if CLAIMS:
-    att = stored["attack"].iloc[0]
-    des = design_table(stored)
-    held = sum(c.holds is True for c in CLAIMS)
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    acc = {b: float(att[f"epsilon_accounted_{b}"]) for b in study.BOUNDS}
-    lines = [
-        f"Of the {len(CLAIMS)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."
-    ]
-    lines.append(
-        "The largest ratio of an exact divergence to the tightest bound ($\\phi$) is "
-        f"{des['worst ratio (φ)'].max():.3g}, "
-        f"so the worst pair found uses {des['worst ratio (φ)'].max():.0%} of what Lemma 1 allows at its worst order. "
-        f"The $\\varepsilon$ values at the audited $\\delta$: certified attack bound {att['epsilon_lower']:.3g}, "
-        f"attack point estimate {att['epsilon_point']:.3g}, exact {att['epsilon_exact']:.3g}, accounted "
-        f"{acc['exact']:.3g} ($\\phi$), {acc['bar']:.3g} ($\\bar\\phi$, what Theorem 1 uses) and "
-        f"{acc['simple']:.3g} (eq. 8). "
-        f"The gap between the exact and the accounted $\\varepsilon$ ({acc['bar'] / att['epsilon_exact']:.2f} times "
-        f"for $\\bar\\phi$) is the price of the worst-case steps of the proof (the row-norm control $C^2$ and "
-        f"$\\|u_1\\| \\le 1$)"
-        + (", which bind only for worse pairs than any found here" if des["worst ratio (φ)"].max() <= 1 else "")
-        + "; the gap between the attack and the exact value is "
-        f"the price of estimating error rates from {int(att['n_releases']):,} releases per hypothesis."
-    )
-    display(Markdown("\n\n".join(lines)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # ## Smoke-scale run: the code still works
@@ -378,8 +291,8 @@ if CLAIMS:
 
 # %% tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-display(design_table(smoke).style.format(precision=3).hide(axis="index"))
-display(epsilon_summary(smoke).style.format(precision=3))
+display(text.design_table(smoke).style.format(precision=3).hide(axis="index"))
+display(text.epsilon_summary(smoke).style.format(precision=3))
 
 # %% mystnb={"figure": {"caption": "**Figure P.1 (smoke scale).** {glue:md}`audit-smoke-caption:myst`", "name": "audit-smoke"}} tags=["hide-input"]
 caption(
@@ -387,7 +300,7 @@ caption(
     "Smoke-scale run, computed live at this page's parameters: "
     + DIVERGENCE_TEXT.split(", beside")[0]
     + ", beside the accounted bounds, at "
-    + audit_setting(PARAMS)
+    + text.audit_setting(PARAMS)
     + ". It shows that the code runs; it is not "
     "evidence.",
 )
@@ -401,5 +314,5 @@ provenance_report(
     parameters=PARAMS,
     seed=seed,
     data_sources=["synthetic adversarial designs from fastmix.audit.adversarial_designs (no external data)"],
-    started_at=started_at,
+    started_at=page.started_at,
 )
