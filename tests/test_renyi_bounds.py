@@ -123,3 +123,13 @@ def test_a_bound_missing_a_field_cannot_be_registered():
     with pytest.raises(TypeError):
         rb._register(every)
     assert set(rb._REGISTRY) == {*CHECKED, "exact"}
+
+
+def test_the_documented_tables_list_every_registered_bound():
+    from fastmix.accounting import renyi_bounds as rb
+
+    for name, entry in rb._REGISTRY.items():
+        gamma_rows = [line for line in rb.fastmix_gamma_min.__doc__.splitlines() if f'``"{name}"``' in line]
+        assert len(gamma_rows) == 1 and entry.gamma_min_text in gamma_rows[0], name
+        assert sum(line.split()[:1] == [f'"{name}"'] for line in rb.fastmix_alpha_max.__doc__.splitlines()) == 1
+        assert f'"{name}"' in rb.renyi_bound.__doc__
