@@ -47,40 +47,25 @@ upper_constant: float = 1.0  # constant multiplying log(n/rho)/sqrt(k) (the pape
 seed: int = 0  # seed of the numpy Generator
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
 from fastmix.srht import coherence_upper_scale
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
 from fastmix_companion.studies import appendix_f as study
+from fastmix_companion.studies import appendix_f_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "appendix_f_coherence"
+page = stored_entry(NAME, "coherence")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 
 
 # Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
-
-
-def coherence_text(coh, rho, constant):
-    """What the coherence figure shows, as MyST maths, for the draws in ``coh``."""
-    ns = ", ".join(f"$2^{{{int(np.log2(n))}}}$" for n in sorted(coh["n"].unique()))
-    return (
-        f"Coherence $\\widehat\\Delta$ of the SRHT against its number of rows $k$ (log-log), one panel per "
-        f"$n \\in \\{{{ns.replace('$', '')}\\}}$: median and range over {coh.groupby(['n', 'k']).size().min()} "
-        "independent draws per $(n, k)$, Welch's lower bound (eq. 240, dashed), the heuristic "
-        "$\\sqrt{2\\ln(2n)/k}$ (dotted) and the scale of eq. (241), "
-        f"${float(constant):g}\\cdot\\log(n/\\varrho)/\\sqrt{{k}}$ with $\\varrho = {float(rho):g}$ (dash-dotted). "
-        "The faint vertical lines mark $k = \\log(n/\\varrho)^2$ and $k = n/64$, the range of the slope check."
-    )
 
 
 def draw_coherence(coh, *, rho, constant, title):
@@ -116,42 +101,31 @@ def draw_coherence(coh, *, rho, constant, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.load("coherence")
+stored = page.tables
 
 # %% [markdown]
 # ## The coherence at the paper's scale
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    coh = stored["coherence"]
-    display(
-        Markdown(
-            f"Setting: $n \\in \\{{{', '.join(f'2^{{{int(v)}}}' for v in sorted(coh['log2_n'].unique()))}\\}}$, "
-            f"{coh.groupby('n')['k'].nunique().min()} to {coh.groupby('n')['k'].nunique().max()} values of $k$ per $n$ "
-            f"from {coh['k'].min()} to $n/2$, {p['n_draws']} independent SRHT draws per $(n, k)$ ({len(coh)} draws in "
-            f"all), $\\varrho = {p['rho']:g}$ in the scale of (241)."
-        )
-    )
+    display(Markdown(text.stored_setting_text(stored["coherence"], page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure F.1.** {glue:md}`appf-coherence-caption:myst`", "name": "appf-coherence"}} tags=["remove-input"]
 if stored is not None:
     caption(
         "appf-coherence",
-        coherence_text(stored["coherence"], store.parameters()["rho"], store.parameters()["upper_constant"])
+        text.coherence_text(stored["coherence"], page.parameters()["rho"], page.parameters()["upper_constant"])
         + " At the paper's scale, read from the results store.",
     )
     draw_coherence(
         stored["coherence"],
-        rho=float(store.parameters()["rho"]),
-        constant=float(store.parameters()["upper_constant"]),
+        rho=float(page.parameters()["rho"]),
+        constant=float(page.parameters()["upper_constant"]),
         title="paper scale (results store)",
     )
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # The table compares the measured coherence with each reference for $k \le n/64$ (where $n \gg k$):
@@ -161,20 +135,8 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    SUMMARY = study.ratio_summary(stored["coherence"], float(store.parameters()["rho"]))
-    lines = [
-        "| $n$ | draws | $\\widehat\\Delta$ / Welch (mean, 95%) | largest | $\\log(n/\\varrho)$ | "
-        "$\\widehat\\Delta/\\sqrt{2\\ln(2n)/k}$ (mean, range) | fitted $c$ |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for r in SUMMARY.itertuples():
-        lines.append(
-            f"| $2^{{{r.log2_n}}}$ | {r.draws} | {r.welch_ratio_mean:.3g} [{r.welch_ratio_low:.3g}, "
-            f"{r.welch_ratio_high:.3g}] | {r.welch_ratio_max:.3g} | {r.log_n_rho:.3g} | "
-            f"{r.heuristic_ratio_mean:.3g} ({r.heuristic_ratio_min:.3g} to {r.heuristic_ratio_max:.3g}) | "
-            f"{r.fitted_c:.3g} |"
-        )
-    display(Markdown("\n".join(lines)))
+    SUMMARY = study.ratio_summary(stored["coherence"], float(page.parameters()["rho"]))
+    display(Markdown(text.ratio_markdown(SUMMARY)))
 
 # %% [markdown]
 # ## The claims of Appendix F, checked
@@ -189,64 +151,15 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    from fastmix_companion.studies.section3 import log_slope_interval
-
-    whole = [
-        f"{log_slope_interval(g['k'], g['coherence']).estimate:.2f} at $n = 2^{{{int(np.log2(n))}}}$"
-        for n, g in stored["coherence"].groupby("n")
-    ]
-    display(
-        Markdown(
-            "Over the whole grid of $k$ the fitted slope of $\\log\\widehat\\Delta$ on $\\log k$ is "
-            + ", ".join(whole)
-            + ", pulled towards zero by the small $k$ at which $\\widehat\\Delta = 1$ exactly; "
-            "hence the narrower range."
-        )
-    )
+    display(Markdown(text.whole_grid_slopes_text(stored["coherence"])))
 
 # %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.claims(stored, rho=float(store.parameters()["rho"]))
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    CLAIMS = []
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+CLAIMS = study.claims(stored, rho=float(page.parameters()["rho"])) if stored is not None else []
+page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if stored is not None and len(SUMMARY):
-    held = sum(c.holds is True for c in CLAIMS)
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [
-        f"Of the {len(CLAIMS)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
-    lo, hi = SUMMARY.iloc[0], SUMMARY.iloc[-1]
-    text.append(
-        f"From $n = 2^{{{int(lo.log2_n)}}}$ to $2^{{{int(hi.log2_n)}}}$ the mean ratio to Welch's bound grows from "
-        f"{lo.welch_ratio_mean:.3g} to {hi.welch_ratio_mean:.3g}, a factor of "
-        f"{hi.welch_ratio_mean / lo.welch_ratio_mean:.3g}, "
-        f"while $\\log(n/\\varrho)$ grows by {hi.log_n_rho / lo.log_n_rho:.3g} and $\\sqrt{{2\\ln(2n)}}$ by "
-        f"{np.sqrt(np.log(2 * hi.n) / np.log(2 * lo.n)):.3g}. The measured coherence is "
-        f"{SUMMARY['heuristic_ratio_mean'].min():.3g} to {SUMMARY['heuristic_ratio_mean'].max():.3g} times the "
-        f"heuristic $\\sqrt{{2\\ln(2n)/k}}$ on average, and a constant of {SUMMARY['fitted_c'].max():.3g} in front of "
-        "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw."
-    )
-    rough = [c for c in CLAIMS if c.claim.startswith("The coherence itself, like its upper bound")]
-    if rough and rough[0].holds is False:
-        share = SUMMARY["welch_ratio_mean"] / SUMMARY["log_n_rho"]
-        grow, grow_log = hi.welch_ratio_mean / lo.welch_ratio_mean, hi.log_n_rho / lo.log_n_rho
-        grow_heur = np.sqrt(np.log(2 * hi.n) / np.log(2 * lo.n))
-        closer = "$\\sqrt{2\\ln(2n)}$" if abs(grow - grow_heur) < abs(grow - grow_log) else "$\\log(n/\\varrho)$"
-        text.append(
-            "So $\\log(n/\\varrho)$ describes the upper bound (241), not the coherence an SRHT actually has: the "
-            f"measured degradation relative to Welch's bound is only {share.min():.2f} to {share.max():.2f} of "
-            f"$\\log(n/\\varrho)$, and its growth with $n$ is closer to that of {closer}. The heuristic's level has "
-            "a simple reason: for an SRHT, $|(S_f^\\top S_f)_{ij}|$ depends only on the bitwise exclusive or of $i$ "
-            "and $j$, so there are only $n - 1$ distinct inner products, each roughly Gaussian with standard deviation "
-            "$1/\\sqrt{k}$, and the largest of $n - 1$ such values is about $\\sqrt{2\\ln(2n)/k}$."
-        )
-    display(Markdown("\n\n".join(text)))
+    display(Markdown(text.findings_text(SUMMARY, CLAIMS)))
 
 # %% [markdown]
 # The authors' experiments report typical coherences at $n = 2^{17}$ (see the notes on their
@@ -255,17 +168,7 @@ if stored is not None and len(SUMMARY):
 
 # %% tags=["remove-input"]
 if stored is not None and "reference" in stored:
-    from fastmix_companion.claims import percentile_of
-
-    ref = stored["reference"]
-    lines = ["| $k$ | draws | median | range | authors' value | its percentile |", "|---|---|---|---|---|---|"]
-    for k_ref, g in ref.groupby("k"):
-        theirs = float(g["authors_value"].iloc[0])
-        lines.append(
-            f"| {k_ref} | {len(g)} | {g['coherence'].median():.3g} | {g['coherence'].min():.3g} to "
-            f"{g['coherence'].max():.3g} | {theirs:g} | {percentile_of(theirs, g['coherence']):.3g} |"
-        )
-    display(Markdown("\n".join(lines)))
+    display(Markdown(text.reference_markdown(stored["reference"])))
 
 # %% [markdown]
 # ## Smoke-scale run: the code still works
@@ -278,7 +181,7 @@ smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "appf-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
-    + coherence_text(smoke["coherence"], rho, upper_constant)
+    + text.coherence_text(smoke["coherence"], rho, upper_constant)
     + " It shows that the code runs; it is not evidence.",
 )
 draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smoke scale (not evidence)")
@@ -287,9 +190,4 @@ draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smok
 # ## Provenance
 
 # %%
-provenance_report(
-    parameters=PARAMS,
-    seed=seed,
-    data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
-    started_at=started_at,
-)
+provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)
