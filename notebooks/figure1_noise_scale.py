@@ -55,21 +55,19 @@ n_eps: int = 13  # number of epsilons (log-spaced; paper scale: 61)
 seed: int = 0  # unused (the figure is deterministic); kept for the common interface
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
 from fastmix_companion.studies import figure1 as study
+from fastmix_companion.studies import figure1_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "figure1_noise_scale"
+page = stored_entry(NAME, "curves", "c2_used")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {
     "upadhyay": ("C3", "-", "^"),
@@ -93,21 +91,6 @@ def positive(values):
 def tex(label):
     """A curve label with its C^2 set as mathematics."""
     return label.replace("C^2", "$C^2$").replace("$C^2$ -> inf", r"$C^2 \to \infty$")
-
-
-def panels_text(curves):
-    """Which n each panel shows, as maths: "$n = 10^4$ (left) and $n = 10^5$ (right)"."""
-    ns = [rf"$n = 10^{{{round(float(np.log10(n)))}}}$" for n in sorted(curves["n"].unique())]
-    return " (left) and ".join(ns) + (" (right)" if len(ns) == 2 else "")
-
-
-def setting_text(p):
-    """The setting of a run, as MyST maths, from its parameters."""
-    return (
-        f"$k = {p['k']}$ Gaussian rows, $d = {p['d']}$, $\\delta = n^{{-{float(p['delta_exponent']):g}}}$, "
-        f"$\\lambda_{{\\min}}(X) = n/(8d)$ and $\\lambda_{{\\min}}(S_f X) = \\tfrac56\\lambda_{{\\min}}(X)$, "
-        f"{p['n_eps']} targets from $\\varepsilon = {float(p['eps_min']):g}$ to ${float(p['eps_max']):g}$"
-    )
 
 
 def draw_figure(curves, *, title):
@@ -162,46 +145,15 @@ def draw_figure(curves, *, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.load("curves", "c2_used")
+stored = page.tables
 
 # %% [markdown]
 # ## Figure 1 at the paper's setting, with the measured $C^2$
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    used = stored["c2_used"]
-    have = used[used["state"] != "missing"]
-    lines = [
-        f"Setting: $d = {p['d']}$, $k = {p['k']}$ Gaussian rows, $\\delta = n^{{-{p['delta_exponent']:g}}}$, "
-        f"{p['n_eps']} targets from {p['eps_min']:g} to {p['eps_max']:g}."
-    ]
-    if len(have):
-        r0 = have.iloc[0]
-        lines.append(
-            f"The measured $C^2$ comes from `results/{r0.source}/` (commit `{str(r0.commit)[:10]}`, "
-            f"{r0.state} when read): the mean of $1 + 2\\widehat m$ over {int(r0.n_draws)} SRHT draws at "
-            f"$n = {int(r0.n_section3)}$, $d = {int(r0.d_section3)}$ and the paper's $k_2 = {int(r0.k2)}$ "
-            f"($r = {r0.k2_ratio:g}$), which is "
-            + " and ".join(
-                f"{r.c2_mean:.3g} [{r.c2_low:.3g}, {r.c2_high:.3g}] on the {r.design.replace('synthetic_', '')} design"
-                for r in have.itertuples()
-            )
-            + "."
-        )
-        now = [study.measured_c2(r.source, r.design, r.k2_ratio) for r in have.itertuples()]
-        if any(not np.isclose(a["c2_mean"], r.c2_mean) for a, r in zip(now, have.itertuples(), strict=True)):
-            lines.append(
-                "**The Section 3 entry has changed since this figure was computed**; recompute it with the "
-                "command in the note above."
-            )
-    missing = used[used["state"] == "missing"]
-    if len(missing):
-        lines.append("No Section 3 measurement was stored for: " + ", ".join(missing["design"]) + ".")
-    display(Markdown(" ".join(lines)))
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure 1.** {glue:md}`fig1-noise-scale-caption:myst`", "name": "fig1-noise-scale"}} tags=["remove-input"]
 if stored is not None:
@@ -210,10 +162,10 @@ if stored is not None:
         (
             "Noise needed for a target privacy level, at the paper's setting (results store): the additive noise "
             "standard deviation $\\sigma$ against the target $\\varepsilon$ for "
-            + panels_text(stored["curves"])
+            + text.panels_text(stored["curves"])
             + ", with "
-            + setting_text(store.parameters())
-            + f". FastMix with $C^2 = {float(store.parameters()['c2']):g}$, "
+            + text.setting_text(page.parameters())
+            + f". FastMix with $C^2 = {float(page.parameters()['c2']):g}$, "
             "with the $C^2$ measured in Section 3 at the paper's largest $k_2$ on each synthetic design, and with "
             "$C^2 \\to \\infty$; GaussMix; the Upadhyay band from the constant-free form (lower edge) to Blocki et "
             "al.'s constants (solid line). A missing point means that $\\sigma = 0$ suffices."
@@ -221,7 +173,7 @@ if stored is not None:
     )
     draw_figure(stored["curves"], title="paper setting (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # ## What the paper fixes and what we chose
@@ -262,54 +214,12 @@ else:
 # its Section 3 draws.
 
 # %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.claims(stored)
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    CLAIMS = []
-    display(Markdown("The claims table needs the stored results (see the note at the top)."))
+CLAIMS = study.claims(stored) if stored is not None else []
+page.show_claims(CLAIMS, missing="The claims table needs the stored results (see the note at the top).")
 
 # %% tags=["remove-input"]
 if stored is not None:
-    curves = stored["curves"]
-    held = sum(c.holds is True for c in CLAIMS)
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    text = [
-        f"Of the {len(CLAIMS)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
-    free = study.variance_ratios(curves, "upadhyay_free")
-    worst = free.loc[free["median"].idxmin()]
-    text.append(
-        f"The smallest median reduction against the constant-free Upadhyay form is {worst['median']:.3g} "
-        f"({study.curve_label(worst['curve'], worst['design'], worst['c2'])}, $n = {int(worst['n'])}$), so the "
-        "weakest FastMix bound is the one that decides how robust the paper's 'two orders of magnitude' is."
-    )
-    # what the measured C^2 costs against the caption's C^2 = 2
-    eps_grid = np.sort(curves["epsilon"].unique())
-    for n in sorted(curves["n"].unique()):
-        c = curves[curves["n"] == n]
-        base = c[c["curve"] == "fastmix_c2"].set_index("epsilon")["sigma"]
-        parts = []
-        for design, g in c[c["curve"] == "fastmix_measured"].groupby("design"):
-            s = g.set_index("epsilon")["sigma"]
-            both = (s > 0) & (base > 0)
-            ratio = (s[both] / base[both]) ** 2
-            zero_b = eps_grid[(base.reindex(eps_grid) == 0).to_numpy()]
-            zero_m = eps_grid[(s.reindex(eps_grid) == 0).to_numpy()]
-
-            def frm(z):
-                return f"none from $\\varepsilon = {z.min():.3g}$ on" if z.size else "some at every target"
-
-            parts.append(
-                f"with the {design.replace('synthetic_', '')} design's $C^2 = {g['c2'].iloc[0]:.3g}$ FastMix needs "
-                f"{ratio.min():.3g} to {ratio.max():.3g} times the variance of the $C^2 = 2$ curve where both need "
-                f"noise, and needs {frm(zero_m)} (the $C^2 = 2$ curve needs {frm(zero_b)})"
-            )
-        if parts:
-            text.append(f"For $n = {int(n)}$, " + "; ".join(parts) + ".")
-    display(Markdown("\n\n".join(text)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # The table reports $\sigma$ at a few targets, and the largest target on the grid at which each curve
@@ -317,61 +227,12 @@ if stored is not None:
 
 
 # %% tags=["remove-input"]
-def sigma_table(curves, targets=(0.01, 0.1, 1.0, 10.0)):
-    """sigma at a few targets (log-log interpolation on the grid) and the last target needing noise."""
-    rows = []
-    for (n, curve, design), g in curves.groupby(["n", "curve", curves["design"].fillna("")], sort=False):
-        g = g.sort_values("epsilon")
-        e, s = g["epsilon"].to_numpy(), g["sigma"].to_numpy()
-        pos = np.flatnonzero(s > 0)
-        row = {
-            "n": int(n),
-            "curve": study.curve_label(curve, design.replace("synthetic_", "") or None, g["c2"].iloc[0]),
-        }
-        for t in targets:
-            if e.min() <= t <= e.max():
-                row[f"sigma at eps={t:g}"] = float(np.interp(np.log(t), np.log(e), s))
-        row["sigma > 0 up to eps"] = float(e[pos[-1]]) if pos.size else np.nan
-        rows.append(row)
-    import pandas as pd
-
-    return pd.DataFrame(rows)
-
-
 if stored is not None:
-    display(sigma_table(stored["curves"]).style.format(precision=4, na_rep="-").hide(axis="index"))
+    display(text.sigma_table(stored["curves"]).style.format(precision=4, na_rep="-").hide(axis="index"))
 
 # %% tags=["remove-input"]
 if stored is not None and len(stored["c2_used"][stored["c2_used"]["state"] != "missing"]):
-    have = stored["c2_used"][stored["c2_used"]["state"] != "missing"]
-    gm = stored["curves"][stored["curves"]["curve"] == "gaussmix"]
-    fc = stored["curves"][stored["curves"]["curve"] == "fastmix_c2"]
-    both = (gm["sigma"].to_numpy() > 0) & (fc["sigma"].to_numpy() > 0)
-    close = (fc["sigma"].to_numpy()[both] / gm["sigma"].to_numpy()[both]) ** 2
-    display(
-        Markdown(
-            "Why the measured curves lie where they do: the $C^2$ that an SRHT of the paper's size gives on the "
-            "paper's synthetic designs is "
-            + " and ".join(
-                f"{r.c2_mean / float(store.parameters()['c2']):.3g} times the caption's "
-                f"$C^2 = {float(store.parameters()['c2']):g}$ on the {r.design.replace('synthetic_', '')} design"
-                for r in have.itertuples()
-            )
-            + ". A target $\\varepsilon$ requires roughly the same $\\gamma = (\\lambda_{\\min}(S_f X) + "
-            "\\sigma^2)/C^2$ whatever $C^2$ is (the exact bound also depends on $C^2$, more weakly), so "
-            "$\\sigma^2 + \\lambda_{\\min}(S_f X)$ grows about in proportion to $C^2$. "
-            + (
-                f"With $C^2 = 2$, FastMix needs {close.min():.3g} to {close.max():.3g} times GaussMix's variance "
-                "where both need noise. "
-                if close.size
-                else ""
-            )
-            + "This page keeps Figure 1's $\\lambda_{\\min}(S_f X) = \\tfrac56\\lambda_{\\min}(X)$; the same Section "
-            "3 draws keep "
-            + " and ".join(f"{r.lambda_ratio_mean:.3f}" for r in have.itertuples())
-            + " of $\\lambda_{\\min}(X)$."
-        )
-    )
+    display(Markdown(text.measured_c2_text(stored, page.parameters())))
 
 # %% [markdown]
 # ## Smoke-scale run: the code still works
@@ -386,9 +247,9 @@ caption(
     "fig1-smoke",
     (
         "Smoke-scale run, computed live at this page's parameters: $\\sigma$ against the target $\\varepsilon$ for "
-        + panels_text(smoke["curves"])
+        + text.panels_text(smoke["curves"])
         + ", with "
-        + setting_text(PARAMS)
+        + text.setting_text(PARAMS)
         + f" (measured $C^2$ read for: {measured}). "
         "It shows that the code runs; it is not evidence for Figure 1."
     ),
@@ -399,9 +260,4 @@ draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 # ## Provenance
 
 # %%
-provenance_report(
-    parameters=PARAMS,
-    seed=seed,
-    data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
-    started_at=started_at,
-)
+provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)
