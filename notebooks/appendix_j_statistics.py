@@ -42,94 +42,23 @@ n_seeds: int = 5  # number of seeds in the seed spread (paper scale: 50)
 seed: int = 0  # seed of the synthetic designs and of the subsampling
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix import datasets as fd
-from fastmix_companion.claims import claims_markdown, percentile_of
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown, entry_status
 from fastmix_companion.studies import appendix_j as study
+from fastmix_companion.studies import appendix_j_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "appendix_j_statistics"
+page = stored_entry(NAME, "spread")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-COLUMNS = ["n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d"]
-PAPER_OF = {"nycflights": "airline"}  # offline stand-ins, compared with the dataset they replace
-LABELS = {
-    "lambda_min": r"$\lambda_{\min}(X^\top X)$",
-    "lambda_max": r"$\lambda_{\max}(X^\top X)$",
-    "ols_mse": r"$\frac{1}{n}\|Y - X\theta^*\|^2$",
-    "y_sq_mean": r"$\frac{1}{n}\|Y\|^2$",
-}
-
-
-def _fmt(v):
-    if v is None or (isinstance(v, float) and np.isnan(v)):
-        return "-"
-    if isinstance(v, str):
-        return v
-    if float(v).is_integer() and abs(v) >= 1:
-        return f"{int(v)}"
-    return f"{v:.4g}"
-
-
-def statistics_table(statistics):
-    """Each dataset as computed here, followed by the paper's row for it (or for the dataset it stands in for)."""
-    rows = []
-    for r in statistics.to_dict("records"):
-        name = r["dataset"]
-        rows.append({"dataset": name, "source": "here", **{c: r[c] for c in COLUMNS}})
-        key = PAPER_OF.get(name, name)
-        if key in fd.PAPER_STATISTICS:
-            p = fd.PAPER_STATISTICS[key]
-            rows.append(
-                {
-                    "dataset": name if key == name else f"{name} (vs {key})",
-                    "source": "paper",
-                    **{c: p[c] for c in COLUMNS},
-                }
-            )
-    return pd.DataFrame(rows).set_index(["dataset", "source"]).map(_fmt)
-
-
-def statistics_markdown(statistics):
-    """:func:`statistics_table` as a MyST table with the paper's symbols as headers."""
-    table = statistics_table(statistics)
-    heads = {"n": "$n$", "d": "$d$", "n_over_d": "$n/d$", **LABELS}
-    lines = [
-        "| dataset | source | " + " | ".join(heads[c] for c in COLUMNS) + " |",
-        "|---|---|" + "---:|" * len(COLUMNS),
-    ]
-    for (name, source), row in table.iterrows():
-        lines.append(f"| {name.replace('_', ' ')} | {source} | " + " | ".join(str(row[c]) for c in COLUMNS) + " |")
-    return "\n".join(lines)
-
-
 # Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
-
-
-def spread_text(spread):
-    """What the seed-spread figure shows, as MyST maths, for the seeds in ``spread``."""
-    sizes = "; ".join(
-        f"{d.replace('synthetic_', '')} design at $n = {int(g['n'].iloc[0]):,}$, $d = {int(g['d'].iloc[0])}$"
-        if {"n", "d"} <= set(g)
-        else d.replace("synthetic_", "")
-        for d, g in spread.groupby("design", sort=False)
-    )
-    return (
-        "The four seed-dependent statistics of Appendix J, $\\lambda_{\\min}(X^\\top X)$, "
-        "$\\lambda_{\\max}(X^\\top X)$, $\\tfrac1n\\|Y - X\\theta^*\\|^2$ and $\\tfrac1n\\|Y\\|^2$ (columns), "
-        f"for both synthetic designs (rows; {sizes}), one dot per seed ({spread.groupby('design').size().min()} "
-        "seeds; the vertical position is random, for legibility), and the paper's value (red line)."
-    )
 
 
 def draw_spread(spread, *, title):
@@ -149,7 +78,7 @@ def draw_spread(spread, *, title):
                 ax.set_xscale("log")
             ax.set_yticks([])
             ax.set_ylim(-1, 1)
-            ax.set_xlabel(LABELS[stat], fontsize=9)
+            ax.set_xlabel(text.LABELS[stat], fontsize=9)
             ax.tick_params(labelsize=8)
             if j == 0:
                 ax.set_ylabel(design.replace("synthetic_", ""), fontsize=10)
@@ -176,9 +105,7 @@ def draw_theta0(spread, *, title):
     plt.show()
 
 
-store = ResultsStore(NAME)
-status = entry_status(NAME)
-stored = store.load("spread")
+stored = page.tables
 
 # %% [markdown]
 # ## The table at the paper's scale
@@ -193,17 +120,10 @@ stored = store.load("spread")
 # reduced to a power of two rows as the paper did (subsampling), which the last preprocessing step records.
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    display(
-        Markdown(
-            f"Setting: synthetic designs at $n = 2^{{{p['log2_n']}}}$, $d = {p['d']}$ for the table; real data reduced "
-            f"by {p['power_of_two']}; the seed spread regenerates both designs at $n = 2^{{{p['spread_log2_n']}}}$ for "
-            f"{p['n_seeds']} seeds."
-        )
-    )
-    display(Markdown(statistics_markdown(stored["statistics"])))
+    display(Markdown(text.stored_setting_text(page.parameters())))
+    display(Markdown(text.statistics_markdown(stored["statistics"])))
 
 # %% [markdown]
 # ## Where the paper's values fall among the seeds
@@ -214,24 +134,16 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure J.1.** {glue:md}`appendix-j-spread-caption:myst`", "name": "appendix-j-spread"}} tags=["remove-input"]
 if stored is not None:
-    caption("appendix-j-spread", spread_text(stored["spread"]) + " At the paper's scale, read from the results store.")
+    caption(
+        "appendix-j-spread", text.spread_text(stored["spread"]) + " At the paper's scale, read from the results store."
+    )
     draw_spread(stored["spread"], title="paper scale (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% tags=["remove-input"]
 if stored is not None:
-    PCT = study.percentile_table(stored["spread"])
-    lines = [
-        "| design | statistic | paper | percentile | median of the seeds | central 95% of the seeds |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in PCT.itertuples():
-        lines.append(
-            f"| {r.design} | {LABELS[r.statistic]} | {r.paper:.4g} | {r.percentile:.3g} | {r.median:.4g} | "
-            f"{r.q025:.4g} to {r.q975:.4g} |"
-        )
-    display(Markdown("\n".join(lines)))
+    display(Markdown(text.percentile_markdown(study.percentile_table(stored["spread"]))))
 
 # %% [markdown]
 # ## The paper's values, checked
@@ -240,55 +152,12 @@ if stored is not None:
 # specifies it: it is when its percentile among the seeds lies in the central 95%.
 
 # %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.claims(stored)
-    display(Markdown(claims_markdown(CLAIMS)))
-else:
-    CLAIMS = []
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+CLAIMS = study.claims(stored) if stored is not None else []
+page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if stored is not None:
-    spread = stored["spread"]
-    held = [c.claim.split(": ")[0] + ": " + c.claim.split("'s ")[1].split(" is")[0] for c in CLAIMS if c.holds is True]
-    failed = [
-        c.claim.split(": ")[0] + ": " + c.claim.split("'s ")[1].split(" is")[0] for c in CLAIMS if c.holds is False
-    ]
-    text = [
-        f"Of the paper's {len(CLAIMS)} seed-dependent values, {len(held)} are typical draws"
-        + (f" and {len(failed)} are not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
-    for design in ("synthetic_sphere", "synthetic_correlated"):
-        g = spread[spread["design"] == design]
-        paper = fd.PAPER_STATISTICS[design]
-        cond = g["lambda_max"] / g["lambda_min"]
-        p_cond = paper["lambda_max"] / paper["lambda_min"]
-        pct = PCT[PCT["design"] == design].set_index("statistic")["percentile"]
-        text.append(
-            f"On the **{design.replace('synthetic_', '')}** design the paper's eigenvalues lie at percentiles "
-            f"{pct['lambda_min']:.3g} ($\\lambda_{{\\min}}$) and {pct['lambda_max']:.3g} ($\\lambda_{{\\max}}$) of "
-            f"{len(g)} seeds, while its condition number $\\lambda_{{\\max}}/\\lambda_{{\\min}} = {p_cond:.4g}$ lies "
-            f"at percentile {percentile_of(p_cond, cond):.3g} (seeds: median {cond.median():.4g}, central 95% "
-            f"{cond.quantile(0.025):.4g} to {cond.quantile(0.975):.4g}). The paper's eigenvalues are "
-            f"{paper['lambda_min'] / g['lambda_min'].median():.4g} and "
-            f"{paper['lambda_max'] / g['lambda_max'].median():.4g} "
-            "times the seeds' medians. Both eigenvalues are divided by $\\max_i\\|x_i\\|^2$ in the normalisation, so a "
-            "different normalising maximum (a different sample extreme, or a different normalisation) moves them by "
-            "one common factor and leaves their ratio unchanged."
-        )
-    c = spread[spread["design"] == "synthetic_correlated"]
-    rho_s = float(np.corrcoef(np.log(c["signal_var"]), np.log(c["ols_mse"]))[0, 1])
-    text.append(
-        f"The correlated design's OLS residual ranges over {c['ols_mse'].min():.2g} to {c['ols_mse'].max():.2g} "
-        f"across seeds, a factor of {c['ols_mse'].max() / c['ols_mse'].min():.3g}, and its logarithm has correlation "
-        f"{rho_s:.3f} with that of the signal variance $\\theta_0^\\top\\Sigma\\theta_0$ of the seed's random unit "
-        "$\\theta_0$ (figure below): with $y_i = x_i^\\top\\theta_0 + \\sqrt{0.1}\\,z_i$ and $y$ divided by "
-        "$\\max_i|y_i|$, the residual is about $0.1/\\max_i|y_i|^2$, and $\\max_i|y_i|$ grows with the signal "
-        "variance, which for $\\Sigma_{ij} = 2\\cdot 0.99^{|i-j|}$ ranges over the whole spectrum of $\\Sigma$ as "
-        "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table."
-    )
-    display(Markdown("\n\n".join(text)))
+    display(Markdown(text.findings_text(stored["spread"], CLAIMS)))
 
 # %% mystnb={"figure": {"caption": "**Figure J.2.** {glue:md}`appendix-j-theta0-caption:myst`", "name": "appendix-j-theta0"}} tags=["remove-input"]
 if stored is not None:
@@ -316,13 +185,13 @@ if stored is not None:
 
 # %% tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-display(Markdown(statistics_markdown(smoke["statistics"])))
+display(Markdown(text.statistics_markdown(smoke["statistics"])))
 
 # %% mystnb={"figure": {"caption": "**Figure J.1 (smoke scale).** {glue:md}`appendix-j-smoke-caption:myst`", "name": "appendix-j-smoke"}} tags=["hide-input"]
 caption(
     "appendix-j-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
-    + spread_text(smoke["spread"])
+    + text.spread_text(smoke["spread"])
     + " It shows that the code runs; it is not evidence.",
 )
 draw_spread(smoke["spread"], title="smoke scale (not evidence)")
@@ -331,9 +200,4 @@ draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 # ## Provenance
 
 # %%
-provenance_report(
-    parameters=PARAMS,
-    seed=seed,
-    data_sources=[store.path / "provenance.json"] if status.state != "missing" else [],
-    started_at=started_at,
-)
+provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)
