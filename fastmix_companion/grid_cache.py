@@ -41,7 +41,7 @@ _SOURCES = (
     ("fastmix", "_compat.py"),
     ("fastmix", "mechanisms"),
     ("fastmix", "srht.py"),
-    ("fastmix", "hadamard.py"),
+    ("fastmix", "hadamard"),
     ("fastmix", "accounting"),
     ("fastmix_companion", "experiments.py"),
     ("fastmix_companion", "grid_cache.py"),

@@ -54,6 +54,7 @@ KNOWN: set = set()
 SPLIT_PACKAGES = {
     "fastmix.accounting",
     "fastmix.datasets",
+    "fastmix.hadamard",
     "fastmix.kernels",
     "fastmix.mechanisms",
     "fastmix.regression",

@@ -250,3 +250,20 @@ def test_transform_layout_makes_columns_a_contiguous_batch_without_copying_twice
     F = transform_layout(X)
     assert F.T.flags.c_contiguous
     assert transform_layout(F) is F
+
+
+def test_the_package_keeps_every_name_it_had_as_one_module():
+    # fastmix.hadamard is a package (backends, sizes, matrix, transform); its public names did not move
+    before = {
+        "fwht", "available_backends", "get_backend", "set_backend", "use_backend", "is_power_of_two",
+        "next_power_of_two", "rows_to_power_of_two", "power_of_two_size", "POWER_OF_TWO_METHODS",
+        "PowerOfTwoRecord", "pad_rows_to_power_of_two", "check_power_of_two_length", "fwht_rows_unchecked",
+        "CHUNK_BYTES", "transform_layout", "hadamard_matrix",
+    }  # fmt: skip
+    assert set(hadamard.__all__) == before
+    assert all(hasattr(hadamard, name) for name in (*before, "ENV_VAR"))
+    assert {hadamard.backends, hadamard.sizes, hadamard.matrix, hadamard.transform} == {
+        __import__(f"fastmix.hadamard.{m}", fromlist=["x"]) for m in ("backends", "sizes", "matrix", "transform")
+    }
+    with use_backend("numpy"):
+        assert hadamard.backends.get_backend() == get_backend() == "numpy"
