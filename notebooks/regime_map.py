@@ -49,21 +49,18 @@ blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transfo
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 # %% tags=["hide-input"]
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import regime_map as study
+from fastmix_companion.studies import regime_map_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "regime_map"
+page = stored_entry(NAME, "shapes", "runs")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {
     "FastIHM (r = 4)": ("C1", "o", "-"),
@@ -88,29 +85,6 @@ MEMORY_TEXT = (
     "Peak extra memory of one solve as NumPy reports it to tracemalloc, in units of the size of $X$ ($8 n d$ "
     "bytes), against $n$ (left) and $d$ (right)."
 )
-
-
-def setting_text(tables, p):
-    shapes = tables["shapes"]
-    n_sweep = shapes[shapes["sweep"] == "n"]
-    d_sweep = shapes[shapes["sweep"] == "d"]
-    parts = []
-    if not n_sweep.empty:
-        parts.append(
-            f"$n = 2^{{{int(np.log2(n_sweep['n'].min()))}}}$ to $2^{{{int(np.log2(n_sweep['n'].max()))}}}$ at "
-            f"$d = {int(n_sweep['d'].iloc[0])}$"
-        )
-    if not d_sweep.empty:
-        parts.append(
-            f"$d = {int(d_sweep['d'].min())}$ to ${int(d_sweep['d'].max())}$ at "
-            f"$n = 2^{{{int(np.log2(d_sweep['n'].iloc[0]))}}}$"
-        )
-    timed = tables["runs"][tables["runs"]["status"] == study.TIMED]
-    return (
-        "; ".join(parts)
-        + f"; $T = {p['T']}$, $\\varepsilon = {p['epsilon']:g}$, up to {p['repeats']} timed runs per cell, "
-        + f"{len(timed):,} timed solves, {p['blas_threads'] or 'default'} BLAS thread(s)"
-    )
 
 
 def _plot_series(ax, s, skipped, var, series, per_entry=False, T=4):
@@ -173,64 +147,7 @@ def draw_memory(tables, title):
     plt.show()
 
 
-def exponents_markdown(runs):
-    """The growth exponents of both sweeps as one Markdown table."""
-    n_ex = study.growth_exponents(runs, "n").set_index("series")
-    d_ex = study.growth_exponents(runs, "d").set_index("series")
-    lines = [
-        "| solver | exponent in $n$ | fitted over $n$ | exponent in $d$ | fitted over $d$ |",
-        "|---|---:|---|---:|---|",
-    ]
-    for series in study.SERIES:
-        cells = []
-        for ex, var in ((n_ex, "n"), (d_ex, "d")):
-            if series in ex.index:
-                r = ex.loc[series]
-                span = (
-                    f"$2^{{{int(np.log2(r['from']))}}}$ to $2^{{{int(np.log2(r['to']))}}}$"
-                    if var == "n"
-                    else f"{int(r['from'])} to {int(r['to'])}"
-                )
-                cells += [f"{r['exponent']:.2f} ± {r['stderr']:.2f}", span]
-            else:
-                cells += ["-", "-"]
-        lines.append(f"| {series} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def winners_prose(runs):
-    """Which private solver is fastest where, and by how much, in words computed from the runs."""
-    w = study.winners(runs)
-    if w.empty:
-        return ""
-    counts = w["fastest_private"].value_counts()
-    total = len(w)
-    lead = ", ".join(f"{k} at {v}" for k, v in counts.items())
-    parts = [f"The fastest private solver is {lead} of the {total} measured shapes."]
-    dense = w[w["fastihm_over_dense"].notna()]
-    if not dense.empty:
-        slow = int((dense["slowest_private"] == "IHM (dense)").sum())
-        parts.append(f"Dense IHM is the slowest private solver at {slow} of the {len(dense)} shapes where it ran.")
-    for sweep, var in (("n", "n"), ("d", "d")):
-        sub = w[w["sweep"] == sweep]
-        if sub.empty:
-            continue
-        r = sub["fastihm_over_gram"]
-        parts.append(
-            f"Along the {var} sweep, the faster of the two FastIHM sizes takes {r.min():.1f} to {r.max():.1f} times "
-            f"as long as IHM through its Gram factor"
-            + (
-                f", and {sub['fastihm_over_dense'].min():.2f} to {sub['fastihm_over_dense'].max():.2f} times as long "
-                f"as dense IHM where dense IHM ran."
-                if sub["fastihm_over_dense"].notna().any()
-                else "."
-            )
-        )
-    return " ".join(parts)
-
-
-store = ResultsStore(NAME)
-stored = store.load("shapes", "runs")
+stored = page.tables
 
 # %% [markdown]
 # ## The map at full scale
@@ -240,15 +157,15 @@ stored = store.load("shapes", "runs")
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 
 # %% mystnb={"figure": {"caption": "**Figure M.1.** {glue:md}`regime-time-caption:myst`", "name": "regime-time"}} tags=["remove-input"]
 if stored is not None:
-    P = store.parameters()
-    caption("regime-time", TIME_TEXT + " From the results store: " + setting_text(stored, P) + ".")
+    P = page.parameters()
+    caption("regime-time", TIME_TEXT + " From the results store: " + text.setting_text(stored, P) + ".")
     draw_time(stored, "results store", int(P["T"]))
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # How fast each solver's time grows: the slope of $\log t$ against $\log n$ and against $\log d$,
@@ -258,12 +175,12 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(Markdown(exponents_markdown(stored["runs"])))
-    display(Markdown(winners_prose(stored["runs"])))
+    display(Markdown(text.exponents_markdown(stored["runs"])))
+    display(Markdown(text.winners_text(stored["runs"])))
 
 # %% mystnb={"figure": {"caption": "**Figure M.2.** {glue:md}`regime-memory-caption:myst`", "name": "regime-memory"}} tags=["remove-input"]
 if stored is not None:
-    caption("regime-memory", MEMORY_TEXT + " From the results store: " + setting_text(stored, P) + ".")
+    caption("regime-memory", MEMORY_TEXT + " From the results store: " + text.setting_text(stored, P) + ".")
     draw_memory(stored, "results store")
 
 # %% [markdown]
@@ -295,17 +212,7 @@ if stored is not None:
 D_SWEEP = stored["shapes"].loc[stored["shapes"]["sweep"] == "d", "n"] if stored is not None else []
 if len(D_SWEEP):
     CROSS = study.crossover_d(stored["runs"])
-    D_SWEEP_N = int(D_SWEEP.iloc[0])
-    if CROSS is None:
-        display(Markdown("The fitted $d$-sweep power laws of FastIHM ($r = 4$) and IHM (Gram) do not cross."))
-    else:
-        where = "within the measured range" if CROSS[1] else "an extrapolation beyond the measured range"
-        display(
-            Markdown(
-                f"The fitted $d$-sweep power laws of FastIHM ($r = 4$) and IHM (Gram) cross at "
-                f"$d \\approx {CROSS[0]:,.0f}$ for $n = 2^{{{int(np.log2(D_SWEEP_N))}}}$ ({where})."
-            )
-        )
+    display(Markdown(text.crossover_text(CROSS, int(D_SWEEP.iloc[0]))))
 
 # %% [markdown]
 # The Gram route releases the same distribution as dense IHM (each row of $S X$ is $N(0, X^\top X)$),
@@ -320,9 +227,7 @@ if len(D_SWEEP):
 
 # %% tags=["remove-input"]
 CLAIMS = study.claims(stored) if stored is not None else []
-display(
-    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
-)
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
 
 # %% [markdown]
 # ## What this map does and does not say
@@ -354,7 +259,7 @@ caption(
     "regime-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
     + TIME_TEXT
-    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+    + f" ({text.setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
 )
 draw_time(smoke, "smoke scale (not evidence)", T)
 
@@ -362,4 +267,4 @@ draw_time(smoke, "smoke scale (not evidence)", T)
 # ## Provenance
 
 # %%
-provenance_report(parameters=PARAMS, seed=seed, started_at=started_at)
+provenance_report(parameters=PARAMS, seed=seed, started_at=page.started_at)
