@@ -121,7 +121,7 @@ def test_reduce_to_power_of_two_pad():
     Xp, yp, rec = reduce_to_power_of_two(X, y, method="pad")
     assert Xp.shape == (8, 2) and yp.shape == (8,)
     assert rec.method == "pad" and rec.n_added == 3 and rec.n_dropped == 0
-    assert rec.n_before == 5 and rec.n_after == 8
+    assert rec.n_original == 5 and rec.n_used == 8
     np.testing.assert_array_equal(Xp[:5], X)
     assert np.all(Xp[5:] == 0) and np.all(yp[5:] == 0)
     assert "3 zero rows" in rec.describe()
@@ -477,7 +477,7 @@ def test_data_home_of_a_source_checkout_is_its_data_cache(monkeypatch):
 def test_power_of_two_record_is_the_transform_module_record():
     from fastmix import hadamard
 
-    assert D.PowerOfTwoRecord is hadamard.PowerOfTwoRecord is hadamard.PaddingRecord
+    assert D.PowerOfTwoRecord is hadamard.PowerOfTwoRecord
     _, _, rec = reduce_to_power_of_two(np.ones((5, 2)), np.arange(5.0), method="subsample", random_state=1)
     assert rec.indices.shape == (4,) and rec.n_dropped == 1
 

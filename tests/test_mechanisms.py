@@ -243,7 +243,7 @@ def test_padding_and_clipping_are_recorded():
         fast_mix(X, cal, k2=16, random_state=0)
     rel = fast_mix(X, cal, k2=16, random_state=0, row_norm_policy="clip")
     assert rel.row_norms.n_rows_over == 1 and rel.row_norms.policy == "clip"
-    assert rel.padding.n_original == 100 and rel.padding.n_padded == 128 and rel.n == 128
+    assert rel.padding.n_original == 100 and rel.padding.n_used == 128 and rel.n == 128
     with pytest.raises(ValueError, match="not a power of two"):
         fast_mix(_unit_rows(100, 3, 9), cal, k2=16, n_policy="raise")
 
