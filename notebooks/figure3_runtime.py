@@ -48,24 +48,21 @@ blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transfo
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import Interval, claims_markdown, format_interval
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import figure3 as study
+from fastmix_companion.studies import figure3_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "figure3_runtime"
+page = stored_entry(NAME, "datasets", "runs")  # and "timing", written when every cell is done
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-TABLES = ("datasets", "runs")  # and "timing", written when every cell is done
 ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
 
@@ -82,16 +79,6 @@ BARS_TEXT = (
     "dense IHM); whiskers from 5% to 95% of the runs. The paper's Figure 3 gives the ratios runtime(IHM) / "
     "runtime(method), tabulated below the figure."
 )
-
-
-def bars_setting(tables, p):
-    runs = tables["runs"]
-    eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e)) if "epsilon" in runs else []
-    return (
-        f"shapes {', '.join(dict.fromkeys(runs['dataset']))}; $T = {p['T']}$, {p['trials']} trials"
-        + (f" at $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$" if eps else "")
-        + f", {len(runs)} timed solves"
-    )
 
 
 def draw_bars(tables, *, title):
@@ -128,25 +115,7 @@ def draw_bars(tables, *, title):
     plt.show()
 
 
-def ratio_pivot(tables, baseline):
-    """runtime(baseline) / runtime(method) per shape, as 'estimate [low, high]' strings."""
-    rt = study.ratio_table(tables, baseline=baseline)
-    rt["text"] = [
-        format_interval(Interval(a, b, c)) for a, b, c in zip(rt["estimate"], rt["low"], rt["high"], strict=True)
-    ]
-    return rt.pivot(index="shape", columns="series", values="text").reindex(
-        list(dict.fromkeys(tables["runs"]["dataset"]))
-    )
-
-
-def tex(shape):
-    """'2^19 x 32' as TeX."""
-    power, d = shape.split(" x ")
-    return f"2^{{{power[2:]}}} \\times {d}"
-
-
-store = ResultsStore(NAME)
-stored = store.load(*TABLES)
+stored = page.tables
 
 # %% [markdown]
 # ## Figure 3 at the paper's shapes
@@ -156,32 +125,20 @@ stored = store.load(*TABLES)
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    info = stored["datasets"]
-    lines = [
-        f"Setting: $T = {p['T']}$, {p['trials']} timed trials per method and $\\varepsilon$, "
-        f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
-        f"{p['blas_threads'] if p['blas_threads'] else 'default'} BLAS/OpenMP thread(s), "
-        f"{len(stored['runs']):,} timed solves. Data per shape:"
-    ]
-    for r in info.itertuples():
-        lines.append(
-            f"* ${tex(r.shape)}$: {r.why}; ratios ({r.k2_ratios}), $k_1 = {r.k1}$, $k_2$ = {r.k2s.replace(',', ', ')}."
-        )
-    display(Markdown("\n".join(lines)))
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
 
 # %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
 if stored is not None:
     caption(
         "fig3-runtime",
         BARS_TEXT + " At the paper's "
-        "four shapes, read from the results store: " + bars_setting(stored, store.parameters()) + ".",
+        "four shapes, read from the results store: " + text.bars_setting(stored, page.parameters()) + ".",
     )
     draw_bars(stored, title="paper's shapes (results store)")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # **Timing conditions.** Every BLAS and OpenMP pool, including the one of the `fht-cpu` Walsh-Hadamard
@@ -193,19 +150,7 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None and "timing" in stored:
-    tm = stored["timing"]
-    lines = [
-        "Threads and machine load during timing:",
-        "",
-        "| shape | thread pools | environment | threads | 1-min load: min | max | mean | seconds |",
-        "|---|---|---|---:|---:|---:|---:|---:|",
-    ]
-    for r in tm.itertuples():
-        lines.append(
-            f"| {r.shape} | `{r.pools}` | `{r.environment}` | {r.blas_threads} | {r.load1_min:.2f} | "
-            f"{r.load1_max:.2f} | {r.load1_mean:.2f} | {r.seconds:.0f} |"
-        )
-    display(Markdown("\n".join(lines)))
+    display(Markdown(text.timing_markdown(stored["timing"])))
 elif stored is not None:  # a run in progress: the load of each cell is in the runs table
     load = (
         stored["runs"]
@@ -224,9 +169,9 @@ elif stored is not None:  # a run in progress: the load of each cell is in the r
 # %% tags=["remove-input"]
 if stored is not None:
     display(
-        ratio_pivot(stored, "IHM")[["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM-gram"]].style.set_caption(
-            "Measured: runtime(IHM, dense sketch) / runtime(method) [95% interval]"
-        )
+        text.ratio_pivot(stored, "IHM")[
+            ["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM-gram"]
+        ].style.set_caption("Measured: runtime(IHM, dense sketch) / runtime(method) [95% interval]")
     )
 paper = pd.DataFrame(
     [(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
@@ -252,48 +197,12 @@ if stored is not None:
         CLAIMS = study.claims(stored)
     except (KeyError, ValueError) as exc:  # a partial entry may lack a series
         display(Markdown(f"The claims need every series of a shape; this entry is not complete ({exc})."))
-if CLAIMS:
-    display(Markdown(claims_markdown(CLAIMS)))
-elif stored is None:
-    display(Markdown("The claims table needs the stored paper-scale results (see the note at the top)."))
+if CLAIMS or stored is None:
+    page.show_claims(CLAIMS)
 
 # %% tags=["remove-input"]
 if CLAIMS:
-    held = [c.claim for c in CLAIMS if c.holds is True]
-    failed = [c.claim for c in CLAIMS if c.holds is False]
-    lines = [
-        f"Of the {len(CLAIMS)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
-        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
-        + "."
-    ]
-    rt = study.ratio_table(stored, baseline="IHM")
-    info = stored["datasets"].set_index("shape")
-    for shape in dict.fromkeys(stored["runs"]["dataset"]):
-        key = info.loc[shape, "paper_dataset"]
-        if key not in study.PAPER_TABLE:
-            continue
-        name, _, _, paper_vals = study.PAPER_TABLE[key]
-        above, below, within = [], [], []
-        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals, strict=True):
-            r = rt[(rt["shape"] == shape) & (rt["series"] == series)]
-            if r.empty:
-                continue
-            text = f"{series} {r['estimate'].iloc[0]:.3g} (paper {pv:g})"
-            (above if r["low"].iloc[0] > pv else below if r["high"].iloc[0] < pv else within).append(text)
-        parts = []
-        if above:
-            parts.append("larger than the paper's: " + ", ".join(above))
-        if below:
-            parts.append("smaller: " + ", ".join(below))
-        if within:
-            parts.append("compatible with it: " + ", ".join(within))
-        lines.append(f"${tex(shape)}$ (the paper's {name}): speedups over dense IHM " + "; ".join(parts) + ".")
-    lines.append(
-        "Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
-        "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
-        "section sets FastIHM beside an IHM that draws no $k \\times n$ matrix at all."
-    )
-    display(Markdown("\n\n".join(lines)))
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
 # ## What sets the ratios: $d$, $T$ and the Gram route
@@ -320,32 +229,14 @@ if CLAIMS:
 # %% tags=["remove-input"]
 if stored is not None:
     display(
-        ratio_pivot(stored, "IHM-gram")[["IHM", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]].style.set_caption(
+        text.ratio_pivot(stored, "IHM-gram")[
+            ["IHM", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]
+        ].style.set_caption(
             "runtime(IHM, Gram-factor sketch) / runtime(method) [95% interval]; below 1: "
             "slower than the Gram-factor IHM"
         )
     )
-    rt = study.ratio_table(stored, baseline="IHM-gram")
-    info = stored["datasets"].set_index("shape")
-    p = store.parameters()
-    parts = []
-    for shape in dict.fromkeys(stored["runs"]["dataset"]):
-        r1 = rt[(rt["shape"] == shape) & (rt["series"] == "FastIHM r1")]
-        if r1.empty:
-            continue
-        n_, d_ = int(info.loc[shape, "n"]), int(info.loc[shape, "d"])
-        parts.append(
-            f"${tex(shape)}$: FastIHM at the smallest $k_2$ takes "
-            f"{1 / r1['estimate'].iloc[0]:.3g} times the Gram route's time "
-            f"(operation-count ratio $T\\log_2 n/d$ = {p['T'] * np.log2(n_) / d_:.3g})"
-        )
-    display(
-        Markdown(
-            "Measured against the Gram-factor IHM: " + "; ".join(parts) + ". The claims table says "
-            "whether the Gram route is faster at every shape; the column of dense IHM shows how much of the "
-            "paper's speedup is the cost of forming the $k \\times n$ Gaussian sketch explicitly."
-        )
-    )
+    display(Markdown(text.gram_text(stored, page.parameters())))
 
 # %% [markdown]
 # ## What differs from the paper, and what it costs
@@ -378,7 +269,7 @@ caption(
     "fig3-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
     + BARS_TEXT.split(";")[0]
-    + f" ({bars_setting(smoke, PARAMS)}). It shows that the code runs; it is not evidence for Figure 3.",
+    + f" ({text.bars_setting(smoke, PARAMS)}). It shows that the code runs; it is not evidence for Figure 3.",
 )
 draw_bars(smoke, title="smoke scale (not evidence)")
 
@@ -390,5 +281,5 @@ provenance_report(
     parameters=PARAMS,
     seed=seed,
     data_sources=[f"{r.shape}: {r.why}" for r in smoke["datasets"].itertuples()],
-    started_at=started_at,
+    started_at=page.started_at,
 )

@@ -1,0 +1,139 @@
+"""The sentences and text tables of the Figure 3 page (:mod:`fastmix_companion.studies.figure3`).
+
+The page displays what these return, generated from the study's tables (``datasets``, ``runs``,
+``timing``) and parameters: the setting of a run, the timing conditions, the speedup tables,
+whether each measured speedup over dense IHM is above, below or compatible with the paper's, and
+how FastIHM compares with the Gram-factor IHM.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fastmix_companion.claims import Interval, format_interval
+from fastmix_companion.studies import figure3 as study
+
+__all__ = ["tex", "bars_setting", "stored_setting_text", "timing_markdown", "ratio_pivot", "findings_text", "gram_text"]
+
+
+def tex(shape) -> str:
+    """'2^19 x 32' as TeX."""
+    power, d = shape.split(" x ")
+    return f"2^{{{power[2:]}}} \\times {d}"
+
+
+def bars_setting(tables, p) -> str:
+    """The shapes, T, trials, epsilons and timed solves of a run."""
+    runs = tables["runs"]
+    eps = sorted(e for e in runs["epsilon"].unique() if np.isfinite(e)) if "epsilon" in runs else []
+    return (
+        f"shapes {', '.join(dict.fromkeys(runs['dataset']))}; $T = {p['T']}$, {p['trials']} trials"
+        + (f" at $\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$" if eps else "")
+        + f", {len(runs)} timed solves"
+    )
+
+
+def stored_setting_text(tables, p) -> str:
+    """The stored run's setting, then one line per shape: why, the ratios, k1 and the k2."""
+    lines = [
+        f"Setting: $T = {p['T']}$, {p['trials']} timed trials per method and $\\varepsilon$, "
+        f"$\\varepsilon \\in \\{{{p['epsilons'].replace(',', ', ')}\\}}$, "
+        f"{p['blas_threads'] if p['blas_threads'] else 'default'} BLAS/OpenMP thread(s), "
+        f"{len(tables['runs']):,} timed solves. Data per shape:"
+    ]
+    for r in tables["datasets"].itertuples():
+        lines.append(
+            f"* ${tex(r.shape)}$: {r.why}; ratios ({r.k2_ratios}), $k_1 = {r.k1}$, $k_2$ = {r.k2s.replace(',', ', ')}."
+        )
+    return "\n".join(lines)
+
+
+def timing_markdown(timing) -> str:
+    """The thread pools and machine load while each shape was timed, as a Markdown table."""
+    lines = [
+        "Threads and machine load during timing:",
+        "",
+        "| shape | thread pools | environment | threads | 1-min load: min | max | mean | seconds |",
+        "|---|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for r in timing.itertuples():
+        lines.append(
+            f"| {r.shape} | `{r.pools}` | `{r.environment}` | {r.blas_threads} | {r.load1_min:.2f} | "
+            f"{r.load1_max:.2f} | {r.load1_mean:.2f} | {r.seconds:.0f} |"
+        )
+    return "\n".join(lines)
+
+
+def ratio_pivot(tables, baseline):
+    """runtime(baseline) / runtime(method) per shape, as 'estimate [low, high]' strings."""
+    rt = study.ratio_table(tables, baseline=baseline)
+    rt["text"] = [
+        format_interval(Interval(a, b, c)) for a, b, c in zip(rt["estimate"], rt["low"], rt["high"], strict=True)
+    ]
+    return rt.pivot(index="shape", columns="series", values="text").reindex(
+        list(dict.fromkeys(tables["runs"]["dataset"]))
+    )
+
+
+def findings_text(tables, checks) -> str:
+    """The tally of ``checks`` and, per shape with a paper row, which measured speedups over dense IHM are
+    larger than, smaller than or compatible with the paper's (by their 95% intervals)."""
+    held = [c.claim for c in checks if c.holds is True]
+    failed = [c.claim for c in checks if c.holds is False]
+    lines = [
+        f"Of the {len(checks)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
+        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
+        + "."
+    ]
+    rt = study.ratio_table(tables, baseline="IHM")
+    info = tables["datasets"].set_index("shape")
+    for shape in dict.fromkeys(tables["runs"]["dataset"]):
+        key = info.loc[shape, "paper_dataset"]
+        if key not in study.PAPER_TABLE:
+            continue
+        name, _, _, paper_vals = study.PAPER_TABLE[key]
+        above: list[str] = []
+        below: list[str] = []
+        within: list[str] = []
+        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals, strict=True):
+            r = rt[(rt["shape"] == shape) & (rt["series"] == series)]
+            if r.empty:
+                continue
+            text = f"{series} {r['estimate'].iloc[0]:.3g} (paper {pv:g})"
+            (above if r["low"].iloc[0] > pv else below if r["high"].iloc[0] < pv else within).append(text)
+        parts = []
+        if above:
+            parts.append("larger than the paper's: " + ", ".join(above))
+        if below:
+            parts.append("smaller: " + ", ".join(below))
+        if within:
+            parts.append("compatible with it: " + ", ".join(within))
+        lines.append(f"${tex(shape)}$ (the paper's {name}): speedups over dense IHM " + "; ".join(parts) + ".")
+    lines.append(
+        "Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
+        "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
+        "section sets FastIHM beside an IHM that draws no $k \\times n$ matrix at all."
+    )
+    return "\n\n".join(lines)
+
+
+def gram_text(tables, p) -> str:
+    """Per shape, FastIHM's time at the smallest k2 over the Gram-factor IHM's, beside the operation-count ratio."""
+    rt = study.ratio_table(tables, baseline="IHM-gram")
+    info = tables["datasets"].set_index("shape")
+    parts = []
+    for shape in dict.fromkeys(tables["runs"]["dataset"]):
+        r1 = rt[(rt["shape"] == shape) & (rt["series"] == "FastIHM r1")]
+        if r1.empty:
+            continue
+        n_, d_ = int(info.loc[shape, "n"]), int(info.loc[shape, "d"])
+        parts.append(
+            f"${tex(shape)}$: FastIHM at the smallest $k_2$ takes "
+            f"{1 / r1['estimate'].iloc[0]:.3g} times the Gram route's time "
+            f"(operation-count ratio $T\\log_2 n/d$ = {p['T'] * np.log2(n_) / d_:.3g})"
+        )
+    return (
+        "Measured against the Gram-factor IHM: " + "; ".join(parts) + ". The claims table says "
+        "whether the Gram route is faster at every shape; the column of dense IHM shows how much of the "
+        "paper's speedup is the cost of forming the $k \\times n$ Gaussian sketch explicitly."
+    )
