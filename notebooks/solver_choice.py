@@ -48,22 +48,19 @@ blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transfo
 seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 # %% tags=["hide-input"]
-import time
 
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.regression import NOISE_DOMINATES_RATIO
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import run_study
 from fastmix_companion.studies import solver_choice as study
+from fastmix_companion.studies import solver_choice_text as text
 
-started_at = time.time()
 NAME = "solver_choice"
+page = stored_entry(NAME, "datasets", "runs")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}
 STYLE = {
     "FastIHM": ("C1", "o", "-"),
@@ -85,17 +82,6 @@ RUNTIME_TEXT = (
     "Runtime of one solve against $n$ (log scales; geometric mean over trials and $\\varepsilon$), one panel per $d$, "
     "for every solver, OLS included."
 )
-
-
-def setting_text(tables, p):
-    def tex_set(text):
-        return ", ".join(v.strip() for v in str(text).split(","))
-
-    return (
-        f"{p['design'].replace('_', ' ')} design, $\\log_2 n \\in \\{{{tex_set(p['log2_ns'])}\\}}$, "
-        f"$d \\in \\{{{tex_set(p['ds'])}\\}}$, $\\varepsilon \\in \\{{{tex_set(p['epsilons'])}\\}}$, "
-        f"$T = {p['T']}$, {p['trials']} trials, {len(tables['runs']):,} solves on {len(tables['datasets'])} shapes"
-    )
 
 
 def draw_accuracy(tables, title):
@@ -157,67 +143,7 @@ def draw_runtime(tables, title):
     plt.show()
 
 
-def map_markdown(cmap):
-    """The decision table: one row per (d, n), one column per epsilon."""
-    eps = sorted(cmap["epsilon"].unique())
-    lines = [
-        "| $d$ | $n$ | " + " | ".join(f"$\\varepsilon = {e:g}$" for e in eps) + " |",
-        "|---:|---:|" + "---|" * len(eps),
-    ]
-    for (d, n), rows in cmap.groupby(["d", "n"], sort=True):
-        cells = []
-        for e in eps:
-            r = rows[rows["epsilon"] == e]
-            if r.empty:
-                cells.append("-")
-                continue
-            r = r.iloc[0]
-            acc = r["accuracy_ties"].replace(", ", " ~ ")
-            fast = r["time_ties"].replace(", ", " ~ ")
-            cells.append(f"**{acc}**; fastest {fast}" + (" (warns)" if r["fastihm_warns"] else ""))
-        lines.append(f"| {d} | $2^{{{int(np.log2(n))}}}$ | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
-
-
-def map_prose(cmap):
-    total = len(cmap)
-    wins = cmap["accuracy_ties"].str.split(", ")
-    alone = cmap["accuracy_ties"].str.count(",") == 0
-    parts = []
-    for series in study.PRIVATE_SERIES:
-        among = int(sum(series in w for w in wins))
-        only = int(sum(alone & (cmap["accuracy_best"] == series)))
-        if among:
-            parts.append(f"{series} is among the most accurate at {among} of {total} grid points ({only} alone)")
-    fast = cmap["time_best"].value_counts()
-    fast_text = ", ".join(f"{k} at {v}" for k, v in fast.items())
-    warns = int(cmap["fastihm_warns"].sum())
-    return (
-        "; ".join(parts) + f". The fastest private solver is {fast_text} of the {total} points. "
-        f"FastIHMRegressor's warning ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\,\\gamma_{{\\mathrm{{IHM}}}}$, more than "
-        f"{NOISE_DOMINATES_RATIO:g} times the most IHM adds to its Hessian at the same budget) "
-        f"fires at {warns} of them."
-    )
-
-
-def gap_prose(gap):
-    """How far FastIHM trails the best private solver, where its SRHT keeps every row and where not."""
-    parts = []
-    for keeps, what in ((True, "keeps every row ($k_2 = n$)"), (False, "subsamples ($k_2 < n$)")):
-        g = gap[gap["k2_is_n"] == keeps]
-        if g.empty:
-            continue
-        g = g.iloc[0]
-        span = f"$n$ from $2^{{{int(np.log2(g.min_n))}}}$ to $2^{{{int(np.log2(g.max_n))}}}$"
-        parts.append(
-            f"where its SRHT {what}, at {int(g.cells)} cells ({span}), FastIHM's excess risk is "
-            f"{g.ratio_min:.2f} to {g.ratio_max:.1f} times the best private solver's (median {g.ratio_median:.2f})"
-        )
-    return "FastIHM's gap to the most accurate private solver: " + "; ".join(parts) + "." if parts else ""
-
-
-store = ResultsStore(NAME)
-stored = store.load("datasets", "runs")
+stored = page.tables
 
 # %% [markdown]
 # ## The map at full scale
@@ -227,15 +153,15 @@ stored = store.load("datasets", "runs")
 # `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 
 # %% mystnb={"figure": {"caption": "**Figure C.1.** {glue:md}`solver-accuracy-caption:myst`", "name": "solver-accuracy"}} tags=["remove-input"]
 if stored is not None:
-    p = store.parameters()
-    caption("solver-accuracy", ACCURACY_TEXT + " From the results store: " + setting_text(stored, p) + ".")
+    p = page.parameters()
+    caption("solver-accuracy", ACCURACY_TEXT + " From the results store: " + text.setting_text(stored, p) + ".")
     draw_accuracy(stored, "results store")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # Each cell of the table below names the private solvers that are most accurate at that $(n, d,
@@ -248,22 +174,16 @@ else:
 if stored is not None:
     CMAP = study.choice_map(stored["runs"])
     if not CMAP.empty:
-        display(Markdown(map_markdown(CMAP)))
-        display(Markdown(map_prose(CMAP)))
-        display(Markdown(gap_prose(study.fastihm_gap(stored["runs"]))))
-        former = study.former_warning_errors(stored["runs"])
-        display(
-            Markdown(
-                f"On these runs the warning's former rule ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\, n/d$) fires at "
-                f"{former['false_alarms']} cells where FastIHM is among the most accurate and is silent at "
-                f"{former['silent']} where it trails the best by more than 10 times."
-            )
-        )
+        display(Markdown(text.map_markdown(CMAP)))
+        display(Markdown(text.map_text(CMAP)))
+        display(Markdown(text.gap_text(study.fastihm_gap(stored["runs"]))))
+        display(Markdown(text.former_warning_text(study.former_warning_errors(stored["runs"]))))
 
 # %% mystnb={"figure": {"caption": "**Figure C.2.** {glue:md}`solver-runtime-caption:myst`", "name": "solver-runtime"}} tags=["remove-input"]
 if stored is not None:
     caption(
-        "solver-runtime", RUNTIME_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + "."
+        "solver-runtime",
+        RUNTIME_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + ".",
     )
     draw_runtime(stored, "results store")
 
@@ -275,9 +195,7 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 CLAIMS = study.claims(stored) if stored is not None else []
-display(
-    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
-)
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
 
 # %% [markdown]
 # ## What this map does and does not say
@@ -311,7 +229,7 @@ caption(
     "solver-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
     + ACCURACY_TEXT
-    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+    + f" ({text.setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
 )
 draw_accuracy(smoke, "smoke scale (not evidence)")
 
@@ -320,5 +238,8 @@ draw_accuracy(smoke, "smoke scale (not evidence)")
 
 # %%
 provenance_report(
-    parameters=PARAMS, seed=seed, data_sources=[r.design for r in smoke["datasets"].itertuples()], started_at=started_at
+    parameters=PARAMS,
+    seed=seed,
+    data_sources=[r.design for r in smoke["datasets"].itertuples()],
+    started_at=page.started_at,
 )
