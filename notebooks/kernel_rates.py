@@ -50,21 +50,18 @@ max_components: int = 512  # cap on M for both methods
 blas_threads: int = 1  # BLAS threads (0: library default)
 
 # %% tags=["hide-input"]
-import time
-
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, tex_num, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import kernel_rates as study
+from fastmix_companion.studies import kernel_rates_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "kernel_rates"
+page = stored_entry(NAME, "runs")
 PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
@@ -79,19 +76,6 @@ RATES_TEXT = (
     "against $\\varepsilon$ at fixed $n$ (right): the private fit (solid), its non-private twin on the same features "
     "(dotted) and the privacy cost, their difference (dashed); means with 95% intervals"
 )
-
-
-def rates_setting(runs, p):
-    """The two sweeps of a set of runs, as MyST maths."""
-    ns = sorted(int(v) for v in runs.loc[runs["sweep"] == "n", "n"].unique()) if "n" in runs else []
-    eps = sorted(e for e in runs.loc[runs["sweep"] == "epsilon", "epsilon"].unique() if np.isfinite(e))
-    reps = runs.groupby(["sweep", "method"])["rep"].nunique().min() if "rep" in runs else None
-    return (
-        f"$d = {p['d']}$, target {str(p['target']).replace('_', ' ')}, $\\delta = {tex_num(p['delta'])}$; "
-        f"$n \\in \\{{{', '.join(map(str, ns))}\\}}$ at $\\varepsilon = {float(p['epsilon']):g}$ and "
-        f"$\\varepsilon \\in \\{{{', '.join(f'{e:g}' for e in eps)}\\}}$ at $n = {p['n_fixed']}$"
-        + (f", {reps} repetitions per point" if reps is not None else "")
-    )
 
 
 def draw_rates(runs, title):
@@ -132,35 +116,7 @@ def draw_rates(runs, title):
     plt.show()
 
 
-def slopes_markdown(slopes):
-    lines = ["| against | method | quantity | fitted slope [95% interval] | theory exponent |", "|---|---|---|---|---|"]
-    for _, r in slopes.iterrows():
-        th = "-" if not np.isfinite(r["theory"]) else f"{r['theory']:.2f}"
-        lines.append(
-            f"| {r['sweep']} | {r['method']} | {r['quantity']} | {r['slope']:.2f} [{r['low']:.2f}, "
-            f"{r['high']:.2f}] | {th} |"
-        )
-    return "\n".join(lines)
-
-
-def slope_prose(slopes):
-    s = slopes[slopes["quantity"] == "privacy cost"]
-    parts = [
-        f"{r['method']} {r['slope']:.2f} [{r['low']:.2f}, {r['high']:.2f}] against {r['sweep']}"
-        for _, r in s.iterrows()
-    ]
-    dropped = int(slopes["dropped"].sum())
-    text = "Fitted slopes of the mean privacy cost: " + "; ".join(parts) + "."
-    if dropped:
-        text += (
-            f" {dropped} point(s) whose mean privacy cost was not positive (noise that happened to regularise) "
-            "are left out of the fits that need logarithms."
-        )
-    return text
-
-
-store = ResultsStore(NAME)
-stored = (store.load("runs") or {}).get("runs")
+stored = (page.tables or {}).get("runs")
 
 # %% [markdown]
 # ## Paper-scale results
@@ -170,19 +126,10 @@ stored = (store.load("runs") or {}).get("runs")
 # are in `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 if stored is not None:
-    p = store.parameters()
-    reps = stored.groupby(["sweep", "n", "epsilon"])["rep"].nunique()
-    display(
-        Markdown(
-            f"Setting: $d = {p['d']}$, target `{p['target']}`, $\\delta = {tex_num(p['delta'])}$, "
-            f"$n \\in \\{{{p['n_values'].replace(',', ', ')}\\}}$ at $\\varepsilon = {p['epsilon']:g}$ and "
-            f"$\\varepsilon \\in \\{{{p['eps_values'].replace(',', ', ')}\\}}$ at $n = {p['n_fixed']}$, exact "
-            f"Gaussian-process paths, {reps.min()}-{reps.max()} of {p['n_reps']} repetitions per point"
-            + (" - **the run is partial**." if reps.min() < p["n_reps"] else ".")
-        )
-    )
+    p = page.parameters()
+    display(Markdown(text.stored_setting_text(stored, p)))
 
 # %% mystnb={"figure": {"caption": "**Figure R.1.** {glue:md}`krr-rates-caption:myst`", "name": "krr-rates"}} tags=["remove-input"]
 if stored is not None:
@@ -190,7 +137,7 @@ if stored is not None:
         "krr-rates",
         RATES_TEXT
         + ". Paper-scale setting, read from the results store: "
-        + rates_setting(stored, store.parameters())
+        + text.rates_setting(stored, page.parameters())
         + ".",
     )
     draw_rates(stored, "theory hyperparameters, results store")
@@ -201,20 +148,10 @@ if stored is not None:
 # %% tags=["remove-input"]
 if stored is not None:
     slopes = study.fit_slopes(stored)
-    display(Markdown(slopes_markdown(slopes)))
-    display(Markdown(slope_prose(slopes)))
-    ns = np.array([float(v) for v in p["n_values"].split(",")])
-    slack = 2.0 / np.mean(np.log(ns))
-    display(
-        Markdown(
-            f"The exponents ignore logarithmic factors: a factor $\\log^2 n$ (as in the high-probability bound in the "
-            f"proof of Theorem 14) would by itself make a fitted slope against $n$ shallower by about "
-            f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules below do not allow for "
-            f"it, so a slope within that margin above the exponent is 'does not hold' by the rule but not in conflict "
-            f"with the bound."
-        )
-    )
-    display(Markdown(claims_markdown(study.claims(slopes))))
+    display(Markdown(text.slopes_markdown(slopes)))
+    display(Markdown(text.slopes_text(slopes)))
+    display(Markdown(text.log_factor_text(p["n_values"])))
+    page.show_claims(study.claims(slopes))
 
 # %% [markdown]
 # The exponents are those of upper bounds with unspecified constants and logarithmic factors, so a measured slope
@@ -236,7 +173,7 @@ caption(
     + RATES_TEXT[0].lower()
     + RATES_TEXT[1:]
     + "; "
-    + rates_setting(smoke, PARAMS)
+    + text.rates_setting(smoke, PARAMS)
     + ". It shows that the code runs; it is not evidence.",
 )
 draw_rates(smoke, "smoke scale (live): a code check, not evidence")
@@ -246,5 +183,5 @@ provenance_report(
     parameters=PARAMS,
     seed=seed,
     data_sources=["synthetic: x ~ U[-1,1]^d, a random RKHS function (or plane wave) plus N(0, noise_sd^2) noise"],
-    started_at=started_at,
+    started_at=page.started_at,
 )
