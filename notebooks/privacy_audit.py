@@ -56,7 +56,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.pages import caption, stored_entry, tex_num, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
 from fastmix_companion.studies import privacy_audit as study
 from fastmix_companion.studies import privacy_audit_text as text
@@ -235,14 +235,10 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure P.2.** {glue:md}`audit-tradeoff-caption:myst`", "name": "audit-tradeoff"}} tags=["remove-input"]
 if stored is not None:
-    att = stored["attack"].iloc[0]
     caption(
         "audit-tradeoff",
-        "Error rates of the likelihood-ratio attack on the worst pair (false-negative against "
-        f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
-        f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
-        f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
-        f"$\\delta = {tex_num(att['delta'])}$. At the larger setting, read from the results store: "
+        text.tradeoff_caption(stored)
+        + " At the larger setting, read from the results store: "
         + text.audit_setting(page.parameters())
         + ".",
     )

@@ -89,3 +89,12 @@ def test_findings_say_the_worst_case_steps_do_not_bind_only_when_no_pair_exceeds
     beyond = PT.findings_text(_tables(worst=1.2), [])
     assert "$\\|u_1\\| \\le 1$), which bind only for worse pairs than any found here; the gap" in within
     assert "which bind only for worse pairs" not in beyond and "$\\|u_1\\| \\le 1$); the gap" in beyond
+
+
+def test_tradeoff_caption():
+    assert PT.tradeoff_caption(_tables()) == (
+        "Error rates of the likelihood-ratio attack on the worst pair (false-negative against false-positive rate) "
+        "from 20,000 releases per hypothesis: empirical, Clopper-Pearson upper limits at 95% confidence, and exact; "
+        "the shaded area is excluded by the accounted guarantee $\\varepsilon = 1$ (from $\\bar\\phi$) at "
+        "$\\delta = 10^{-5}$."
+    )

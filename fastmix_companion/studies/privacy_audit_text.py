@@ -10,7 +10,14 @@ from __future__ import annotations
 from fastmix_companion.pages import tex_num
 from fastmix_companion.studies import privacy_audit as study
 
-__all__ = ["audit_setting", "stored_setting_text", "design_table", "epsilon_summary", "findings_text"]
+__all__ = [
+    "audit_setting",
+    "stored_setting_text",
+    "design_table",
+    "epsilon_summary",
+    "tradeoff_caption",
+    "findings_text",
+]
 
 
 def audit_setting(p) -> str:
@@ -74,6 +81,18 @@ def epsilon_summary(tables):
     for b, label in study.BOUNDS.items():
         rows[f"accounted: {label}"] = att[f"epsilon_accounted_{b}"]
     return pd.Series(rows, name=f"epsilon at delta = {float(att['delta']):g}").to_frame()
+
+
+def tradeoff_caption(tables) -> str:
+    """The caption of the attack's trade-off figure: releases, confidence and the accounted epsilon and delta."""
+    att = tables["attack"].iloc[0]
+    return (
+        "Error rates of the likelihood-ratio attack on the worst pair (false-negative against "
+        f"false-positive rate) from {int(att['n_releases']):,} releases per hypothesis: empirical, Clopper-Pearson "
+        f"upper limits at {float(att['confidence']):.0%} confidence, and exact; the shaded area is excluded by the "
+        f"accounted guarantee $\\varepsilon = {float(att['epsilon_accounted_bar']):.3g}$ (from $\\bar\\phi$) at "
+        f"$\\delta = {tex_num(att['delta'])}$."
+    )
 
 
 def findings_text(tables, checks) -> str:
