@@ -62,6 +62,14 @@ from .transform import *  # noqa: F403
 #: The public names of the modules, module by module.
 __all__ = [*transform.__all__, *backends.__all__, *sizes.__all__, *matrix.__all__]
 
+# The public classes and functions belong to ``fastmix.hadamard`` (their documented and pickled
+# name); the modules are how the package is organised, not names to import from.
+for _name in __all__:
+    _obj = globals()[_name]
+    if getattr(_obj, "__module__", "").startswith(__name__ + "."):
+        _obj.__module__ = __name__
+del _name, _obj
+
 
 def __getattr__(name: str):
     # Earlier name of PowerOfTwoRecord, still importable with a FutureWarning.
