@@ -25,7 +25,7 @@ Sizes
 The transform needs a length n = 2^p. :func:`rows_to_power_of_two` is the one place that
 brings a data matrix there, by zero rows (``"pad"``, lossless under zero-out neighbouring)
 or by a uniform subsample (``"subsample"``, as the paper's experiments did), and returns a
-:class:`PowerOfTwoRecord` of what it did; the datasets, mechanisms and solvers all use it.
+:class:`~fastmix.hadamard.PowerOfTwoRecord` of what it did; the datasets, mechanisms and solvers all use it.
 
 Backends
 --------

@@ -191,7 +191,7 @@ def rows_to_power_of_two(
     """Bring the number of rows of ``X`` (and of ``y``) to a power of two, as the transform needs.
 
     The Walsh-Hadamard transform (eq. 13) and the SRHT (Definition 3) need ``n = 2^p``.
-    Two ways to get there, both recorded in the returned :class:`PowerOfTwoRecord`:
+    Two ways to get there, both recorded in the returned :class:`~fastmix.hadamard.PowerOfTwoRecord`:
 
     * ``"pad"`` appends zero rows (and zero responses) up to ``2^ceil(log2 n)``. Under
       zero-out neighbouring (FastMix paper, Section 2.1) a zero row is an absent record, so
