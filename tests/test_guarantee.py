@@ -7,7 +7,6 @@ every release each estimator makes, intercept and a data-independent encoder inc
 against the sensitivity its calibration pays for (read from its ledger entries).
 """
 
-import io
 import math
 import pickle
 import warnings
@@ -15,6 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+from privacy_probes import pickled_objects
 from sklearn.base import clone
 
 from fastmix import accounting as acc
@@ -237,24 +237,6 @@ def test_an_over_budget_solve_is_refused_before_the_data_are_read():
 
 
 # -- what a fitted estimator holds -----------------------------------------------------------
-
-
-class _Recorder(pickle.Pickler):
-    """A pickler that records every object it serialises (floats, ints, arrays, ...)."""
-
-    def __init__(self, file):
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.seen = []
-
-    def persistent_id(self, obj):
-        self.seen.append(obj)
-        return None
-
-
-def pickled_objects(obj):
-    rec = _Recorder(io.BytesIO())
-    rec.dump(obj)
-    return rec.seen
 
 
 def numbers_in(objs):

@@ -7,12 +7,12 @@ the declared label pair, the unreleased statistics kept out of the fitted estima
 warning when an exact-sampler fit is pickled. Small data and few paths: every test is quick.
 """
 
-import io
 import pickle
 import warnings
 
 import numpy as np
 import pytest
+from privacy_probes import Untouchable, pickled_objects
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 
@@ -33,36 +33,9 @@ def make(**kw):
     return DPRandomProjectionLogistic(**params)
 
 
-class _Untouchable:
-    """Stands for data that must not be read: any conversion or access fails the test."""
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("the data were read")
-
-    def __len__(self):
-        raise AssertionError("the data were read")
-
-    def __getattr__(self, name):
-        raise AssertionError(f"the data were read (attribute {name!r})")
-
-
-class _Recorder(pickle.Pickler):
-    """A pickler that records every object it saves (``persistent_id`` is asked about each one)."""
-
-    def __init__(self):
-        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
-        self.saved = []
-
-    def persistent_id(self, obj):
-        self.saved.append(obj)
-        return None
-
-
 def _pickle_holds(est, value):
     """Whether any float, float array or 8-byte-aligned buffer the pickle of ``est`` saves holds ``value``."""
-    recorder = _Recorder()
-    recorder.dump(est)
-    for obj in recorder.saved:
+    for obj in pickled_objects(est):
         if isinstance(obj, (float, np.floating)) and obj == value:
             return True
         if isinstance(obj, np.ndarray) and obj.dtype.kind == "f" and np.any(obj == value):
@@ -97,11 +70,11 @@ def test_a_fit_the_outer_ledger_cannot_afford_is_refused_before_the_data_are_rea
     outer = PrivacyLedger(1.5, 1e-4, relation=REPLACE_ONE)
     est = make(epsilon=1.0, delta=5e-5, ledger=outer).fit(X, Y)
     with pytest.raises(BudgetExceededError, match="Nothing was recorded"):
-        est.fit(_Untouchable(), _Untouchable())  # a second fit at epsilon = 1 would reach 2 > 1.5
+        est.fit(Untouchable(), Untouchable())  # a second fit at epsilon = 1 would reach 2 > 1.5
     assert len(outer.entries) == 2 and outer.total_epsilon == pytest.approx(1.0)
     with pytest.raises(BudgetExceededError):  # delta alone over budget (the split is known in advance)
         make(epsilon=0.1, delta=1e-3, ledger=PrivacyLedger(5.0, 1e-4, relation=REPLACE_ONE)).fit(
-            _Untouchable(), _Untouchable()
+            Untouchable(), Untouchable()
         )
 
 
@@ -148,7 +121,7 @@ def test_a_label_outside_the_declared_classes_is_refused_and_named():
         make().fit(X, y)
     for bad in ([0, 1, 2], [1, 1], 1):
         with pytest.raises(ValueError, match="pair of distinct labels"):
-            make(classes=bad).fit(_Untouchable(), _Untouchable())  # a parameter, checked before the data
+            make(classes=bad).fit(Untouchable(), Untouchable())  # a parameter, checked before the data
 
 
 def test_rescaling_the_rows_of_the_linear_kernel_is_listed_and_warns():
@@ -238,9 +211,8 @@ def _replayed_noise(est):
 def test_the_noise_cannot_be_rebuilt_from_a_default_fit():
     for est in (make(random_state=None).fit(X, Y), make(random_state=None, kernel="linear", sampler="exact").fit(X, Y)):
         assert getattr(est.feature_map_, "_rng", None) is None and est.publication_caveats() == ()
-        recorder = _Recorder()
-        recorder.dump(est)
-        assert not [o for o in recorder.saved if isinstance(o, (np.random.Generator, np.random.SeedSequence))]
+        saved = pickled_objects(est)
+        assert not [o for o in saved if isinstance(o, (np.random.Generator, np.random.SeedSequence))]
     exact = make(sampler="exact", random_state=None).fit(X, Y)
     assert not np.allclose(_replayed_noise(exact), _objective_noise(exact), rtol=1e-6)
     seeded = make(sampler="exact", random_state=0).fit(X, Y)  # the attack is real: the seed is the secret

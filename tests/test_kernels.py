@@ -4,13 +4,13 @@ Statistical contracts are checked with fixed seeds and commented tolerances (sev
 errors of the Monte-Carlo estimate), never with wall-clock limits.
 """
 
-import io
 import math
 import pickle
 import warnings
 
 import numpy as np
 import pytest
+from privacy_probes import Untouchable, pickled_objects
 from scipy import stats
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -754,43 +754,6 @@ PRIVATE_KRR = [
 ]
 
 
-class _Untouchable:
-    """Stands for data that must not be read: every conversion or attribute access fails the test."""
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("the data were read")
-
-    def __len__(self):
-        raise AssertionError("the data were read")
-
-    def __iter__(self):
-        raise AssertionError("the data were read")
-
-    def __getitem__(self, key):
-        raise AssertionError("the data were read")
-
-    def __getattr__(self, name):
-        raise AssertionError(f"the data were read (attribute {name!r})")
-
-
-class _Recorder(pickle.Pickler):
-    """A pickler that records every object it saves (``persistent_id`` is asked about each one)."""
-
-    def __init__(self):
-        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
-        self.saved = []
-
-    def persistent_id(self, obj):
-        self.saved.append(obj)
-        return None
-
-
-def _pickled_objects(obj):
-    recorder = _Recorder()
-    recorder.dump(obj)
-    return recorder.saved
-
-
 def _numbers(objects):
     """The ints and floats (Python or NumPy scalars) among ``objects``."""
     return [o for o in objects if isinstance(o, (int, float, np.integer, np.floating)) and not isinstance(o, bool)]
@@ -824,7 +787,7 @@ def test_the_outer_ledger_is_charged_and_an_unaffordable_fit_is_refused_before_t
     assert outer.total_epsilon == pytest.approx(1.0) and outer.total_delta == pytest.approx(5e-5)
     assert clone(est).ledger is outer  # one budget across scikit-learn's clones
     with pytest.raises(BudgetExceededError, match="Nothing was recorded"):
-        est.fit(_Untouchable(), _Untouchable())
+        est.fit(Untouchable(), Untouchable())
     assert outer.total_epsilon == pytest.approx(1.0)
 
 
@@ -901,14 +864,14 @@ def test_a_fitted_learner_keeps_no_unreleased_statistic_unless_asked():
     kw = dict(kernel="linear", row_norm_policy="clip", y_policy="clip", n_components=4, random_state=0)
     kept = DPRandomProjectionKRR(keep_unreleased=True, **kw).fit(X_TRAIN, y)
     assert (kept.n_responses_clipped_, kept.row_norm_record_.n_rows_over) == (37, n_rows_over)
-    saved = _numbers(_pickled_objects(kept))
+    saved = _numbers(pickled_objects(kept))
     assert 37 in saved and max_norm in saved  # the recorder sees them when they are kept
     for est in (
         DPRandomProjectionKRR(**kw).fit(X_TRAIN, y),
         kept.set_params(keep_unreleased=False).fit(X_TRAIN, y),  # a refit drops what an earlier fit kept
         DPRandomFeatureKRR(n_components=4, y_policy="clip", random_state=0).fit(X_TRAIN, y),
     ):
-        saved = _pickled_objects(est)
+        saved = pickled_objects(est)
         assert not any(hasattr(est, name) for name in ("n_responses_clipped_", "row_norm_record_"))
         assert not {37, n_rows_over, max_norm} & set(_numbers(saved))
         assert not _holds_values_of(saved, X_TRAIN)
@@ -922,13 +885,13 @@ def test_pickling_an_exact_sampler_fit_warns_and_the_approximate_sampler_is_the_
         exact.fit(X_TRAIN, Y_TRAIN)
         clone(exact)
     with pytest.warns(PrivacyWarning, match=r"contains X.*sampler='approximate'"):
-        saved = _pickled_objects(exact)
+        saved = pickled_objects(exact)
     assert _holds_values_of(saved, X_TRAIN)  # not a false alarm
     approx = DPRandomProjectionKRR(sampler="approximate", n_frequencies=200, n_components=4)
     approx.fit(X_TRAIN, Y_TRAIN)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyWarning)
-        saved = _pickled_objects(approx)
+        saved = pickled_objects(approx)
         restored = pickle.loads(pickle.dumps(approx))
     assert not _holds_values_of(saved, X_TRAIN)
     np.testing.assert_array_equal(restored.predict(X_TEST), approx.predict(X_TEST))
@@ -958,7 +921,7 @@ def _generators_in_pickle(obj):
     """The generators, bit generators and seed sequences among the objects a pickle of ``obj`` saves."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)  # what a seeded or exact-sampler pickle says is tested apart
-        return [o for o in _pickled_objects(obj) if isinstance(o, _GENERATOR_TYPES)]
+        return [o for o in pickled_objects(obj) if isinstance(o, _GENERATOR_TYPES)]
 
 
 def _replayed_noise_generator(est):

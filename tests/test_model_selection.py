@@ -1,12 +1,12 @@
 """Budgets across fits: outer ledgers under scikit-learn, and the private grid search."""
 
 import copy
-import io
 import pickle
 import warnings
 
 import numpy as np
 import pytest
+from privacy_probes import Untouchable, pickled_objects
 from sklearn.base import BaseEstimator, clone
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import GridSearchCV
@@ -126,25 +126,6 @@ def test_private_grid_search_needs_a_private_estimator():
         PrivateGridSearch(Ridge(), {"alpha": [1.0]}, epsilon=1.0, delta=1e-6).fit(X, y)
 
 
-class _Untouchable:
-    """Stands for data that must not be read: every conversion or attribute access fails the test."""
-
-    def __array__(self, *args, **kwargs):
-        raise AssertionError("the data were read")
-
-    def __len__(self):
-        raise AssertionError("the data were read")
-
-    def __iter__(self):
-        raise AssertionError("the data were read")
-
-    def __getitem__(self, key):
-        raise AssertionError("the data were read")
-
-    def __getattr__(self, name):
-        raise AssertionError(f"the data were read (attribute {name!r})")
-
-
 def kernel_problem(n=400, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, (n, 2))
@@ -193,7 +174,7 @@ def test_a_grid_with_a_non_private_candidate_is_refused_before_the_data_are_touc
     assert reason.startswith("candidate {'row_norm_policy': 'rescale'}: row_norm_policy='rescale'")
     pattern = r"candidate \{'row_norm_policy': 'rescale'\} of DPRandomProjectionKRR is not differentially private"
     with pytest.raises(ValueError, match=pattern + r": row_norm_policy='rescale' with the linear kernel"):
-        search.fit(_Untouchable(), _Untouchable())
+        search.fit(Untouchable(), Untouchable())
     assert outer.entries == ()
 
 
@@ -203,7 +184,7 @@ def test_a_least_squares_candidate_with_a_data_dependent_rescaling_is_refused_be
     with pytest.raises(
         ValueError, match=r"candidate \{'y_policy': 'rescale'\} of AdaSSPRegressor .*y_policy='rescale'"
     ):
-        search.fit(_Untouchable(), _Untouchable())
+        search.fit(Untouchable(), Untouchable())
 
 
 @pytest.mark.parametrize(
@@ -216,7 +197,7 @@ def test_a_least_squares_candidate_with_a_data_dependent_rescaling_is_refused_be
 )
 def test_a_search_refuses_candidates_that_keep_unreleased_statistics(estimator, grid):
     with pytest.raises(ValueError, match=r"keep_unreleased=True.*publishes best_estimator_"):
-        PrivateGridSearch(estimator, grid, epsilon=1.0, delta=1e-5).fit(_Untouchable(), _Untouchable())
+        PrivateGridSearch(estimator, grid, epsilon=1.0, delta=1e-5).fit(Untouchable(), Untouchable())
 
 
 class _WithoutProtocol(BaseEstimator):
@@ -233,7 +214,7 @@ def test_an_estimator_that_does_not_list_its_non_private_options_is_refused():
     search = PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5)
     assert "not one of this package's private estimators" in search.non_private_options()[0]
     with pytest.raises(TypeError, match=r"non_private_options\(\); _WithoutProtocol has no such method"):
-        PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5).fit(_Untouchable(), _Untouchable())
+        PrivateGridSearch(_WithoutProtocol(), {}, epsilon=1.0, delta=1e-5).fit(Untouchable(), Untouchable())
 
 
 def test_a_classifier_is_refused_before_the_data_are_touched():
@@ -255,29 +236,16 @@ def test_a_search_refuses_an_estimator_with_its_own_ledger_before_the_data_are_t
     for estimator in (AdaSSPRegressor(ledger=led), DPRandomFeatureKRR(ledger=led)):
         search = PrivateGridSearch(estimator, {"lam": [0.1]}, epsilon=1.0, delta=1e-6)
         with pytest.raises(ValueError, match=r"has ledger= set.*PrivateGridSearch\(ledger=\.\.\.\) instead"):
-            search.fit(_Untouchable(), _Untouchable())
+            search.fit(Untouchable(), Untouchable())
     assert led.entries == ()
 
 
-class _Recorder(pickle.Pickler):
-    """A pickler that records every object it saves (``persistent_id`` is asked about each one)."""
-
-    def __init__(self):
-        super().__init__(io.BytesIO(), protocol=pickle.HIGHEST_PROTOCOL)
-        self.saved = []
-
-    def persistent_id(self, obj):
-        self.saved.append(obj)
-        return None
-
-
 def _generators_in_pickle(obj):
-    recorder = _Recorder()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyWarning)
-        recorder.dump(obj)
+        saved = pickled_objects(obj)
     kinds = (np.random.Generator, np.random.BitGenerator, np.random.SeedSequence)
-    return [o for o in recorder.saved if isinstance(o, kinds)]
+    return [o for o in saved if isinstance(o, kinds)]
 
 
 def _kernel_search(**kw):
