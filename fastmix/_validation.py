@@ -24,6 +24,9 @@ __all__ = [
     "check_matrix",
     "check_vector",
     "check_epsilon",
+    "check_estimator_epsilon",
+    "EPSILON_RANGE",
+    "warn_responses_clipped",
     "check_delta",
     "check_positive",
     "check_positive_int",
@@ -213,6 +216,50 @@ def check_epsilon(epsilon, name: str = "epsilon") -> float:
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"{name} must be a finite number > 0; got {epsilon!r}. Smaller values mean more privacy.")
     return eps
+
+
+#: The epsilons the private estimators accept: below, the noise swamps any data set; above, the
+#: guarantee is void and the calibrations overflow.
+EPSILON_RANGE = (1e-6, 1e6)
+
+
+def check_estimator_epsilon(epsilon, estimator: str) -> float:
+    """An estimator's epsilon: a number inside :data:`EPSILON_RANGE`, with the fix in the message.
+
+    The lower-level functions accept any finite epsilon > 0 (:func:`check_epsilon`); an
+    estimator refuses the values at which no data set is usable or the calibrations overflow.
+    """
+    if epsilon is None:
+        raise ValueError(f"{estimator} needs a privacy budget: pass epsilon (e.g. epsilon=1.0); got None.")
+    try:
+        eps = check_epsilon(epsilon)
+    except ValueError as err:
+        raise ValueError(f"{err} Pass e.g. epsilon=1.0.") from None
+    lo, hi = EPSILON_RANGE
+    if not lo <= eps <= hi:
+        raise ValueError(
+            f"epsilon must lie in [{lo:g}, {hi:g}] for {estimator}; got {eps:g}. Below {lo:g} the noise swamps any "
+            f"data set, above {hi:g} the guarantee is void and the calibrations overflow."
+        )
+    return eps
+
+
+def warn_responses_clipped(n_clipped: int, n: int, interval: str, remedy: str, stacklevel: int = 3) -> None:
+    """:class:`ResponseClippingWarning`: how many responses a declared bound clipped, and the fix.
+
+    One wording for every place that clips responses to a declared, data-independent bound
+    (``y_policy="clip"`` of the regressors and kernel learners, the declared range of
+    :class:`~fastmix.preprocessing.BoundedResponseRegressor`). ``interval`` names the bound
+    (e.g. ``"[-C, C] with C = 1"``); ``remedy`` says what to change when many were clipped.
+    Clipping one record at a time keeps the guarantee; the warning is about accuracy.
+    """
+    warnings.warn(
+        f"{n_clipped} of {n} responses ({n_clipped / max(n, 1):.1%}) were clipped to {interval}: the fit sees the "
+        "clipped values (private, since each response is clipped alone). If many were clipped, the bound is "
+        f"too small for these responses; {remedy}",
+        ResponseClippingWarning,
+        stacklevel=stacklevel + 1,
+    )
 
 
 def check_delta(delta, name: str = "delta") -> float:

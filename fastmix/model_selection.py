@@ -20,7 +20,7 @@ from sklearn.model_selection import ParameterGrid
 from sklearn.utils.validation import check_is_fitted
 
 from ._publication import PublicationMixin, fitted_caveats, record_seed
-from ._validation import check_delta, check_epsilon, check_positive, check_probability, check_random_state
+from ._validation import check_delta, check_estimator_epsilon, check_positive, check_probability, check_random_state
 from .accounting import REPLACE_ONE, ZERO_OUT, PrivacyLedger, ledger_entry
 
 __all__ = ["PrivateGridSearch"]
@@ -248,7 +248,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y):
         """Fit every candidate at its share of the budget on all records, then select one privately."""
-        eps = check_epsilon(self.epsilon)
+        eps = check_estimator_epsilon(self.epsilon, "PrivateGridSearch")
         delta = check_delta(self.delta)
         share = check_probability(self.selection_share, "selection_share")  # in (0, 1)
         if self.ledger is not None and not isinstance(self.ledger, PrivacyLedger):

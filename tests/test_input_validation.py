@@ -8,6 +8,7 @@ outcome (overflow-safe row norms, clipped conversions, the default delta, ``rng`
 """
 
 import math
+import re
 import warnings
 from typing import Any
 
@@ -19,7 +20,7 @@ from fastmix import accounting as acc
 from fastmix import datasets as D
 from fastmix import mechanisms as M
 from fastmix import regression as R
-from fastmix._validation import PrivacyWarning, check_row_norms, row_norms
+from fastmix._validation import EPSILON_RANGE, PrivacyWarning, ResponseClippingWarning, check_row_norms, row_norms
 from fastmix.hadamard import fwht
 from fastmix.srht import SRHT, sketch_quantities
 
@@ -638,6 +639,60 @@ def test_default_delta_warns_when_not_small(name):
         Xl = rng.standard_normal((128, 2))
         Xl /= np.linalg.norm(Xl, axis=1).max()
         make(random_state=0).fit(Xl, np.clip(Xl.sum(1), -1, 1))  # n >= 100: the default is silent
+
+
+def _every_private_estimator():
+    from fastmix import kernels as K
+    from fastmix.model_selection import PrivateGridSearch
+
+    return {
+        "FastIHMRegressor": lambda eps: R.FastIHMRegressor(epsilon=eps, delta=1e-6, random_state=0),
+        "IHMRegressor": lambda eps: R.IHMRegressor(epsilon=eps, delta=1e-6, random_state=0),
+        "AdaSSPRegressor": lambda eps: R.AdaSSPRegressor(epsilon=eps, delta=1e-6, random_state=0),
+        "DPRandomProjectionKRR": lambda eps: K.DPRandomProjectionKRR(epsilon=eps, delta=1e-6, random_state=0),
+        "DPRandomFeatureKRR": lambda eps: K.DPRandomFeatureKRR(epsilon=eps, delta=1e-6, random_state=0),
+        "DPRandomProjectionLogistic": lambda eps: K.DPRandomProjectionLogistic(
+            epsilon=eps, delta=1e-6, classes=[0, 1], random_state=0
+        ),
+        "PrivateGridSearch": lambda eps: PrivateGridSearch(
+            R.AdaSSPRegressor(), {"n_iter": [1]}, epsilon=eps, delta=1e-6, random_state=0
+        ),
+    }
+
+
+@pytest.mark.parametrize("eps", [EPSILON_RANGE[0] / 10, EPSILON_RANGE[1] * 10])
+@pytest.mark.parametrize("name", sorted(_every_private_estimator()))
+def test_every_private_estimator_refuses_epsilon_outside_the_range_before_reading_data(name, eps):
+    class Unreadable:  # any attempt to read the data fails loudly
+        def __array__(self, *args, **kwargs):
+            raise AssertionError("the data were read before the budget was checked")
+
+    est = _every_private_estimator()[name](eps)
+    lo, hi = EPSILON_RANGE
+    with pytest.raises(ValueError, match=re.escape(f"epsilon must lie in [{lo:g}, {hi:g}] for {name}; got {eps:g}.")):
+        est.fit(Unreadable(), Unreadable())
+    ok = _every_private_estimator()[name](1.0)
+    assert ok.epsilon == 1.0  # the same construction with a usable budget is accepted
+
+
+def test_response_clipping_warnings_share_one_wording():
+    from fastmix import kernels as K
+    from fastmix.preprocessing import BoundedResponseRegressor
+
+    y = np.where(np.arange(N) < 4, 5.0, 0.1)  # four responses beyond every bound below
+    fits = {
+        "[-C, C]": lambda: R.AdaSSPRegressor(delta=1e-6, y_policy="clip", random_state=0).fit(X0, y),
+        "[-T, T]": lambda: K.DPRandomProjectionKRR(delta=1e-6, y_policy="clip", random_state=0).fit(X0, y),
+        "the declared range [-1, 1]": lambda: BoundedResponseRegressor(
+            R.AdaSSPRegressor(delta=1e-6, random_state=0), low=-1, high=1
+        ).fit(X0, y),
+    }
+    for interval, fit in fits.items():
+        with pytest.warns(ResponseClippingWarning) as caught:
+            fit()
+        text = " ".join(str(w.message) for w in caught if w.category is ResponseClippingWarning)
+        assert f"4 of {N} responses (6.2%) were clipped to {interval}" in text
+        assert "private, since each response is clipped alone" in text
 
 
 # --------------------------------------------------------------------------- random_state everywhere

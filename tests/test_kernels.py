@@ -397,12 +397,13 @@ NONPRIVATE = {
 @pytest.mark.parametrize("name,make", PRIVATE_VARIANTS)
 def test_large_epsilon_approaches_nonprivate(name, make):
     # Same seed -> same features. For large eps the Gaussian-mechanism noise std behaves like
-    # sensitivity / sqrt(2 eps) (not / eps), so at eps = 1e12 it is ~1e-6 of the sensitivity and
-    # the private predictions must match the non-private ones to 1e-3 (|y| <= T = 1: no truncation).
+    # sensitivity / sqrt(2 eps) (not / eps), so at eps = 1e6 (the largest an estimator accepts) it
+    # is ~7e-4 of the sensitivity and the private predictions must match the non-private ones to
+    # 1e-2 (|y| <= T = 1: no truncation); at eps = 1 they are further away.
     kw = dict(n_components=15, lam=1e-2, random_state=3)
-    private = make(epsilon=1e12, delta=1e-5, **kw).fit(X_TRAIN, Y_TRAIN)
+    private = make(epsilon=1e6, delta=1e-5, **kw).fit(X_TRAIN, Y_TRAIN)
     plain = NONPRIVATE[name](**kw).fit(X_TRAIN, Y_TRAIN)
-    np.testing.assert_allclose(private.predict(X_TEST), plain.predict(X_TEST), atol=1e-3)
+    np.testing.assert_allclose(private.predict(X_TEST), plain.predict(X_TEST), atol=1e-2)
     assert private.n_eigenvalues_floored_ == 0
     loose = make(epsilon=1.0, delta=1e-5, **kw).fit(X_TRAIN, Y_TRAIN)
     gap_small = np.abs(private.predict(X_TEST) - plain.predict(X_TEST)).max()
@@ -412,15 +413,15 @@ def test_large_epsilon_approaches_nonprivate(name, make):
 
 @pytest.mark.parametrize("name,make", CLASSIFIER_VARIANTS)
 def test_logistic_large_epsilon_approaches_nonprivate(name, make):
-    # noise std ~ 2 Delta / sqrt(eps): negligible at eps = 1e12; lam_min ~ 0.
-    est = make(epsilon=1e12, delta=1e-5, n_components=15, lam=1e-2, random_state=3).fit(X_TRAIN, Y_CLASS)
+    # noise std ~ 2 Delta / sqrt(eps): ~2e-3 Delta at eps = 1e6 (the largest accepted); lam_min ~ 0.
+    est = make(epsilon=1e6, delta=1e-5, n_components=15, lam=1e-2, random_state=3).fit(X_TRAIN, Y_CLASS)
     Z = est.feature_map_.transform(X_TRAIN)
     if est.feature_clip_ is not None:
         from fastmix.kernels import _clip_rows
 
         Z = _clip_rows(Z, est.feature_clip_)[0]
     beta0 = _logistic_newton(Z, np.where(Y_CLASS == 1, 1.0, -1.0), 1e-2, np.zeros(15))
-    np.testing.assert_allclose(est.coef_, beta0, atol=1e-3)
+    np.testing.assert_allclose(est.coef_, beta0, atol=2e-2)
     assert est.score(X_TRAIN, Y_CLASS) > 0.8
 
 
@@ -821,7 +822,7 @@ def test_responses_above_the_bound_are_refused_by_default_with_the_count_and_the
 @pytest.mark.parametrize("make", PRIVATE_KRR)
 def test_y_policy_clip_is_the_papers_truncation_and_warns_with_the_count_and_share(make):
     y = _responses_out_of_bounds()
-    with pytest.warns(ResponseClippingWarning, match=r"clipped 8 of 300 responses \(2\.7%\)"):
+    with pytest.warns(ResponseClippingWarning, match=r"8 of 300 responses \(2\.7%\) were clipped to \[-T, T\]"):
         est = make(n_components=5, y_policy="clip", random_state=0).fit(X_TRAIN, y)
     truncated = make(n_components=5, random_state=0).fit(X_TRAIN, np.clip(y, -1.0, 1.0))
     np.testing.assert_array_equal(est.coef_, truncated.coef_)  # Algorithm 1 step 1, nothing more

@@ -23,15 +23,15 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._publication import PublicationMixin, fitted_caveats, record_seed
 from .._validation import (
     NotPrivateWarning,
-    ResponseClippingWarning,
     check_delta,
-    check_epsilon,
+    check_estimator_epsilon,
     check_matrix,
     check_policy,
     check_positive,
     check_positive_int,
     check_row_norms,
     check_vector,
+    warn_responses_clipped,
 )
 from ..accounting import REPLACE_ONE, PrivacyLedger, ledger_entry
 from .gaussian_process_paths import _RandomProjectionFeatures, laurent_massart_bound
@@ -66,10 +66,7 @@ def _check_common(est):
 
 
 def _check_privacy(est):
-    try:
-        eps = check_epsilon(est.epsilon)
-    except ValueError as err:
-        raise ValueError(f"{err} Pass e.g. epsilon=1.0.") from None
+    eps = check_estimator_epsilon(est.epsilon, type(est).__name__)
     try:
         delta = check_delta(est.delta)
     except ValueError as err:
@@ -281,12 +278,11 @@ def _bound_responses(y, response_bound, policy):
                 "since it acts on each record alone)."
             )
     elif n_over:
-        warnings.warn(
-            f"y_policy='clip' clipped {n_over} of {y.size} responses ({n_over / y.size:.1%}) to [-T, T] with "
-            f"T = response_bound = {response_bound:g} (the kernel paper's truncation, Algorithm 1 step 1; "
-            "private, since each record is clipped alone). The fit sees the clipped values; if many were "
-            "clipped, divide y by a larger public bound or raise response_bound.",
-            ResponseClippingWarning,
+        warn_responses_clipped(
+            n_over,
+            y.size,
+            f"[-T, T] with T = response_bound = {response_bound:g} (the kernel paper's truncation, Algorithm 1 step 1)",
+            "divide y by a larger public bound or raise response_bound.",
             stacklevel=4,
         )
     return np.clip(y, -response_bound, response_bound), n_over

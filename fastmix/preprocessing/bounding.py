@@ -6,7 +6,6 @@ See :mod:`fastmix.preprocessing` for why every map here depends only on what the
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 
 import numpy as np
@@ -14,7 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._publication import PublicationMixin
-from .._validation import ResponseClippingWarning, check_positive
+from .._validation import check_positive, warn_responses_clipped
 from ._caveats import _UNRELEASED_SENTENCE, _keeps_unreleased, _own_caveats
 
 
@@ -287,12 +286,11 @@ class BoundedResponseRegressor(PublicationMixin, RegressorMixin, BaseEstimator):
             raise ValueError("y has missing or infinite values; the declared range cannot bound them.")
         n_clipped = int(np.count_nonzero((y < lo) | (y > hi)))
         if n_clipped:
-            warnings.warn(
-                f"{n_clipped} of {y.size} responses ({n_clipped / y.size:.1%}) lie outside the declared range "
-                f"[{lo:g}, {hi:g}] and were clipped to it: the fit sees the clipped values (private: each "
-                "response is clipped alone). If many were clipped, the declared range is wrong for these "
-                "responses; declare a wider one from what is known about y, not from the data.",
-                ResponseClippingWarning,
+            warn_responses_clipped(
+                n_clipped,
+                y.size,
+                f"the declared range [{lo:g}, {hi:g}]",
+                "declare a wider range from what is known about y, not from the data.",
                 stacklevel=2,
             )
         self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True

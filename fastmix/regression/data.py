@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -21,7 +20,6 @@ from .._validation import (
     ROUNDING,
     ROW_NORM_POLICIES,
     NormEnforcement,
-    ResponseClippingWarning,
     check_matrix,
     check_policy,
     check_positive,
@@ -30,6 +28,7 @@ from .._validation import (
     dask_route,
     policy_caveats,
     row_norms,
+    warn_responses_clipped,
 )
 from ..hadamard import PowerOfTwoRecord, is_power_of_two, rows_to_power_of_two
 from ..mechanisms import PreparedData
@@ -244,12 +243,12 @@ def y_bound_error(n_over: int, clip: float, largest: float, rescale: bool = True
 
 
 def warn_clipped_responses(n_over: int, n: int, clip: float) -> None:
-    """:class:`ResponseClippingWarning` for ``y_policy="clip"`` when responses were clipped."""
-    warnings.warn(
-        f"y_policy='clip' clipped {n_over} of {n} responses ({n_over / max(n, 1):.1%}) to [-C, C] with C = {clip:g}: "
-        "the fit sees the clipped values (private: each record is clipped alone). If many were clipped, the "
-        "declared bound is too small for these responses; divide y by a larger public bound or raise `clip`.",
-        ResponseClippingWarning,
+    """:class:`~fastmix._validation.ResponseClippingWarning` for ``y_policy="clip"`` when responses were clipped."""
+    warn_responses_clipped(
+        n_over,
+        n,
+        f"[-C, C] with C = clip = {clip:g}",
+        "divide y by a larger public bound or raise `clip`.",
         stacklevel=5,
     )
 

@@ -24,7 +24,7 @@ from .._validation import (
     _is_sparse,
     _non_finite_error,
     check_delta,
-    check_epsilon,
+    check_estimator_epsilon,
     check_positive,
     check_probability,
     check_random_state,
@@ -55,9 +55,6 @@ def _validated_fit_input(estimator, X, y):
 #: Below this many records the default delta = 1/n^2 is flagged by a PrivacyWarning.
 _MIN_N_DEFAULT_DELTA = 100
 
-#: The epsilons the private estimators accept: below, the noise swamps any data set; above, the
-#: guarantee is void and the calibrations overflow.
-EPSILON_RANGE = (1e-6, 1e6)
 
 #: Diagnostics computed from the raw data that no mechanism released (dropped unless keep_unreleased=True).
 UNRELEASED_DIAGNOSTICS = ("m_hat_nonprivate", "lambda_min_nonprivate")
@@ -194,15 +191,7 @@ class _SketchedRegressorBase(PublicationMixin, RegressorMixin, BaseEstimator):
     def _check_privacy_parameters(self):
         """Budget and intercept parameters, checked before the data are read (with the fix in each message)."""
         name = type(self).__name__
-        if self.epsilon is None:
-            raise ValueError(f"{name} needs a privacy budget: pass epsilon (e.g. epsilon=1.0); got None.")
-        eps = check_epsilon(self.epsilon)
-        lo, hi = EPSILON_RANGE
-        if not lo <= eps <= hi:
-            raise ValueError(
-                f"epsilon must lie in [{lo:g}, {hi:g}] for {name}; got {eps:g}. Below {lo:g} the noise swamps any "
-                f"data set, above {hi:g} the guarantee is void and the calibrations overflow."
-            )
+        check_estimator_epsilon(self.epsilon, name)
         if self.delta is not None:
             delta = check_delta(self.delta)
             if self.rho is None and delta / 10.0 == 0.0:

@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import warnings
 
-from .._validation import check_positive_int
+from .._validation import EPSILON_RANGE, check_positive_int
 from ..hadamard import power_of_two_size
 from .adaptive_ssp import adassp
-from .estimator_base import EPSILON_RANGE, UNRELEASED_DIAGNOSTICS, _SketchedRegressorBase
+from .estimator_base import UNRELEASED_DIAGNOSTICS, _SketchedRegressorBase
 from .fast_hessian_mixing import fast_ihm
 from .hessian_mixing import ihm
 from .hessian_sketch import fast_ihs
