@@ -153,6 +153,11 @@ def test_theory_rp_hyperparameters_meet_their_conditions():
         assert M == expected_M
         D2 = laurent_massart_bound(1.0, M, 1e-5 / 8)
         assert lam >= D2 * math.sqrt(M * math.log(1e5)) / (n * eps) * (1 - 1e-9)
+        if lam > max(1 / n, 1 / (n * eps)) * (1 + 1e-9):  # not at the rate: the smallest feasible lam
+            below = lam * (1 - 1e-9)
+            M_below = math.ceil((1 / spectrum.max() + effective_dimension(spectrum, below)) * math.log(2 * n))
+            D2_below = laurent_massart_bound(1.0, M_below, 1e-5 / 8)
+            assert below < D2_below * math.sqrt(M_below * math.log(1e5)) / (n * eps)
     small = theory_rp_hyperparameters(2000, 30.0, 1e-5, spectrum, max_components=10)
     assert small.n_components == 10 and small.capped
 

@@ -4,6 +4,11 @@ Each calibration in the package asks for the smallest noise parameter whose acco
 loss meets a target: the gamma of a Gaussian sketch (FastMix paper, eq. 185, Theorem 2), the
 noise std of the analytic Gaussian mechanism (Balle and Wang 2018, Algorithm 1) or of composed
 Gaussian releases (eq. 182). :func:`smallest_feasible` is that search, written once.
+
+It is a bisection rather than one of :mod:`scipy.optimize`'s root finders because a calibration
+needs its answer on the feasible side: ``brentq`` and its relatives return a point within a
+tolerance of the root on either side, which could under-noise by that tolerance, and the losses
+searched here may jump (a ceiling inside) or be infinite where infeasible.
 """
 
 from __future__ import annotations

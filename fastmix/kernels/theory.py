@@ -14,6 +14,7 @@ import numpy as np
 
 from .._compat import UnpacksAsTuple
 from .._validation import check_delta, check_epsilon, check_matrix, check_positive_int
+from ..accounting.search import smallest_feasible
 from .gaussian_process_paths import laurent_massart_bound
 
 
@@ -103,7 +104,8 @@ def theory_rp_hyperparameters(
 
     with ``t = 1/n`` (the proof of Theorem 14 uses ``log n``) and ``D2`` the Laurent-Massart bound
     at ``delta/8``.  ``M`` falls and the right side of the last condition rises as ``lam`` grows, so the
-    smallest ``lam`` above the rate meeting it is found by bisection on ``log lam``.  The constants
+    smallest ``lam`` above the rate meeting it is found by the package's feasible-side bisection
+    (:func:`fastmix.accounting.search.smallest_feasible`).  The constants
     ``c_m`` and ``c_lam`` are ours (the paper's are unspecified); ``spectrum`` is a public estimate
     of the eigenvalues of ``L`` (:func:`operator_spectrum`).
 
@@ -130,17 +132,8 @@ def theory_rp_hyperparameters(
         return lam - c_lam * D2 * math.sqrt(M * math.log(1.0 / delta)) / (n * eps)
 
     rate = max(1.0 / n, 1.0 / (n * eps))
-    lo, hi = math.log(rate), math.log(max(rate, 1.0)) + 5.0
-    if gap(rate) >= 0:
-        lam = rate
-    else:
-        for _ in range(80):
-            mid = 0.5 * (lo + hi)
-            if gap(math.exp(mid)) >= 0:
-                hi = mid
-            else:
-                lo = mid
-        lam = math.exp(hi)
+    # the smallest lam >= rate with gap(lam) >= 0, always on the feasible side
+    lam = smallest_feasible(lambda lam: -gap(lam), 0.0, rate, max(rate, 1.0) * math.exp(5.0), rtol=1e-14)
     M = M_of(lam)
     capped = max_components is not None and M > int(max_components)
     if capped:
