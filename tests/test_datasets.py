@@ -6,13 +6,16 @@ import dataclasses
 import hashlib
 import io
 import json
+import logging
+import shutil
 import urllib.error
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import numpy as np
+import pooch
 import pytest
+import requests
 
 from fastmix import datasets as D
 from fastmix.datasets import (
@@ -21,6 +24,7 @@ from fastmix.datasets import (
     ChecksumMismatchError,
     Dataset,
     DatasetUnavailableError,
+    cache,
     dataset_statistics,
     load_dataset,
     make_correlated_regression,
@@ -28,6 +32,57 @@ from fastmix.datasets import (
     normalize,
     reduce_to_power_of_two,
 )
+
+_DEFAULT_DOWNLOADER = cache._make_downloader  # before any test replaces it
+
+
+@pytest.fixture(autouse=True)
+def no_downloads(monkeypatch):
+    """No test reaches the network: a download that the test did not fake fails it."""
+
+    def refuse(timeout):
+        raise AssertionError("a test tried to download a file")
+
+    monkeypatch.setattr(cache, "_make_downloader", refuse)
+
+
+def _serve(monkeypatch, source=None, error=None):
+    """Fake the network for pooch: a download copies the local file ``source`` and then raises ``error``.
+
+    Without ``source`` the download writes a few bytes first, as a transfer cut short does. Returns the
+    list of ``(url, timeout)`` of the downloads tried.
+    """
+    calls = []
+
+    def make_downloader(timeout):
+        def download(url, output_file, pooch_obj):
+            calls.append((url, timeout))
+            if source is not None:
+                shutil.copyfile(source, output_file)
+            else:
+                Path(output_file).write_bytes(b"partial")
+            if error is not None:
+                raise error
+
+        return download
+
+    monkeypatch.setattr(cache, "_make_downloader", make_downloader)
+    return calls
+
+
+def _record_sha256(monkeypatch, key, sha256):
+    remote = D.REMOTE_FILES[key]
+    monkeypatch.setitem(D.REMOTE_FILES, key, dataclasses.replace(remote, sha256=sha256))
+
+
+def _year_zip_bytes():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr(
+            "YearPredictionMSD.txt", "2001," + ",".join(["0.5"] * 90) + "\n1999," + ",".join(["1.0"] * 90) + "\n"
+        )
+    return buf.getvalue()
+
 
 # --------------------------------------------------------------------------- synthetic generators
 
@@ -235,30 +290,53 @@ def test_kaggle_loaders_missing_file(tmp_path, loader, fragment, url):
     assert "by hand" in msg
 
 
-def test_download_failure_is_one_clear_error(tmp_path, monkeypatch):
-    def offline(*args, **kwargs):
-        raise urllib.error.URLError("no network")
-
-    monkeypatch.setattr(urllib.request, "urlopen", offline)
+@pytest.mark.parametrize(
+    "error",
+    [
+        requests.exceptions.ConnectionError("no network"),
+        requests.exceptions.Timeout("read timed out"),
+        requests.exceptions.HTTPError("404 Client Error: Not Found"),
+        OSError(28, "No space left on device"),
+    ],
+    ids=lambda e: type(e).__name__,
+)
+def test_download_failure_is_one_clear_error(tmp_path, monkeypatch, error):
+    pytest.importorskip("pandas")
+    calls = _serve(monkeypatch, error=error)
+    path = tmp_path / "year_msd" / "YearPredictionMSD.txt.zip"
     with pytest.raises(DatasetUnavailableError) as info:
         D.load_year_msd(data_home=tmp_path)
+    assert type(info.value) is DatasetUnavailableError  # a failed transfer is not a checksum mismatch
     msg = str(info.value)
+    assert f"Download of year_msd failed ({type(error).__name__}: " in msg and str(error) in msg
     assert D.REMOTE_FILES["year_msd"].url in msg
-    assert str(tmp_path / "year_msd" / "YearPredictionMSD.txt.zip") in msg
+    assert str(path) in msg
+    assert "To place the file by hand" in msg and D.REMOTE_FILES["year_msd"].manual in msg
     assert info.value.__cause__ is None and info.value.__suppress_context__
-    assert not (tmp_path / "year_msd" / "YearPredictionMSD.txt.zip").exists()
-    assert list((tmp_path / "year_msd").glob("*.part")) == []
+    assert calls == [(D.REMOTE_FILES["year_msd"].url, 60.0)]
+    assert not path.exists()
+    assert list((tmp_path / "year_msd").iterdir()) == []  # the partial download was removed
 
 
 def test_download_false_does_not_touch_network(tmp_path, monkeypatch):
-    def fail(*args, **kwargs):  # pragma: no cover - must not be called
-        raise AssertionError("network used")
-
-    monkeypatch.setattr(urllib.request, "urlopen", fail)
-    with pytest.raises(DatasetUnavailableError, match="download=False"):
+    pytest.importorskip("pandas")
+    calls = _serve(monkeypatch, error=AssertionError("network used"))
+    with pytest.raises(DatasetUnavailableError, match="download=False") as info:
         D.load_year_msd(data_home=tmp_path, download=False)
+    assert str(tmp_path / "year_msd" / "YearPredictionMSD.txt.zip") in str(info.value)
+    assert "by hand" in str(info.value)
     with pytest.raises(DatasetUnavailableError, match="download=False"):
         D.load_black_friday(data_home=tmp_path, download=False)
+    assert calls == []
+    assert not (tmp_path / "year_msd").exists()
+
+
+def test_the_default_downloader_is_poochs_http_downloader_with_the_timeout():
+    assert _DEFAULT_DOWNLOADER is cache._http_downloader
+    downloader = cache._http_downloader(12.5)
+    assert isinstance(downloader, pooch.HTTPDownloader)
+    assert downloader.kwargs["timeout"] == 12.5 and downloader.progressbar is False
+    assert downloader.kwargs["headers"] == {"User-Agent": "fastmix-datasets"}
 
 
 def test_openml_failure_is_wrapped(tmp_path, monkeypatch):
@@ -285,18 +363,40 @@ def _fake_year_zip(path, n=40, seed=0):
     return table
 
 
-def test_checksum_mismatch_detected(tmp_path, monkeypatch):
-    path = tmp_path / "year_msd" / "YearPredictionMSD.txt.zip"
+@pytest.mark.parametrize(
+    "key, load", [("year_msd", D.load_year_msd), ("beijing", D.load_beijing_housing)], ids=["downloadable", "kaggle"]
+)
+def test_checksum_mismatch_of_a_hand_placed_file(tmp_path, monkeypatch, key, load):
+    pytest.importorskip("pandas")
+    calls = _serve(monkeypatch, error=AssertionError("network used"))
+    path = tmp_path / D.REMOTE_FILES[key].relpath
     path.parent.mkdir(parents=True)
     path.write_bytes(b"not the real file")
-    remote = D.REMOTE_FILES["year_msd"]
-    monkeypatch.setitem(
-        D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="0" * 64)
-    )
+    _record_sha256(monkeypatch, key, "0" * 64)
     with pytest.raises(ChecksumMismatchError) as info:
-        D.load_year_msd(data_home=tmp_path)
+        load(data_home=tmp_path)
     assert isinstance(info.value, DatasetUnavailableError)
-    assert str(path) in str(info.value) and "0" * 64 in str(info.value)
+    msg = str(info.value)
+    assert str(path) in msg and "0" * 64 in msg and hashlib.sha256(b"not the real file").hexdigest() in msg
+    assert D.REMOTE_FILES[key].url in msg and "by hand" in msg
+    assert calls == []  # checked where it lies, without the network
+    assert path.read_bytes() == b"not the real file"  # neither replaced nor deleted
+
+
+def test_hand_placed_file_with_the_recorded_checksum_is_used_offline(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("pandas")
+    calls = _serve(monkeypatch, error=AssertionError("network used"))
+    path = tmp_path / "year_msd" / "YearPredictionMSD.txt.zip"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(_year_zip_bytes())
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    _record_sha256(monkeypatch, "year_msd", digest.upper())  # the comparison ignores case
+    monkeypatch.setitem(D.EXPECTED_SHAPES, "year_msd", (2, 91))
+    with caplog.at_level(logging.WARNING, logger=cache.__name__):
+        ds = D.load_year_msd(data_home=tmp_path, half=False, normalize=False)
+    assert ds.sha256 == digest and calls == []
+    assert not caplog.records  # nothing downloaded, nothing to record
+    assert D.sha256_file(path) == digest
 
 
 def test_year_msd_from_cached_file(tmp_path, monkeypatch):
@@ -320,34 +420,67 @@ def test_year_msd_from_cached_file(tmp_path, monkeypatch):
 
 
 def test_download_success_is_atomic_and_verified(tmp_path, monkeypatch):
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        zf.writestr(
-            "YearPredictionMSD.txt", "2001," + ",".join(["0.5"] * 90) + "\n1999," + ",".join(["1.0"] * 90) + "\n"
-        )
-    payload = buf.getvalue()
-
-    class Response(io.BytesIO):
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            self.close()
-
-    monkeypatch.setattr(urllib.request, "urlopen", lambda *a, **k: Response(payload))
+    pytest.importorskip("pandas")
+    served = tmp_path / "served" / "YearPredictionMSD.txt.zip"
+    served.parent.mkdir()
+    served.write_bytes(_year_zip_bytes())
+    digest = hashlib.sha256(served.read_bytes()).hexdigest()
+    calls = _serve(monkeypatch, source=served)
+    _record_sha256(monkeypatch, "year_msd", digest)
     monkeypatch.setitem(D.EXPECTED_SHAPES, "year_msd", (2, 91))
-    ds = D.load_year_msd(data_home=tmp_path, half=False, normalize=False)
-    assert ds.n == 2 and ds.sha256 == hashlib.sha256(payload).hexdigest()
+    data = tmp_path / "data"
+    ds = D.load_year_msd(data_home=data, half=False, normalize=False, timeout=7.5)
+    assert ds.n == 2 and ds.sha256 == digest
     np.testing.assert_array_equal(ds.y, [2001.0, 1999.0])
-    # a download with the wrong checksum is discarded
-    remote = D.REMOTE_FILES["year_msd"]
-    monkeypatch.setitem(
-        D.REMOTE_FILES, "year_msd", D.RemoteFile(remote.key, remote.relpath, remote.url, sha256="f" * 64)
-    )
-    other = tmp_path / "other"
-    with pytest.raises(ChecksumMismatchError):
-        D.load_year_msd(data_home=other)
-    assert list((other / "year_msd").iterdir()) == []
+    assert calls == [(D.REMOTE_FILES["year_msd"].url, 7.5)]  # the timeout reaches the downloader
+    path = data / "year_msd" / "YearPredictionMSD.txt.zip"
+    assert path.read_bytes() == served.read_bytes()
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name]  # no temporary file left
+    D.load_year_msd(data_home=data, half=False, normalize=False)
+    assert len(calls) == 1  # the cached copy is used, not downloaded again
+
+
+def test_download_without_recorded_checksum_logs_it(tmp_path, monkeypatch, caplog):
+    pytest.importorskip("pandas")
+    served = tmp_path / "served.zip"
+    served.write_bytes(_year_zip_bytes())
+    digest = hashlib.sha256(served.read_bytes()).hexdigest()
+    calls = _serve(monkeypatch, source=served)
+    _record_sha256(monkeypatch, "year_msd", None)
+    monkeypatch.setitem(D.EXPECTED_SHAPES, "year_msd", (2, 91))
+    pooch_records = []
+    handler = logging.Handler()
+    handler.emit = pooch_records.append
+    pooch.get_logger().addHandler(handler)
+    try:
+        with caplog.at_level(logging.WARNING, logger=cache.__name__):
+            ds = D.load_year_msd(data_home=tmp_path / "data", half=False, normalize=False)
+    finally:
+        pooch.get_logger().removeHandler(handler)
+    assert ds.sha256 == digest and len(calls) == 1
+    messages = [r.getMessage() for r in caplog.records]
+    assert any(m.startswith("Downloading year_msd from ") for m in messages)
+    assert any("No SHA-256 recorded for year_msd" in m and digest in m for m in messages)
+    assert pooch_records == []  # pooch's own messages (which print to stderr) are silenced
+
+
+def test_download_checksum_mismatch_is_discarded(tmp_path, monkeypatch):
+    pytest.importorskip("pandas")
+    served = tmp_path / "served.zip"
+    served.write_bytes(_year_zip_bytes())
+    digest = hashlib.sha256(served.read_bytes()).hexdigest()
+    calls = _serve(monkeypatch, source=served)
+    _record_sha256(monkeypatch, "year_msd", "f" * 64)
+    data = tmp_path / "data"
+    with pytest.raises(ChecksumMismatchError) as info:
+        D.load_year_msd(data_home=data)
+    msg = str(info.value)
+    url = D.REMOTE_FILES["year_msd"].url
+    assert f"The download of year_msd from {url} has SHA-256 {digest}, not the recorded {'f' * 64}" in msg
+    assert str(data / "year_msd" / "YearPredictionMSD.txt.zip") in msg and "by hand" in msg
+    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert len(calls) == 1
+    assert list((data / "year_msd").iterdir()) == []  # never moved into the cache
 
 
 def test_rossmann_pipeline_on_tiny_files(tmp_path):

@@ -6,22 +6,23 @@ whose message names the argument or the file, says what was received and what to
 errors are raised before any file is opened.
 
 No test touches the network: the data directory is a temporary folder (``FASTMIX_DATA``), and both ways
-out (``urllib.request.urlopen`` for direct downloads, scikit-learn's ``fetch_openml`` for OpenML) are
-replaced, where the loaders look them up, by a stub that records the attempt; the fixture fails the test
-if anything tried.
+out (the factory of pooch downloaders, ``fastmix.datasets.cache._make_downloader``, for direct downloads,
+and scikit-learn's ``fetch_openml`` for OpenML) are replaced, where the loaders look them up, by a stub
+that records the attempt, as is ``socket.socket.connect`` in case anything went round them; the fixture
+fails the test if anything tried.
 """
 
 from __future__ import annotations
 
 import io
-import urllib.request
+import socket
 import zipfile
 
 import numpy as np
 import pytest
 
 from fastmix import datasets as D
-from fastmix.datasets import ChecksumMismatchError, DatasetUnavailableError
+from fastmix.datasets import ChecksumMismatchError, DatasetUnavailableError, cache
 
 pytest.importorskip("pandas")
 
@@ -43,7 +44,8 @@ def offline(tmp_path, monkeypatch):
         raise OSError("the tests never touch the network")
 
     monkeypatch.setenv(D.DATA_ENV_VAR, str(tmp_path))
-    monkeypatch.setattr(urllib.request, "urlopen", refuse)  # looked up as urllib.request.urlopen at call time
+    monkeypatch.setattr(cache, "_make_downloader", refuse)  # looked up as cache._make_downloader at call time
+    monkeypatch.setattr(socket.socket, "connect", refuse)
     try:
         import sklearn.datasets as skd
     except ImportError:  # pragma: no cover - scikit-learn is a test dependency
@@ -239,7 +241,7 @@ def test_loader_n_samples(loader, value, error, match):
     ],
 )
 def test_year_msd_arguments(kwargs, error, match):
-    """Before: neither was checked (a bad timeout only failed deep inside urllib, during a download)."""
+    """Before: neither was checked (a bad timeout only failed deep inside the HTTP client, during a download)."""
     with pytest.raises(error, match=match):
         D.load_year_msd(download=False, **kwargs)
 
@@ -347,9 +349,8 @@ def test_cached_file_with_the_wrong_checksum(key, relpath, loader, offline, monk
             manual=remote.manual,
         ),
     )
-    kwargs = {"download": False} if loader is D.load_year_msd else {}
     with pytest.raises(ChecksumMismatchError, match=rf"Checksum mismatch for {key}") as info:
-        loader(**kwargs)
+        loader()  # downloads allowed: a file in the cache is checked where it lies, offline (see the fixture)
     message = str(info.value)
     assert str(path) in message and D.sha256_file(path) in message and "0" * 64 in message
     assert "Delete it and load again" in message

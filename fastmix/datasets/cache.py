@@ -5,20 +5,22 @@ directory (:func:`get_data_home`: the ``data_home=`` argument, the ``FASTMIX_DAT
 environment variable, ``data/cache/`` of a source checkout, or ``$XDG_CACHE_HOME/fastmix``).
 :data:`REMOTE_FILES` lists the raw files fetched directly (or placed by hand, for the hosts
 that need a login) with their expected SHA-256; OpenML tables (:data:`OPENML_IDS`) go
-through scikit-learn's ``fetch_openml``. Every file read is hashed (:func:`sha256_file`),
-a recorded checksum that does not match raises :class:`ChecksumMismatchError`, and every
-other failure one :class:`DatasetUnavailableError` naming the URL, the cache path and how
-to place the file by hand. ``data/README.md`` lists the expected files.
+through scikit-learn's ``fetch_openml``. Direct downloads go through :func:`pooch.retrieve`
+with pooch's HTTP downloader (a timeout, no progress bar): the file is written to a
+temporary name in the target folder, checked against the recorded SHA-256 and only then
+moved into place. A file already in the cache, downloaded earlier or placed by hand, is
+never fetched again: it is hashed (:func:`sha256_file`) and checked against the record
+without any network access. A recorded checksum that does not match raises
+:class:`ChecksumMismatchError`, and every other failure one :class:`DatasetUnavailableError`
+naming the URL, the cache path and how to place the file by hand. ``data/README.md`` lists
+the expected files.
 """
 
 from __future__ import annotations
 
-import hashlib
+import contextlib
 import logging
 import os
-import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,7 +44,7 @@ DATA_ENV_VAR = "FASTMIX_DATA"
 """Environment variable that overrides the default data directory."""
 
 _DOWNLOAD_TIMEOUT = 60.0  # seconds per network operation
-_CHUNK = 1 << 20
+_USER_AGENT = "fastmix-datasets"
 
 
 # --------------------------------------------------------------------------- errors
@@ -166,28 +168,16 @@ EXPECTED_SHAPES: dict[str, tuple[int | None, int | None]] = {
 OPENML_IDS = {"black_friday": 41540, "airline": 42728}
 
 
-def _hash_stream(read, write=None) -> str:
-    """SHA-256 hex digest of what ``read(size)`` returns until it returns ``b""``, in 1 MiB chunks.
-
-    Each chunk is also passed to ``write`` when given (a download hashes what it saves).
-    """
-    h = hashlib.sha256()
-    for chunk in iter(lambda: read(_CHUNK), b""):
-        if write is not None:
-            write(chunk)
-        h.update(chunk)
-    return h.hexdigest()
-
-
 def _differs_from_record(remote: RemoteFile, digest: str) -> bool:
     """True when a SHA-256 is recorded for ``remote`` and ``digest`` is not it."""
     return remote.sha256 is not None and digest.lower() != remote.sha256.lower()
 
 
 def sha256_file(path) -> str:
-    """SHA-256 hex digest of a file, read in 1 MiB chunks."""
-    with open(path, "rb") as fh:
-        return _hash_stream(fh.read)
+    """SHA-256 hex digest of a file (lower-case hex), read in chunks by :func:`pooch.file_hash`."""
+    import pooch  # imported on first use: importing fastmix.datasets stays light
+
+    return pooch.file_hash(str(path), alg="sha256")
 
 
 def _manual_help(remote: RemoteFile, path: Path) -> str:
@@ -219,8 +209,48 @@ def _verify_checksum(remote: RemoteFile, path: Path, digest: str) -> None:
         )
 
 
+def _http_downloader(timeout: float):
+    """pooch's downloader for the direct downloads: HTTP(S) with ``timeout`` seconds per network operation.
+
+    A downloader is a callable ``(url, output_file, pooch)`` that writes the file at ``url`` to
+    ``output_file`` (:class:`pooch.HTTPDownloader`, which uses ``requests``); no progress bar.
+    """
+    import pooch
+
+    return pooch.HTTPDownloader(timeout=timeout, progressbar=False, headers={"User-Agent": _USER_AGENT})
+
+
+_make_downloader = _http_downloader
+"""Factory ``timeout -> downloader`` that :func:`_download` calls: the only way this module reaches the network.
+
+The tests replace it with one whose downloader copies a local file, or fails like a network would.
+"""
+
+
+@contextlib.contextmanager
+def _pooch_quiet():
+    """Silence pooch's own INFO messages (they print to stderr); this module logs the download itself."""
+    import pooch
+
+    pooch_logger = pooch.get_logger()
+    level = pooch_logger.level
+    pooch_logger.setLevel(logging.WARNING)
+    try:
+        yield
+    finally:
+        pooch_logger.setLevel(level)
+
+
 def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
-    """Download ``remote.url`` to ``path`` atomically; return the SHA-256 of the file."""
+    """Download ``remote.url`` to ``path`` with :func:`pooch.retrieve`; return the SHA-256 of the file.
+
+    pooch writes to a temporary file in ``path.parent``, checks it against the recorded SHA-256
+    (none when ``remote.sha256`` is None) and moves it to ``path`` only when it matches; a failed
+    or mismatched download leaves nothing behind.
+    """
+    import pooch
+    import requests  # pooch's HTTP client; its errors are OSErrors
+
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -228,37 +258,36 @@ def _download(remote: RemoteFile, path: Path, timeout: float) -> str:
             f"Cannot create the cache directory {path.parent} for {remote.key}: {exc}.\n" + _manual_help(remote, path)
         ) from None
     logger.warning("Downloading %s from %s to %s", remote.key, remote.url, path)
-    tmp_name = None
+    digests: list[str] = []  # SHA-256 of what the downloader wrote, for the messages and the return value
+
+    def fetch(url, output_file, pooch_obj):
+        downloader(url, output_file, pooch_obj)
+        digests.append(sha256_file(output_file))
+
+    known_hash = None if remote.sha256 is None else "sha256:" + remote.sha256.lower()
     try:
-        request = urllib.request.Request(remote.url, headers={"User-Agent": "fastmix-datasets"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            with tempfile.NamedTemporaryFile(
-                dir=path.parent, prefix=path.name + ".", suffix=".part", delete=False
-            ) as tmp:
-                tmp_name = tmp.name
-                digest = _hash_stream(response.read, tmp.write)
-        if _differs_from_record(remote, digest):
+        downloader = _make_downloader(timeout)
+        with _pooch_quiet():
+            pooch.retrieve(
+                remote.url,
+                known_hash=known_hash,
+                fname=path.name,
+                path=path.parent,
+                downloader=fetch,
+                progressbar=False,
+            )
+    except (requests.exceptions.RequestException, OSError, ValueError) as exc:  # HTTP errors, timeouts, DNS, disk
+        if digests and _differs_from_record(remote, digests[-1]):  # pooch raises ValueError on a hash mismatch
             raise ChecksumMismatchError(
-                f"The download of {remote.key} from {remote.url} has SHA-256 {digest}, not the recorded "
+                f"The download of {remote.key} from {remote.url} has SHA-256 {digests[-1]}, not the recorded "
                 f"{remote.sha256}; it was discarded. The server may serve a different version or the "
                 "transfer was corrupted. Try again, or place a verified copy by hand.\n" + _manual_help(remote, path)
-            )
-        os.replace(tmp_name, path)
-        tmp_name = None
-    except DatasetUnavailableError:
-        raise
-    except (urllib.error.URLError, OSError, ValueError) as exc:  # HTTPError, timeouts, DNS, disk
-        reason = getattr(exc, "reason", None) or exc
+            ) from None
         raise DatasetUnavailableError(
-            f"Download of {remote.key} failed ({type(exc).__name__}: {reason}). This machine may have no "
+            f"Download of {remote.key} failed ({type(exc).__name__}: {exc}). This machine may have no "
             "internet access.\n" + _manual_help(remote, path)
         ) from None
-    finally:
-        if tmp_name is not None:
-            try:
-                os.unlink(tmp_name)
-            except OSError:
-                pass
+    digest = digests[-1] if digests else sha256_file(path)  # no call: pooch found the file already in place
     if remote.sha256 is None:
         _verify_checksum(remote, path, digest)  # logs the computed checksum
     return digest
