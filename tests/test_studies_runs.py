@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import socket
-import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -246,7 +245,9 @@ def test_appendix_i_never_touches_the_network(monkeypatch, tmp_path):
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(urllib.request, "urlopen", refuse)
+    from fastmix.datasets import cache
+
+    monkeypatch.setattr(cache, "_make_downloader", refuse)
     monkeypatch.setenv("FASTMIX_DATA", str(tmp_path / "empty-cache"))
     tables = run_study("appendix_i_airline", {**TINY["appendix_i_airline"], "dataset": "auto"}, log=None)
     info = tables["datasets"].iloc[0]
