@@ -16,6 +16,12 @@ returns one tidy :class:`pandas.DataFrame` row per run, with
   count as one method here, and share theirs: :func:`cell_id`);
 * all parameters (k1, k2, T, delta, rho, C, calibration method, budget actually spent).
 
+The settings every run of a call shares (trials, seed root, T, delta, rho, C, calibration, IHM
+sketch, padding policy, FastIHM's ``m_floor`` and ``shared_eta``) are one :class:`GridSettings`,
+checked once; :func:`run_grid` builds it from its keywords. The columns of the frame that the
+studies store are named once, in :data:`RESULT_COLUMNS` (:data:`RUN_COLUMNS`, then
+:data:`MEASURED_COLUMNS`); a study keeps its own with :func:`keep_result_columns`.
+
 Results are cached on disk, one file per grid cell (all trials of one dataset/method/epsilon/
 ratio), keyed by a SHA-256 of the parameters, a fingerprint of the data, ``fastmix.__version__``,
 a fingerprint of every module that affects a result (:func:`code_fingerprint`), the NumPy, SciPy
@@ -38,7 +44,9 @@ import json
 import math
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +54,7 @@ import numpy as np
 
 from fastmix import __version__
 from fastmix import regression as R
-from fastmix._validation import check_positive_int
+from fastmix._validation import check_delta, check_policy, check_positive, check_positive_int, check_probability
 from fastmix.hadamard import is_power_of_two
 from fastmix_companion.grid_cache import (
     CacheMismatchWarning,
@@ -70,6 +78,12 @@ __all__ = [
     "CacheMismatchWarning",
     "data_fingerprint",
     "cell_id",
+    "GridSettings",
+    "RUN_COLUMNS",
+    "MEASURED_COLUMNS",
+    "RESULT_COLUMNS",
+    "result_columns",
+    "keep_result_columns",
     "run_grid",
     "runtime_ratio_table",
     "speedup_table",
@@ -137,28 +151,133 @@ def cell_id(*parts) -> int:
     return zlib.crc32(json.dumps(parts, sort_keys=True, default=str).encode()) & 0xFFFFFFFF
 
 
-def _run_one(
-    method,
-    data: _Data,
-    X,
-    y,
-    *,
-    eps,
-    delta,
-    rho,
-    T,
-    ratio,
-    clip,
-    calibration,
-    ihm_sketch,
-    n_policy,
-    seed_seq,
-    theta_star,
-    ols_mse,
-    m_floor,
-    shared_eta,
-):
-    """One trial: calibrate (untimed), solve (timed), score on the original rows."""
+@dataclass(frozen=True)
+class GridSettings:
+    """What every run of one :func:`run_grid` call shares, checked once.
+
+    The grid itself (datasets x methods x epsilon x ``k2`` ratio) is given to :func:`run_grid`;
+    these are the settings of each run in it: how many trials, the seed root, and the
+    parameters of Algorithm 2 (FastIHM), IHM and AdaSSP of the FastMix paper (arXiv:2605.30600)
+    as run in its Section 4.1 / Appendix H. :func:`run_grid` builds one from its keywords.
+
+    Parameters
+    ----------
+    n_trials : int, default=30
+        Trials per grid cell, ``trial = 0, ..., n_trials - 1``.
+    root_seed : int, default=0
+        Root of every seed: trial ``t`` of a cell runs on
+        ``SeedSequence(root_seed, spawn_key=(t, cell_id(dataset, method, epsilon, k2_ratio)))``
+        (:func:`cell_id`).
+    T : int, default=4
+        Iterations T of FastIHM, IHM and FastIHS (Algorithm 2).
+    delta : float, optional
+        Privacy target delta in (0, 1); default ``1 / n^2`` for a dataset of n rows (Appendix H).
+    rho : float, optional
+        Utility failure probability rho in (0, 1); default ``delta / 10`` (Appendix H).
+    clip : float, default=1.0
+        Response bound and residual clipping level C (= C_Y), > 0.
+    calibration : {"tight", "closed_form"}, default="tight"
+        How FastIHM's noise is calibrated (:func:`fastmix.regression.calibrate_fast_ihm`).
+    ihm_sketch : {"dense", "gram"}, default="dense"
+        How IHM draws its sketch (:func:`fastmix.regression.ihm`).
+    n_policy : {"pad", "subsample"}, default="pad"
+        How n is brought to a power of two for the SRHT-based solvers.
+    m_floor : float, default=0.0
+        Lower clamp (>= 0) of FastIHM's ``m_tilde`` (:func:`fastmix.regression.fast_ihm`).
+    shared_eta : bool, default=True
+        FastIHM's ``shared_eta`` (:func:`fastmix.regression.fast_ihm`).
+
+    Raises
+    ------
+    TypeError, ValueError
+        On a setting outside the ranges above; the message shows the value given.
+
+    Notes
+    -----
+    ``n_trials`` and ``T`` are stored as :class:`int`; every other value is stored as given
+    (after its check): the name of a cell's cache file is a hash of these values as JSON
+    (:func:`fastmix_companion.grid_cache.cache_key`), so converting, say, ``clip=1`` to ``1.0``
+    would orphan the cells cached by earlier runs.
+    """
+
+    n_trials: int = 30
+    root_seed: int = 0
+    T: int = 4
+    delta: float | None = None
+    rho: float | None = None
+    clip: float = 1.0
+    calibration: str = "tight"
+    ihm_sketch: str = "dense"
+    n_policy: str = "pad"
+    m_floor: float = 0.0
+    shared_eta: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "n_trials", check_positive_int(self.n_trials, "n_trials"))
+        object.__setattr__(self, "T", check_positive_int(self.T, "T"))
+        seed = self.root_seed
+        if isinstance(seed, bool) or not isinstance(seed, (Integral, np.integer)):
+            raise TypeError(f"root_seed must be a non-negative integer; got {seed!r} of type {type(seed).__name__}.")
+        if seed < 0:
+            raise ValueError(f"root_seed must be a non-negative integer; got {seed!r}.")
+        if self.delta is not None:
+            check_delta(self.delta)
+        if self.rho is not None:
+            check_probability(self.rho, "rho")
+        check_positive(self.clip, "clip")
+        check_policy(self.calibration, "calibration", ("tight", "closed_form"))
+        check_policy(self.ihm_sketch, "ihm_sketch", ("dense", "gram"))
+        check_policy(self.n_policy, "n_policy", ("pad", "subsample"))
+        check_positive(self.m_floor, "m_floor", allow_zero=True)
+        if not isinstance(self.shared_eta, (bool, np.bool_)):
+            raise TypeError(f"shared_eta must be True or False; got {self.shared_eta!r}.")
+
+    def privacy_parameters(self, n: int) -> tuple[float, float]:
+        """``(delta, rho)`` for a dataset of ``n`` rows: the given values, else ``1/n^2`` and ``delta/10``.
+
+        These are the defaults of Appendix H of the FastMix paper.
+        """
+        delta = 1.0 / float(n) ** 2 if self.delta is None else float(self.delta)
+        rho = delta / 10.0 if self.rho is None else float(self.rho)
+        return delta, rho
+
+
+def _cell_params(data: _Data, method: str, eps, ratio, settings: GridSettings, *, code: str, environment) -> dict:
+    """What names one grid cell: its cache key is :func:`fastmix_companion.grid_cache.cache_key` of this.
+
+    Cache files of earlier runs are found by this dictionary: a new key or a changed value
+    makes every stored cell unreachable.
+    """
+    delta, rho = settings.privacy_parameters(data.X.shape[0])
+    return {
+        "dataset": data.name,
+        "data": data.fingerprint,
+        "method": method,
+        "epsilon": eps,
+        "k2_ratio": ratio,
+        "delta": delta,
+        "rho": rho,
+        "T": settings.T,
+        "clip": settings.clip,
+        "calibration": settings.calibration if method == "FastIHM" else None,
+        "ihm_sketch": settings.ihm_sketch if method == "IHM" else None,
+        "n_policy": settings.n_policy,
+        "m_floor": settings.m_floor if method == "FastIHM" else None,
+        "shared_eta": settings.shared_eta if method == "FastIHM" else None,
+        "n_trials": settings.n_trials,
+        "root_seed": settings.root_seed,
+        "version": __version__,
+        "code": code,
+        "environment": environment,
+    }
+
+
+def _run_one(data: _Data, params: dict, settings: GridSettings, *, seed_seq, theta_star, ols_mse):
+    """One trial of the cell ``params``: calibrate (untimed), solve (timed), score on the original rows."""
+    method, eps, ratio = params["method"], params["epsilon"], params["k2_ratio"]
+    delta, rho = params["delta"], params["rho"]
+    T, clip, n_policy = settings.T, settings.clip, settings.n_policy
+    X, y = data.X, data.y
     n, d = data.X.shape
     k1, k2 = R.paper_sketch_sizes(d, T, rho, ratio if ratio is not None else 4.0)
     n_used = (
@@ -183,13 +302,13 @@ def _run_one(
         row["k"] = k1
         cal = R.calibrate_ihm(eps, delta, k=k1, T=T, rho=rho, clip=clip)
         t0 = time.perf_counter_ns()
-        res = R.ihm(X, y, calibration=cal, k=k1, random_state=rng, sketch=ihm_sketch)
+        res = R.ihm(X, y, calibration=cal, k=k1, random_state=rng, sketch=settings.ihm_sketch)
         theta = res.theta
         t1 = time.perf_counter_ns()
     elif method == "FastIHM":
         k2 = min(k2, n_used)
         row["k1"], row["k2"] = k1, k2
-        cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=clip, method=calibration)
+        cal = R.calibrate_fast_ihm(eps, delta, k1=k1, T=T, rho=rho, clip=clip, method=settings.calibration)
         t0 = time.perf_counter_ns()
         res = R.fast_ihm(
             X,
@@ -199,8 +318,8 @@ def _run_one(
             k2=k2,
             random_state=rng,
             n_policy=n_policy,
-            m_floor=m_floor,
-            shared_eta=shared_eta,
+            m_floor=settings.m_floor,
+            shared_eta=settings.shared_eta,
         )
         theta = res.theta
         t1 = time.perf_counter_ns()
@@ -255,6 +374,9 @@ def run_grid(
 ):
     """Run the grid and return a tidy DataFrame (one row per run).
 
+    The settings shared by every run (``n_trials`` to ``shared_eta``) are checked once, as a
+    :class:`GridSettings`, before anything is computed.
+
     Parameters
     ----------
     datasets : dict, list or str
@@ -278,6 +400,10 @@ def run_grid(
     ihm_sketch : {"dense", "gram"}
         How IHM draws its sketch (see :func:`fastmix.regression.ihm`).
     n_policy : {"pad", "subsample"}
+    m_floor : float, default=0.0
+        FastIHM's lower clamp of ``m_tilde``.
+    shared_eta : bool, default=True
+        FastIHM's ``shared_eta``.
     cache_dir : path, optional
         Cache directory (no caching when None).
     progress : bool, optional
@@ -289,8 +415,20 @@ def run_grid(
     for m in methods:
         if m not in METHODS:
             raise ValueError(f"Unknown method {m!r}; choose from {METHODS}.")
-    n_trials = check_positive_int(n_trials, "n_trials")
-    T = check_positive_int(T, "T")
+    settings = GridSettings(
+        n_trials=n_trials,
+        root_seed=root_seed,
+        T=T,
+        delta=delta,
+        rho=rho,
+        clip=clip,
+        calibration=calibration,
+        ihm_sketch=ihm_sketch,
+        n_policy=n_policy,
+        m_floor=m_floor,
+        shared_eta=shared_eta,
+    )
+    n_trials = settings.n_trials
     data_list = _resolve_datasets(datasets, dataset_kwargs)
     fp = code_fingerprint()
     env_fp = environment_fingerprint() if cache_dir is not None else None
@@ -298,35 +436,11 @@ def run_grid(
 
     cells = []
     for data in data_list:
-        n = data.X.shape[0]
-        dlt = 1.0 / float(n) ** 2 if delta is None else float(delta)
-        rh = dlt / 10.0 if rho is None else float(rho)
         for method in methods:
             private = method in ("IHM", "FastIHM", "AdaSSP")
             for eps in epsilons if private else (None,):
                 for ratio in k2_ratios if method == "FastIHM" else (None,):
-                    params = {
-                        "dataset": data.name,
-                        "data": data.fingerprint,
-                        "method": method,
-                        "epsilon": eps,
-                        "k2_ratio": ratio,
-                        "delta": dlt,
-                        "rho": rh,
-                        "T": T,
-                        "clip": clip,
-                        "calibration": calibration if method == "FastIHM" else None,
-                        "ihm_sketch": ihm_sketch if method == "IHM" else None,
-                        "n_policy": n_policy,
-                        "m_floor": m_floor if method == "FastIHM" else None,
-                        "shared_eta": shared_eta if method == "FastIHM" else None,
-                        "n_trials": n_trials,
-                        "root_seed": root_seed,
-                        "version": __version__,
-                        "code": fp,
-                        "environment": env_fp,
-                    }
-                    cells.append((data, params))
+                    cells.append((data, _cell_params(data, method, eps, ratio, settings, code=fp, environment=env_fp)))
 
     frames, todo = [], []
 
@@ -380,25 +494,7 @@ def run_grid(
                 deferred.append((data, params))
                 continue
         try:
-            frames.append(
-                _compute_cell(
-                    data,
-                    params,
-                    path,
-                    ols_cache,
-                    n_trials,
-                    root_seed,
-                    T,
-                    clip,
-                    calibration,
-                    ihm_sketch,
-                    n_policy,
-                    m_floor,
-                    shared_eta,
-                    fp,
-                    bar,
-                )
-            )
+            frames.append(_compute_cell(data, params, settings, path=path, ols_cache=ols_cache, bar=bar))
         finally:
             if path is not None:
                 release_cell(path)
@@ -409,23 +505,7 @@ def run_grid(
     return pd.concat(frames, ignore_index=True)
 
 
-def _compute_cell(
-    data,
-    params,
-    path,
-    ols_cache,
-    n_trials,
-    root_seed,
-    T,
-    clip,
-    calibration,
-    ihm_sketch,
-    n_policy,
-    m_floor,
-    shared_eta,
-    fp,
-    bar,
-):
+def _compute_cell(data: _Data, params: dict, settings: GridSettings, *, path, ols_cache, bar):
     """All trials of one grid cell, written to ``path`` (when caching) before being returned."""
     import pandas as pd
 
@@ -435,28 +515,9 @@ def _compute_cell(
     theta_star, ols_mse = ols_cache[data.name]
     cid = cell_id(params["dataset"], params["method"], params["epsilon"], params["k2_ratio"])
     rows = []
-    for trial in range(n_trials):
-        ss = np.random.SeedSequence(root_seed, spawn_key=(trial, cid))
-        row = _run_one(
-            params["method"],
-            data,
-            data.X,
-            data.y,
-            eps=params["epsilon"],
-            delta=params["delta"],
-            rho=params["rho"],
-            T=T,
-            ratio=params["k2_ratio"],
-            clip=clip,
-            calibration=calibration,
-            ihm_sketch=ihm_sketch,
-            n_policy=n_policy,
-            seed_seq=ss,
-            theta_star=theta_star,
-            ols_mse=ols_mse,
-            m_floor=m_floor,
-            shared_eta=shared_eta,
-        )
+    for trial in range(settings.n_trials):
+        ss = np.random.SeedSequence(settings.root_seed, spawn_key=(trial, cid))
+        row = _run_one(data, params, settings, seed_seq=ss, theta_star=theta_star, ols_mse=ols_mse)
         rows.append(
             {
                 "dataset": data.name,
@@ -464,19 +525,19 @@ def _compute_cell(
                 "epsilon": np.nan if params["epsilon"] is None else float(params["epsilon"]),
                 "k2_ratio": np.nan if params["k2_ratio"] is None else float(params["k2_ratio"]),
                 "trial": trial,
-                "root_seed": root_seed,
+                "root_seed": settings.root_seed,
                 "spawn_key": f"{trial},{cid}",
                 "n": data.X.shape[0],
                 "d": data.X.shape[1],
-                "T": T,
+                "T": settings.T,
                 "delta": params["delta"],
                 "rho": params["rho"],
-                "clip": clip,
+                "clip": settings.clip,
                 "calibration": params["calibration"],
                 "ihm_sketch": params["ihm_sketch"],
-                "n_policy": n_policy,
+                "n_policy": settings.n_policy,
                 "fastmix_version": __version__,
-                "code_fingerprint": fp,
+                "code_fingerprint": params["code"],
                 "data_fingerprint": data.fingerprint,
                 **row,
             }
@@ -488,6 +549,65 @@ def _compute_cell(
         write_cell(df, path, cache_key(params))
     df["from_cache"] = False
     return df
+
+
+#: The columns of :func:`run_grid`'s frame that say which run a row is; every study stores them
+#: first, in this order.
+RUN_COLUMNS = (
+    # the grid cell (dataset, method, IHM sketch, k2 ratio, epsilon), the trial and its seed
+    *("dataset", "method", "ihm_sketch", "k2_ratio", "epsilon", "trial", "spawn_key"),
+    # the data's shape, T, the sketch sizes, and delta and rho
+    *("n", "d", "T", "k", "k1", "k2", "delta", "rho"),
+)
+#: What a run measured; a study stores those its page needs, in an order of its own
+#: (:func:`keep_result_columns`).
+MEASURED_COLUMNS = (
+    # accuracy on the original rows (excess_risk = mse - ols_mse) and FastIHM's noise level eta
+    *("excess_risk", "mse", "ols_mse", "theta_error", "eta"),
+    # time of the solver call
+    *("runtime_s", "runtime_ns"),
+    # privacy budget the solver's ledger spent
+    *("eps_spent", "delta_spent"),
+    # rows used, and rows padded or dropped to reach a power of two
+    *("n_used", "rows_added", "rows_dropped"),
+)
+#: Every column of :func:`run_grid`'s frame that a study stores: the ordered union of the two.
+RESULT_COLUMNS = RUN_COLUMNS + MEASURED_COLUMNS
+
+
+def result_columns(measured: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The columns a study stores: :data:`RUN_COLUMNS`, then ``measured`` in the order given.
+
+    Parameters
+    ----------
+    measured : sequence of str, optional
+        Names from :data:`MEASURED_COLUMNS`, each at most once; None keeps all of them
+        (the result is then :data:`RESULT_COLUMNS`).
+
+    Raises
+    ------
+    ValueError
+        On a name that is not in :data:`MEASURED_COLUMNS`, or one given twice.
+    """
+    if measured is None:
+        return RESULT_COLUMNS
+    measured = tuple(measured)
+    unknown = [c for c in measured if c not in MEASURED_COLUMNS]
+    if unknown:
+        raise ValueError(f"{unknown} are not measured columns of run_grid; choose from {MEASURED_COLUMNS}.")
+    twice = sorted({c for c in measured if measured.count(c) > 1})
+    if twice:
+        raise ValueError(f"Name each measured column at most once; got {twice} more than once.")
+    return RUN_COLUMNS + measured
+
+
+def keep_result_columns(df, measured: Sequence[str] | None = None):
+    """A copy of a :func:`run_grid` frame reduced to ``result_columns(measured)``, in that order.
+
+    A column the frame does not have is left out. ``measured`` is checked as in
+    :func:`result_columns`; each study names its own once, so its stored table keeps its columns.
+    """
+    return df[[c for c in result_columns(measured) if c in df.columns]].copy()
 
 
 def summarize(df):

@@ -371,3 +371,134 @@ def test_a_claim_left_by_a_dead_run_is_taken_over(tmp_path):
     got = E.run_grid({"toy": (X, y)}, cache_dir=shared, **SMALL)
     assert not got["from_cache"].any() and len(got) == 12
     assert not list(shared.glob("*.claim"))
+
+
+# --------------------------------------------------------------------------- the settings shared by every run
+
+_SETTINGS = dict(
+    n_trials=2,
+    root_seed=11,
+    T=3,
+    delta=1e-5,
+    rho=1e-6,
+    clip=1,
+    calibration="closed_form",
+    ihm_sketch="gram",
+    n_policy="subsample",
+    m_floor=0.5,
+    shared_eta=False,
+)
+
+
+@pytest.mark.parametrize(
+    "change, error, message",
+    [
+        (dict(n_trials=0), ValueError, "n_trials must be at least 1; got 0"),
+        (dict(n_trials=2.5), TypeError, "n_trials must be an integer; got 2.5"),
+        (dict(T=0), ValueError, "T must be at least 1; got 0"),
+        (dict(root_seed=-1), ValueError, "root_seed must be a non-negative integer; got -1"),
+        (dict(root_seed=1.0), TypeError, "root_seed must be a non-negative integer; got 1.0"),
+        (dict(root_seed=True), TypeError, "root_seed must be a non-negative integer; got True"),
+        (dict(delta=1.5), ValueError, "delta must lie strictly between 0 and 1; got 1.5"),
+        (dict(rho=0.0), ValueError, r"rho must lie in \(0, 1\); got 0.0"),
+        (dict(clip=0.0), ValueError, "clip must be > 0; got 0.0"),
+        (dict(calibration="loose"), ValueError, "calibration must be one of .*; got 'loose'"),
+        (dict(ihm_sketch="sparse"), ValueError, "ihm_sketch must be one of .*; got 'sparse'"),
+        (dict(n_policy="drop"), ValueError, "n_policy must be one of .*; got 'drop'"),
+        (dict(m_floor=-1.0), ValueError, "m_floor must be >= 0; got -1.0"),
+        (dict(shared_eta="yes"), TypeError, "shared_eta must be True or False; got 'yes'"),
+    ],
+)
+def test_grid_settings_refuse_a_bad_value_saying_what_they_got(change, error, message):
+    with pytest.raises(error, match=message):
+        E.GridSettings(**{**_SETTINGS, **change})
+    with pytest.raises(error, match=message):  # run_grid checks them before loading or computing anything
+        E.run_grid(["no such dataset"], methods=("OLS",), progress=False, **{**_SETTINGS, **change})
+
+
+def test_grid_settings_keep_the_values_the_cache_key_hashes():
+    import dataclasses
+
+    s = E.GridSettings(**_SETTINGS)
+    assert dataclasses.asdict(s) == _SETTINGS and type(s.clip) is int  # as given: clip=1 and 1.0 key apart
+    assert E.GridSettings(n_trials=np.int64(2), T=3.0).n_trials == 2 and type(E.GridSettings(T=3.0).T) is int
+    assert dataclasses.replace(s, root_seed=12) == E.GridSettings(**{**_SETTINGS, "root_seed": 12})
+    assert E.GridSettings(**dataclasses.asdict(s)) == s
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        s.T = 5
+    assert E.GridSettings().privacy_parameters(100) == (1e-4, 1e-5)  # Appendix H: 1/n^2 and delta/10
+    assert s.privacy_parameters(100) == (1e-5, 1e-6)
+
+
+def test_run_grid_hands_one_settings_object_to_every_run(monkeypatch):
+    X, y = _data(256)
+    seen = []
+    real = E._run_one
+
+    def spy(data, params, settings, **kw):
+        seen.append(settings)
+        return real(data, params, settings, **kw)
+
+    monkeypatch.setattr(E, "_run_one", spy)
+    E.run_grid({"toy": (X, y)}, methods=("IHM", "FastIHM"), epsilons=(1.0,), k2_ratios=(4,), **_SETTINGS)
+    assert len(seen) == 2 * 2 and all(s == E.GridSettings(**_SETTINGS) for s in seen)
+
+
+def test_the_same_settings_give_the_same_frame():
+    X, y = _data(777, d=3, seed=5)
+    grid = dict(methods=("OLS", "FastIHS", "IHM", "FastIHM", "AdaSSP"), epsilons=(2.0,), k2_ratios=(4,), progress=False)
+    a, b = (E.run_grid({"toy": (X, y)}, **grid, **_SETTINGS).drop(columns=["runtime_ns", "runtime_s"]) for _ in "ab")
+    pd.testing.assert_frame_equal(a, b, check_exact=True)
+    assert (a["root_seed"] == 11).all() and (a["T"] == 3).all() and (a["n_policy"] == "subsample").all()
+    assert a.loc[a["method"] == "IHM", "ihm_sketch"].eq("gram").all()
+    assert a.loc[a["method"] == "FastIHM", "calibration"].eq("closed_form").all()
+    c = E.run_grid({"toy": (X, y)}, **grid, **{**_SETTINGS, "root_seed": 12})
+    assert not np.array_equal(a["excess_risk"].iloc[2:], c["excess_risk"].iloc[2:])  # all but OLS draw
+
+
+@pytest.mark.parametrize(
+    "grid, name",
+    [
+        (dict(methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,)), "5e56fafcb1cfe697488bfc6c.pkl"),
+        (
+            dict(methods=("IHM",), epsilons=(2.0,), ihm_sketch="gram", root_seed=3, T=3, clip=1.0),
+            "b794dc007761f2f14b4c6c7b.pkl",
+        ),
+        (dict(methods=("OLS",)), "b755127e314c3e8073acd0a8.pkl"),
+    ],
+)
+def test_the_cache_key_of_a_cell_is_pinned(tmp_path, monkeypatch, grid, name):
+    # Regression pin: cache files written by earlier runs are found by these names (the SHA-256 of a
+    # cell's parameters); a change here orphans every cached cell. The code and environment
+    # fingerprints, which are meant to change them, are held fixed.
+    monkeypatch.setattr(E, "code_fingerprint", lambda: "pinned-code")
+    monkeypatch.setattr(E, "environment_fingerprint", lambda: {"machine": "pinned"})
+    X, y = _data()
+    E.run_grid({"toy": (X, y)}, n_trials=1, cache_dir=tmp_path, progress=False, **grid)
+    assert sorted(p.name for p in tmp_path.glob("*.pkl")) == [name]
+
+
+# --------------------------------------------------------------------------- the columns the studies store
+
+
+def test_result_columns_are_the_ordered_union_of_run_and_measured_columns():
+    assert E.RESULT_COLUMNS == E.RUN_COLUMNS + E.MEASURED_COLUMNS
+    assert len(set(E.RESULT_COLUMNS)) == len(E.RESULT_COLUMNS)
+    assert E.result_columns() == E.RESULT_COLUMNS
+    assert E.result_columns(("runtime_s", "mse")) == (*E.RUN_COLUMNS, "runtime_s", "mse")
+    X, y = _data(256)
+    df = E.run_grid({"toy": (X, y)}, methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,), n_trials=1, progress=False)
+    assert set(E.RESULT_COLUMNS) <= set(df.columns)  # every name is one run_grid writes
+    kept = E.keep_result_columns(df, ("runtime_ns", "excess_risk"))
+    assert list(kept.columns) == [*E.RUN_COLUMNS, "runtime_ns", "excess_risk"]
+    assert kept["excess_risk"].tolist() == df["excess_risk"].tolist()
+    assert list(E.keep_result_columns(df.drop(columns="eta")).columns) == [c for c in E.RESULT_COLUMNS if c != "eta"]
+
+
+def test_result_columns_refuse_an_unknown_or_repeated_name():
+    with pytest.raises(ValueError, match=r"\['runtime'\] are not measured columns"):
+        E.result_columns(("runtime",))
+    with pytest.raises(ValueError, match="not measured columns"):
+        E.result_columns(("dataset",))  # a run column always comes first, it is not chosen
+    with pytest.raises(ValueError, match=r"at most once; got \['mse'\]"):
+        E.keep_result_columns(pd.DataFrame(), ("mse", "runtime_s", "mse"))

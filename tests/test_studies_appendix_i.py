@@ -156,3 +156,48 @@ def test_runtime_says_whether_the_gram_route_is_fastest_and_it_flips():
     slower = AT.runtime_text(_tables(t_r3=0.1, t_gram=1.0), P)
     assert fastest.endswith("its runtime is below every FastIHM's here (lower 95% limits of the ratios above 1).")
     assert slower.endswith("it is not faster than every FastIHM here (see the last column).")
+
+
+# --------------------------------------------------------------------------- the columns of the stored runs
+
+
+def test_the_runs_table_keeps_its_columns_in_their_order():
+    """The run_grid columns this study stores, as its stored entry holds them (the page reads them by name)."""
+    from fastmix_companion.experiments import result_columns
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import appendix_i as study
+
+    expected = [
+        "dataset",
+        "method",
+        "ihm_sketch",
+        "k2_ratio",
+        "epsilon",
+        "trial",
+        "spawn_key",
+        "n",
+        "d",
+        "T",
+        "k",
+        "k1",
+        "k2",
+        "delta",
+        "rho",
+        "excess_risk",
+        "mse",
+        "ols_mse",
+        "theta_error",
+        "eta",
+        "runtime_s",
+        "runtime_ns",
+        "eps_spent",
+        "delta_spent",
+        "n_used",
+        "rows_added",
+        "rows_dropped",
+    ]
+    assert list(result_columns(study._KEEP_MEASURED)) == expected
+    stored = ResultsStore(study.NOTEBOOK).path / "runs.csv"
+    if stored.is_file():  # the committed entry: the cell key, then these columns
+        header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
+        assert header[1 : 1 + len(expected)] == expected

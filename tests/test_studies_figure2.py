@@ -267,3 +267,46 @@ def test_ratios_and_accounting_texts():
         "Over this grid the analytic release makes IHM's $\\gamma$ 10.0% to 25.0% smaller than the authors' "
         "accounting would, and FastIHM's gradient noise has 2.00 to 2.50 times IHM's variance."
     )
+
+
+# --------------------------------------------------------------------------- the columns of the stored runs
+
+
+def test_the_runs_table_keeps_its_columns_in_their_order():
+    """The run_grid columns this study stores, as its stored entry holds them (the page reads them by name)."""
+    from fastmix_companion.experiments import result_columns
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import figure2 as study
+
+    expected = [
+        "dataset",
+        "method",
+        "ihm_sketch",
+        "k2_ratio",
+        "epsilon",
+        "trial",
+        "spawn_key",
+        "n",
+        "d",
+        "T",
+        "k",
+        "k1",
+        "k2",
+        "delta",
+        "rho",
+        "excess_risk",
+        "mse",
+        "ols_mse",
+        "theta_error",
+        "eta",
+        "runtime_s",
+        "eps_spent",
+        "delta_spent",
+        "n_used",
+        "rows_added",
+    ]
+    assert list(result_columns(study._KEEP_MEASURED)) == expected
+    stored = ResultsStore(study.NOTEBOOK).path / "runs.csv"
+    if stored.is_file():  # the committed entry: the cell key, then these columns
+        header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
+        assert header[1 : 1 + len(expected)] == expected

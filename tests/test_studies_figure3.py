@@ -98,3 +98,65 @@ def test_gram_text():
         "Measured against the Gram-factor IHM: $2^{19} \\times 32$: FastIHM at the smallest $k_2$ takes 0.794 "
         "times the Gram route's time (operation-count ratio $T\\log_2 n/d$ = 2.38)."
     )
+
+
+# --------------------------------------------------------------------------- the columns of the stored runs
+
+
+def test_the_runs_table_keeps_its_columns_in_their_order():
+    """The run_grid columns this study stores, as its stored entry holds them (the page reads them by name)."""
+    from fastmix_companion.experiments import result_columns
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import figure3 as study
+
+    expected = [
+        "dataset",
+        "method",
+        "ihm_sketch",
+        "k2_ratio",
+        "epsilon",
+        "trial",
+        "spawn_key",
+        "n",
+        "d",
+        "T",
+        "k",
+        "k1",
+        "k2",
+        "delta",
+        "rho",
+        "runtime_s",
+        "runtime_ns",
+        "excess_risk",
+        "n_used",
+        "rows_added",
+    ]
+    assert list(result_columns(study._KEEP_MEASURED)) == expected
+    stored = ResultsStore(study.NOTEBOOK).path / "runs.csv"
+    if stored.is_file():  # the committed entry: the cell key, then these columns
+        header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
+        assert header[1 : 1 + len(expected)] == expected
+
+
+def test_paper_table_lists_figure3_of_the_paper():
+    from fastmix_companion.studies import figure3 as study
+
+    paper = FT.paper_table()
+    assert list(paper.columns) == ["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]
+    assert len(paper) == len(study.PAPER_TABLE)
+    sphere = paper[paper["dataset"] == study.PAPER_TABLE["synthetic_sphere"][0]].iloc[0]
+    assert sphere["n x d"] == "2^19 x 32" and sphere["r1,r2,r3"] == "4,400,800"
+    assert sphere[["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]].tolist() == [5.0, 2.52, 2.26, 2.06]
+
+
+def test_load_table_summarises_each_dataset_over_its_cells():
+    runs = pd.DataFrame(
+        {
+            "dataset": ["a", "a", "a", "b"],
+            "cell": ["a/1", "a/1", "a/2", "b/1"],
+            "load1_before": [0.5, 9.0, 1.5, 2.0],
+            "load1_after": [1.0, 9.0, 3.0, 2.5],
+        }
+    )
+    load = FT.load_table(runs)  # a cell's trials share its load: only its first row counts
+    assert load.loc["a"].tolist() == [0.5, 3.0, 2] and load.loc["b"].tolist() == [2.0, 2.5, 1]

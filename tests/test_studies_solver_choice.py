@@ -79,3 +79,47 @@ def test_former_warning_text():
         "On these runs the warning's former rule ($\\eta^2 > 10\\, n/d$) fires at 2 cells where FastIHM is among the "
         "most accurate and is silent at 0 where it trails the best by more than 10 times."
     )
+
+
+# --------------------------------------------------------------------------- the columns of the stored runs
+
+
+def test_the_runs_table_keeps_its_columns_in_their_order():
+    """The run_grid columns this study stores, as its stored entry holds them (the page reads them by name)."""
+    from fastmix_companion.experiments import result_columns
+    from fastmix_companion.store import ResultsStore
+    from fastmix_companion.studies import solver_choice as study
+
+    expected = [
+        "dataset",
+        "method",
+        "ihm_sketch",
+        "k2_ratio",
+        "epsilon",
+        "trial",
+        "spawn_key",
+        "n",
+        "d",
+        "T",
+        "k",
+        "k1",
+        "k2",
+        "delta",
+        "rho",
+        "runtime_s",
+        "runtime_ns",
+        "mse",
+        "ols_mse",
+        "excess_risk",
+        "theta_error",
+        "eta",
+        "eps_spent",
+        "delta_spent",
+        "n_used",
+        "rows_added",
+    ]
+    assert list(result_columns(study._KEEP_MEASURED)) == expected
+    stored = ResultsStore(study.NOTEBOOK).path / "runs.csv"
+    if stored.is_file():  # the committed entry: the cell key, then these columns
+        header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
+        assert header[1 : 1 + len(expected)] == expected

@@ -89,35 +89,8 @@ PARAMETERS = {
 PAPER_SPEEDUPS = {"FastIHS": 41.95, "FastIHM r1": 16.71, "FastIHM r2": 15.26, "FastIHM r3": 14.18}
 """Figure 4's table: runtime of IHM divided by each method's (Airline, n = 2^22, d = 4)."""
 
-_KEEP = [
-    "dataset",
-    "method",
-    "ihm_sketch",
-    "k2_ratio",
-    "epsilon",
-    "trial",
-    "spawn_key",
-    "n",
-    "d",
-    "T",
-    "k",
-    "k1",
-    "k2",
-    "delta",
-    "rho",
-    "excess_risk",
-    "mse",
-    "ols_mse",
-    "theta_error",
-    "eta",
-    "runtime_s",
-    "runtime_ns",
-    "eps_spent",
-    "delta_spent",
-    "n_used",
-    "rows_added",
-    "rows_dropped",
-]
+# The measured columns of run_grid stored in runs.csv (after the run columns): all of them
+_KEEP_MEASURED = None
 
 
 def choose_dataset(dataset: str) -> tuple[str, str]:
@@ -160,7 +133,7 @@ def run(params, store=None, log=print) -> dict:
     from fastmix import regression as R
     from fastmix.datasets import dataset_statistics
     from fastmix.srht import coherence_heuristic
-    from fastmix_companion.experiments import cell_id, run_grid
+    from fastmix_companion.experiments import cell_id, keep_result_columns, run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -250,7 +223,7 @@ def run(params, store=None, log=print) -> dict:
                 progress=False,
             )
             df["ihm_sketch"] = sketch if method == "IHM" else None
-            df = df[[c for c in _KEEP if c in df.columns]].copy()
+            df = keep_result_columns(df, _KEEP_MEASURED)
             df = df.assign(**load.columns())
             return df
 

@@ -87,33 +87,11 @@ PAPER_RATIOS = {
 }
 """The ``(r1, r2, r3)`` the authors used per dataset (Appendix H and I; the authors' public code)."""
 
-_KEEP = [
-    "dataset",
-    "method",
-    "ihm_sketch",
-    "k2_ratio",
-    "epsilon",
-    "trial",
-    "spawn_key",
-    "n",
-    "d",
-    "T",
-    "k",
-    "k1",
-    "k2",
-    "delta",
-    "rho",
-    "excess_risk",
-    "mse",
-    "ols_mse",
-    "theta_error",
-    "eta",
-    "runtime_s",
-    "eps_spent",
-    "delta_spent",
-    "n_used",
-    "rows_added",
-]
+# The measured columns of run_grid stored in runs.csv (after the run columns), in this order
+_KEEP_MEASURED = (
+    *("excess_risk", "mse", "ols_mse", "theta_error", "eta", "runtime_s"),
+    *("eps_spent", "delta_spent", "n_used", "rows_added"),
+)
 
 
 def dataset_ratios(name: str, params) -> tuple[float, ...]:
@@ -146,7 +124,7 @@ def run(params, store=None, log=print) -> dict:
 
     from fastmix.datasets import DatasetUnavailableError
     from fastmix.regression import calibrate_fast_ihm, calibrate_ihm, paper_defaults, paper_sketch_sizes
-    from fastmix_companion.experiments import run_grid
+    from fastmix_companion.experiments import keep_result_columns, run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -235,7 +213,7 @@ def run(params, store=None, log=print) -> dict:
                     progress=False,
                 )
                 df["ihm_sketch"] = sketch if method == "IHM" else None
-                return df[[c for c in _KEEP if c in df.columns]]
+                return keep_result_columns(df, _KEEP_MEASURED)
 
             runs.compute(key, compute)
     tables = {

@@ -97,28 +97,8 @@ PAPER_TABLE = {
 }
 """Figure 3's table: dataset, shape, (r1, r2, r3) and runtime(IHM) / runtime(method) for FastIHS, FastIHM r1-r3."""
 
-_KEEP = [
-    "dataset",
-    "method",
-    "ihm_sketch",
-    "k2_ratio",
-    "epsilon",
-    "trial",
-    "spawn_key",
-    "n",
-    "d",
-    "T",
-    "k",
-    "k1",
-    "k2",
-    "delta",
-    "rho",
-    "runtime_s",
-    "runtime_ns",
-    "excess_risk",
-    "n_used",
-    "rows_added",
-]
+# The measured columns of run_grid stored in runs.csv (after the run columns), in this order
+_KEEP_MEASURED = ("runtime_s", "runtime_ns", "excess_risk", "n_used", "rows_added")
 
 
 def _shapes(text):
@@ -166,7 +146,7 @@ def _data(log2_n, d, index, params):
 def run(params, store=None, log=print) -> dict:
     """Time Figure 3's methods at every shape (see the module docstring); resumable with a store."""
     from fastmix import regression as R
-    from fastmix_companion.experiments import run_grid
+    from fastmix_companion.experiments import keep_result_columns, run_grid
     from fastmix_companion.store import thread_settings
 
     if int(params.get("blas_threads", 0)) > 0:
@@ -227,7 +207,7 @@ def run(params, store=None, log=print) -> dict:
                 progress=False,
             )
             df["ihm_sketch"] = sketch if method == "IHM" else None
-            df = df[[c for c in _KEEP if c in df.columns]].copy()
+            df = keep_result_columns(df, _KEEP_MEASURED)
             if method == "FastIHM":
                 df["series"] = f"FastIHM r{ratios.index(ratio) + 1}"
             elif method == "IHM":

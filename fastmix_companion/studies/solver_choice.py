@@ -106,34 +106,11 @@ _METHOD = {
     "FastIHS (non-private)": ("FastIHS", "dense"),
     "OLS (non-private)": ("OLS", "dense"),
 }
-_KEEP = [
-    "dataset",
-    "method",
-    "ihm_sketch",
-    "k2_ratio",
-    "epsilon",
-    "trial",
-    "spawn_key",
-    "n",
-    "d",
-    "T",
-    "k",
-    "k1",
-    "k2",
-    "delta",
-    "rho",
-    "runtime_s",
-    "runtime_ns",
-    "mse",
-    "ols_mse",
-    "excess_risk",
-    "theta_error",
-    "eta",
-    "eps_spent",
-    "delta_spent",
-    "n_used",
-    "rows_added",
-]
+# The measured columns of run_grid stored in runs.csv (after the run columns), in this order
+_KEEP_MEASURED = (
+    *("runtime_s", "runtime_ns", "mse", "ols_mse", "excess_risk", "theta_error", "eta"),
+    *("eps_spent", "delta_spent", "n_used", "rows_added"),
+)
 
 
 def _shape_label(log2_n: int, d: int) -> str:
@@ -154,7 +131,7 @@ def run(params, store=None, log=print) -> dict:
     Shapes run from the smallest ``n d`` up, so a stopped run has its small shapes complete.
     """
     from fastmix import regression as R
-    from fastmix_companion.experiments import run_grid
+    from fastmix_companion.experiments import keep_result_columns, run_grid
 
     if int(params.get("blas_threads", 0)) > 0:
         from threadpoolctl import threadpool_limits
@@ -226,7 +203,7 @@ def run(params, store=None, log=print) -> dict:
                     progress=False,
                 )
                 df["ihm_sketch"] = sketch if method == "IHM" else None
-                df = df[[c for c in _KEEP if c in df.columns]].copy()
+                df = keep_result_columns(df, _KEEP_MEASURED)
                 df["series"] = series
                 df = df.assign(**load.columns())
                 df["cell_seconds"] = round(time.time() - started, 2)
