@@ -334,3 +334,83 @@ def test_gaussian_step_method_is_validated_and_used_by_fast_mix():
     assert rel.sketch.shape == (10, 2)
     with pytest.raises(ValueError, match="gaussian_step"):
         fast_mix(_unit_rows(64, 2, 0), cal, k2=16, gaussian_step="fft")
+
+
+# --------------------------------------------------------------------------- options of a FastMix draw
+
+
+def test_draw_options_default_to_the_algorithms_and_store_a_float_floor():
+    from fastmix.mechanisms import FastMixDrawOptions
+
+    assert FastMixDrawOptions() == FastMixDrawOptions(m_floor=0.0, backend=None)
+    options = FastMixDrawOptions(m_floor=1, backend="numpy")
+    assert options.m_floor == 1.0 and type(options.m_floor) is float and options.backend == "numpy"
+    assert FastMixDrawOptions(m_floor=np.float32(2.5)).m_floor == 2.5
+    assert hash(options) == hash(FastMixDrawOptions(m_floor=1.0, backend="numpy"))
+
+
+def test_draw_options_are_immutable():
+    import dataclasses
+
+    from fastmix.mechanisms import FastMixDrawOptions
+
+    options = FastMixDrawOptions(m_floor=1.0)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.m_floor = -1.0  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        options.backend = "numpy"  # type: ignore[misc]
+    # a changed copy is checked like a new one
+    with pytest.raises(ValueError, match="m_floor must be >= 0; got -1"):
+        dataclasses.replace(options, m_floor=-1)
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, msg",
+    [
+        ({"m_floor": -1}, ValueError, r"m_floor must be >= 0; got -1\."),
+        ({"m_floor": -0.5}, ValueError, r"m_floor must be >= 0; got -0\.5\."),
+        ({"m_floor": math.inf}, ValueError, r"m_floor must be finite; got inf\."),
+        ({"m_floor": math.nan}, ValueError, r"m_floor must be a number; got NaN\."),
+        ({"m_floor": "1"}, TypeError, r"m_floor must be a real number; got '1' of type str\."),
+        ({"m_floor": True}, TypeError, r"m_floor must be a real number; got True of type bool\."),
+        ({"m_floor": None}, TypeError, r"m_floor must be a real number; got None of type NoneType\."),
+        (
+            {"backend": 3},
+            TypeError,
+            r"backend must be None or the name of a Walsh-Hadamard backend; got 3 of type int\.",
+        ),
+        ({"backend": "gpu"}, ValueError, r"backend must be None .* installed here, .*'numpy'.*; got 'gpu'\."),
+        ({"backend": "NumPy"}, ValueError, r"got 'NumPy'\."),
+    ],
+)
+def test_draw_options_refuse_bad_values_saying_what_they_got(kwargs, exc, msg):
+    from fastmix.mechanisms import FastMixDrawOptions
+
+    with pytest.raises(exc, match=msg):
+        FastMixDrawOptions(**kwargs)
+
+
+@pytest.mark.parametrize("kwargs", [{"m_floor": -1.0}, {"backend": "gpu"}])
+def test_fast_mix_and_multiple_fast_mixing_check_the_draw_options_before_spending(kwargs):
+    X = _unit_rows(64, 3, 0)
+    ledger = acc.PrivacyLedger(10.0, 1e-3)
+    with pytest.raises(ValueError, match=r"m_floor|backend"):
+        fast_mix(X, calibrate_fast_mix(1.0, 1e-6, k1=8), k2=16, random_state=0, ledger=ledger, **kwargs)
+    with pytest.raises(ValueError, match=r"m_floor|backend"):
+        multiple_fast_mixing(
+            X, calibrate_fast_mix(1.0, 1e-6, k1=8, n_draws=2), k2=16, random_state=0, ledger=ledger, **kwargs
+        )
+    assert ledger.entries == ()
+
+
+def test_m_floor_clamps_every_m_tilde_of_multiple_fast_mixing():
+    """Algorithm 3, line 7 with the floor: m_tilde_t = max{m_floor, ...}, and the draws are unchanged."""
+    X = _unit_rows(128, 3, 1)
+    cal = calibrate_fast_mix(1.0, 1e-6, k1=8, n_draws=3)
+    base = multiple_fast_mixing(X, cal, k2=32, random_state=4)
+    floor = float(base.m_tilde.max()) + 1.0
+    high = multiple_fast_mixing(X, cal, k2=32, random_state=4, m_floor=floor)
+    np.testing.assert_array_equal(high.m_tilde, np.full(3, floor))
+    for a, b in zip(base.srht_sketches, high.srht_sketches, strict=True):  # same SRHT draws
+        np.testing.assert_array_equal(a, b)
+    assert np.all(high.eta_tilde >= base.eta_tilde)

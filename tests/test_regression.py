@@ -644,3 +644,36 @@ def test_estimators_refuse_nan_with_fastmix_message(Est):
     model = Est(epsilon=1.0, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match=r"X contains 1 non-finite value\(s\)"):
         model.predict(bad)
+
+
+# ------------------------------------------------------------------ FastIHM's draw options
+
+
+@pytest.mark.parametrize(
+    "kwargs, exc, msg",
+    [
+        ({"m_floor": -1}, ValueError, r"m_floor must be >= 0; got -1\."),
+        ({"m_floor": math.nan}, ValueError, r"m_floor must be a number; got NaN\."),
+        ({"backend": "gpu"}, ValueError, r"backend must be None .*; got 'gpu'\."),
+        ({"backend": 1}, TypeError, r"backend must be None or the name of a Walsh-Hadamard backend; got 1"),
+    ],
+)
+def test_fast_ihm_checks_the_draw_options_before_the_data_and_the_ledger(kwargs, exc, msg):
+    X, y = make_problem(n=256, d=3)
+    ledger = acc.PrivacyLedger(10.0, 1e-3)
+    with pytest.raises(exc, match=msg):
+        R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=20, k2=32, random_state=0, ledger=ledger, **kwargs)
+    assert ledger.entries == ()
+    with pytest.raises(exc, match=msg):  # before the data are looked at: even unreadable data
+        R.fast_ihm(X[:, :0], y, epsilon=1.0, delta=1e-6, k1=20, k2=32, **kwargs)
+
+
+def test_fast_ihm_records_its_draw_options_and_passes_them_to_every_draw():
+    X, y = make_problem(n=256, d=3)
+    kw = dict(epsilon=1.0, delta=1e-6, k1=20, k2=32, T=3, random_state=2)
+    base = R.fast_ihm(X, y, **kw)
+    floor = float(base.diagnostics["m_tilde"].max()) + 1.0
+    res = R.fast_ihm(X, y, m_floor=math.ceil(floor), backend="numpy", **kw)
+    assert type(res.diagnostics["m_floor"]) is float and res.diagnostics["m_floor"] == math.ceil(floor)
+    np.testing.assert_array_equal(res.diagnostics["m_tilde"], np.full(3, float(math.ceil(floor))))
+    assert res.diagnostics["eta"] >= base.diagnostics["eta"]

@@ -13,7 +13,7 @@ import numpy as np
 
 from .._validation import register_dask_route
 from ..mechanisms.data import PreparedData
-from ..mechanisms.fast_mixing import FastMixCalibration, laplace_pair, noise_level_from
+from ..mechanisms.fast_mixing import FastMixCalibration, FastMixDrawOptions, laplace_pair, noise_level_from
 from ..srht import SRHT, SketchQuantities
 from .mechanisms import prepare_chunked
 from .sketch import ChunkedSRHT, Rechunking, chunked_sketch_draws, chunked_sketch_quantities, chunked_sketches
@@ -49,16 +49,16 @@ def prepare_any(X, *, c_x: float, row_norm_policy: str, n_policy: str) -> tuple[
 
 
 @register_dask_route("mechanisms.sketch_draw")
-def sketch_draw(X, k2: int, rng: np.random.Generator, backend) -> SketchQuantities:
+def sketch_draw(X, k2: int, rng: np.random.Generator, options: FastMixDrawOptions) -> SketchQuantities:
     """FastMix line 2: the same draw as ``SRHT(n, k2, random_state=rng)``, applied chunk by chunk."""
     (q,), _ = chunked_sketch_draws(
-        X, (ChunkedSRHT(int(X.shape[0]), k2, random_state=rng, backend=backend),), check_finite=False
+        X, (ChunkedSRHT(int(X.shape[0]), k2, random_state=rng, backend=options.backend),), check_finite=False
     )
     return q
 
 
 @register_dask_route("mechanisms.multiple_draws")
-def multiple_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend):
+def multiple_draws(X, calibration: FastMixCalibration, k2: int, rng, options: FastMixDrawOptions):
     """Algorithm 3, lines 3-9 for a Dask X, with the generator consumed as by the in-memory loop.
 
     Per draw the in-memory loop takes the SRHT (sign seed, then rows) and then the two Laplace
@@ -69,12 +69,12 @@ def multiple_draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: fl
     n = int(X.shape[0])
     srhts, laplace = [], []
     for _ in range(calibration.n_draws):
-        srhts.append(ChunkedSRHT(n, k2, random_state=rng, backend=backend))
+        srhts.append(ChunkedSRHT(n, k2, random_state=rng, backend=options.backend))
         laplace.append(laplace_pair(rng))
     qs, plan = chunked_sketch_draws(X, srhts, check_finite=False)  # X was checked by prepare_chunked
     out = []
     for q, (z1, z2) in zip(qs, laplace, strict=True):
-        m_tilde, lambda_tilde, eta_tilde = noise_level_from(q, calibration, z1, z2, m_floor)
+        m_tilde, lambda_tilde, eta_tilde = noise_level_from(q, calibration, z1, z2, options.m_floor)
         out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
     return out, plan
 

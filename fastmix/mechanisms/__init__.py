@@ -20,8 +20,9 @@ not a power of two is padded with zero rows (lossless under zero-out neighbourin
 **Modules.** Every public name is importable from ``fastmix.mechanisms`` itself; the modules hold one
 concept each: ``data`` (:func:`prepare_data`, the checks every mechanism runs), ``gaussian_step``
 (:func:`mix_sketch`, the Gaussian step ``S_G Z + noise_scale * xi`` shared by all mechanisms),
-``gaussian_mixing`` (Proposition 2), ``fast_mixing`` (the calibration of Algorithms 1 and 3 and
-Algorithm 1 itself) and ``multiple_mixing`` (Algorithm 3).
+``gaussian_mixing`` (Proposition 2), ``fast_mixing`` (the calibration of Algorithms 1 and 3,
+the options of a draw, :class:`FastMixDrawOptions`, and Algorithm 1 itself) and
+``multiple_mixing`` (Algorithm 3).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 # stay in their modules: a test that sets one (the block size of the explicit Gaussian step) sets
 # it on the module that reads it, ``fastmix.mechanisms.gaussian_step``.
 from .data import N_POLICIES, PreparedData, prepare_data
-from .fast_mixing import FastMixCalibration, FastMixRelease, calibrate_fast_mix, fast_mix
+from .fast_mixing import FastMixCalibration, FastMixDrawOptions, FastMixRelease, calibrate_fast_mix, fast_mix
 from .gaussian_mixing import GaussianMixCalibration, calibrate_gaussian_mix, gaussian_mix
 from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
 from .multiple_mixing import MultipleFastMixingResult, multiple_fast_mixing
@@ -41,6 +42,7 @@ __all__ = [
     "gaussian_mix",
     "FastMixCalibration",
     "calibrate_fast_mix",
+    "FastMixDrawOptions",
     "FastMixRelease",
     "fast_mix",
     "MultipleFastMixingResult",

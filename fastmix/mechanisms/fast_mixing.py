@@ -7,6 +7,9 @@ delta) before any data is touched, splitting the budget between the 2T Laplace r
 (Laplace) estimates of ``m_hat`` and ``lambda_min(Z^T Z)`` for ``Z = S_f X``, the noise level
 they imply, and the Gaussian step on Z (:func:`~fastmix.mechanisms.mix_sketch`). Every ledger
 entry is stated for zero-out neighbours (one row set to zero; Section 2).
+:class:`FastMixDrawOptions` holds the two options of a draw that leave its guarantee unchanged
+(the floor of ``m_tilde`` and the Walsh-Hadamard backend of ``S_f``), checked once and shared by
+FastMix, MultipleFastMixing (Algorithm 3) and their Dask routes.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from .._validation import (
     policy_caveats,
     warn_not_private,
 )
-from ..hadamard import PowerOfTwoRecord
+from ..hadamard import PowerOfTwoRecord, available_backends
 from ..srht import SRHT, SketchQuantities, sketch_quantities
 from ..threads import blas_limit
 from .data import _check_calibration, _check_k2, prepare_any
@@ -41,7 +44,7 @@ from .gaussian_step import GAUSSIAN_STEPS, mix_sketch
 if TYPE_CHECKING:  # a Dask X only: the record of its rechunking
     from ..chunked.sketch import Rechunking
 
-__all__ = ["FastMixCalibration", "calibrate_fast_mix", "FastMixRelease", "fast_mix"]
+__all__ = ["FastMixCalibration", "calibrate_fast_mix", "FastMixDrawOptions", "FastMixRelease", "fast_mix"]
 
 
 @dataclass(frozen=True)
@@ -248,6 +251,60 @@ def calibrate_fast_mix(
 
 
 @dataclass(frozen=True)
+class FastMixDrawOptions:
+    """Options of a FastMix draw that leave its guarantee unchanged (FastMix paper, Algorithms 1 and 3).
+
+    One draw is Algorithm 1, lines 2-5 (Algorithm 3, lines 3-9, in MultipleFastMixing): an SRHT
+    ``S_f`` with k2 rows, ``Z = S_f X``, and the noise level from the Laplace-shifted estimates
+    ``m_tilde``, ``lambda_tilde``. :func:`fastmix.mechanisms.fast_mix`,
+    :func:`fastmix.mechanisms.multiple_fast_mixing` and :func:`fastmix.regression.fast_ihm` take the
+    two fields as keywords of the same names and build this record once, before the data are read;
+    it then travels unchanged to every draw (and to the Dask routes of ``fastmix.chunked.routes``).
+    Neither field changes what the generator draws, nor in which order.
+
+    Attributes
+    ----------
+    m_floor : float, default=0.0
+        Lower clamp of ``m_tilde = max{m_floor, m_hat + omega C_X Delta_hat (tau - z1)}``
+        (Algorithm 1, line 3; Algorithm 3, line 7). The algorithms write 0; Appendix C.4 and the
+        authors' figures use 1. A larger floor only raises ``eta_tilde`` (more noise), so either
+        keeps the guarantee. A finite real number ``>= 0``, stored as a float.
+    backend : str or None, default=None
+        Walsh-Hadamard backend that applies ``S_f`` (line 2): None for the active default
+        (:func:`fastmix.hadamard.get_backend`), or one of
+        :func:`fastmix.hadamard.available_backends`. It changes the speed, not the sketch (up to
+        the order of floating-point sums).
+
+    Raises
+    ------
+    TypeError
+        ``m_floor`` is not a real number, or ``backend`` is neither None nor a string.
+    ValueError
+        ``m_floor`` is negative, infinite or NaN, or ``backend`` names no installed backend.
+    """
+
+    m_floor: float = 0.0
+    backend: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "m_floor", check_positive(self.m_floor, "m_floor", allow_zero=True))
+        backend = self.backend
+        if backend is None:
+            return
+        if not isinstance(backend, str):
+            raise TypeError(
+                f"backend must be None or the name of a Walsh-Hadamard backend; got {backend!r} of type "
+                f"{type(backend).__name__}."
+            )
+        installed = available_backends()
+        if backend not in installed:
+            raise ValueError(
+                f"backend must be None (the active default, fastmix.hadamard.get_backend()) or one of the "
+                f"Walsh-Hadamard backends installed here, {', '.join(map(repr, installed))}; got {backend!r}."
+            )
+
+
+@dataclass(frozen=True)
 class FastMixRelease:
     """Output of one FastMix draw (Algorithm 1) and its diagnostics.
 
@@ -302,11 +359,11 @@ class FastMixRelease:
 
 
 def _private_noise_level(
-    q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator, m_floor: float
+    q: SketchQuantities, cal: FastMixCalibration, rng: np.random.Generator, options: FastMixDrawOptions
 ) -> tuple[float, float, float]:
     """Algorithm 1 lines 3-5 (Algorithm 3 lines 7-9 with C_X): m_tilde, lambda_tilde, eta_tilde."""
     z1, z2 = laplace_pair(rng)
-    return noise_level_from(q, cal, z1, z2, m_floor)
+    return noise_level_from(q, cal, z1, z2, options.m_floor)
 
 
 def laplace_pair(rng: np.random.Generator):
@@ -324,12 +381,12 @@ def noise_level_from(q: SketchQuantities, cal: FastMixCalibration, z1, z2, m_flo
 
 
 @dask_route("mechanisms.sketch_draw", on="X")
-def _sketch_draw(X, k2: int, rng: np.random.Generator, backend) -> SketchQuantities:
-    """Algorithm 1, line 2: draw ``SRHT(n, k2, random_state=rng)`` and sketch X with it.
+def _sketch_draw(X, k2: int, rng: np.random.Generator, options: FastMixDrawOptions) -> SketchQuantities:
+    """Algorithm 1, line 2: draw ``SRHT(n, k2, random_state=rng)`` and sketch X with it (``options.backend``).
 
     For a Dask X, ``fastmix.chunked.routes`` takes the same draw and applies it chunk by chunk.
     """
-    srht = SRHT(X.shape[0], k2, random_state=rng, backend=backend)
+    srht = SRHT(X.shape[0], k2, random_state=rng, backend=options.backend)
     with blas_limit():
         return sketch_quantities(X, srht, check_input=False)
 
@@ -389,9 +446,9 @@ def fast_mix(
         see :func:`fastmix.chunked.mechanisms.prepare_chunked`).
     m_floor : float, default=0.0
         Lower clamp of ``m_tilde``: 0 as in Algorithm 1; Appendix C.4 writes 1. A larger floor
-        only adds noise, so either choice keeps the guarantee.
+        only adds noise, so either choice keeps the guarantee (:class:`FastMixDrawOptions`).
     backend : str, optional
-        Walsh-Hadamard backend.
+        Walsh-Hadamard backend of ``S_f``; None for the active default (:class:`FastMixDrawOptions`).
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How line 6 is sampled; see :func:`mix_sketch` (same output law either way).
 
@@ -407,7 +464,7 @@ def fast_mix(
             f"This calibration covers {calibration.n_draws} draws composed together; use "
             "multiple_fast_mixing for several draws, or calibrate_fast_mix(..., n_draws=1) for one."
         )
-    check_positive(m_floor, "m_floor", allow_zero=True)
+    options = FastMixDrawOptions(m_floor=m_floor, backend=backend)
     caveats = policy_caveats(row_norm_policy=row_norm_policy)
     entries = mark_not_private(calibration.ledger_entries(), caveats)
     if ledger is not None:
@@ -419,8 +476,8 @@ def fast_mix(
     warn_not_private(caveats, "This FastMix release")
     if ledger is not None:
         ledger.spend_all(entries)
-    q = _sketch_draw(data.X, k2, rng, backend)
-    m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
+    q = _sketch_draw(data.X, k2, rng, options)
+    m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, options)
     sketch = mix_sketch(q.Z, eta_tilde, calibration.k1, rng, method=gaussian_step)
     return FastMixRelease(
         sketch=sketch,

@@ -18,7 +18,6 @@ import numpy as np
 
 from .._validation import (
     NormEnforcement,
-    check_positive,
     check_positive_int,
     check_random_state,
     dask_route,
@@ -30,7 +29,7 @@ from ..hadamard import PowerOfTwoRecord
 from ..srht import SRHT, SketchWorkspace, sketch_quantities
 from ..threads import blas_limit
 from .data import PreparedData, _check_calibration, _check_k2, prepare_any
-from .fast_mixing import FastMixCalibration, _private_noise_level
+from .fast_mixing import FastMixCalibration, FastMixDrawOptions, _private_noise_level
 from .gaussian_step import mix_sketch
 
 if TYPE_CHECKING:  # a Dask X only: the record of its rechunking
@@ -115,7 +114,10 @@ def multiple_fast_mixing(
     :meth:`MultipleFastMixingResult.release` is ``calibration`` (built with ``n_draws=T``):
     2T Laplace releases, T sketches composed in RDP, and the failure event (Appendix E.2.1).
 
-    ``prepared`` lets a caller that already ran :func:`prepare_data` skip the repeated checks.
+    ``m_floor`` (the floor of ``m_tilde_t``; the algorithm writes 0) and ``backend`` (the
+    Walsh-Hadamard backend of the SRHTs) are checked once, as a :class:`FastMixDrawOptions` shared
+    by the T draws. ``prepared`` lets a caller that already ran :func:`prepare_data` skip the
+    repeated checks.
     The T draws share one :class:`fastmix.srht.SketchWorkspace` (the blocked pass's buffers are
     allocated once per call) and run with the thread policy of :mod:`fastmix.threads`.
 
@@ -137,7 +139,7 @@ def multiple_fast_mixing(
     _check_calibration(
         calibration, FastMixCalibration, "calibrate_fast_mix(epsilon, delta, k1=..., n_draws=T)", "multiple_fast_mixing"
     )
-    check_positive(m_floor, "m_floor", allow_zero=True)
+    options = FastMixDrawOptions(m_floor=m_floor, backend=backend)
     rechunking = None
     caveats = () if prepared is not None else policy_caveats(row_norm_policy=row_norm_policy)
     entries = mark_not_private(calibration.ledger_entries(), caveats)
@@ -153,7 +155,7 @@ def multiple_fast_mixing(
     warn_not_private(caveats, "This MultipleFastMixing release")
     if ledger is not None:
         ledger.spend_all(entries)
-    draws, rechunked = _draws(data.X, calibration, k2, rng, m_floor, backend)
+    draws, rechunked = _draws(data.X, calibration, k2, rng, options)
     rechunking = rechunked if rechunking is None else rechunking
     sketches, mt, lt, et, mh, dh, lm = (list(v) for v in zip(*draws, strict=True))
     return MultipleFastMixingResult(
@@ -177,7 +179,9 @@ def multiple_fast_mixing(
 
 
 @dask_route("mechanisms.multiple_draws", on="X")
-def _draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, backend) -> tuple[list, Rechunking | None]:
+def _draws(
+    X, calibration: FastMixCalibration, k2: int, rng, options: FastMixDrawOptions
+) -> tuple[list, Rechunking | None]:
     """Algorithm 3, lines 3-9: per draw (Z, m_tilde, lambda_tilde, eta_tilde, m_hat, ...), and the rechunking.
 
     For a Dask X the draws are taken by ``fastmix.chunked.routes`` in the same order, and the
@@ -187,9 +191,9 @@ def _draws(X, calibration: FastMixCalibration, k2: int, rng, m_floor: float, bac
     out = []
     work = SketchWorkspace(d, n, k2)  # one set of work buffers for the T draws
     for _ in range(calibration.n_draws):
-        srht = SRHT(n, k2, random_state=rng, backend=backend)
+        srht = SRHT(n, k2, random_state=rng, backend=options.backend)
         with blas_limit():
             q = sketch_quantities(X, srht, check_input=False, workspace=work)
-        m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, m_floor)
+        m_tilde, lambda_tilde, eta_tilde = _private_noise_level(q, calibration, rng, options)
         out.append((q.Z, m_tilde, lambda_tilde, eta_tilde, q.m_hat, q.delta_hat, q.lambda_min))
     return out, None

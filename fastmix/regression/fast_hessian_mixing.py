@@ -2,6 +2,10 @@
 
 MultipleFastMixing (Algorithm 3, :func:`fastmix.mechanisms.multiple_fast_mixing`) releases the T
 sketches; the gradients get Gaussian noise calibrated to their sensitivity C (eq. 179).
+
+:func:`fast_ihm` runs in four steps: a plan fixed before the data are read (the calibration,
+the options and the ledger entries), the mixing step of Algorithm 2 line 3 (Algorithm 3), the
+iteration of Algorithm 2 lines 4-8, and the result record.
 """
 
 from __future__ import annotations
@@ -23,9 +27,16 @@ from .._validation import (
     policy_caveats,
     warn_not_private,
 )
-from ..mechanisms import GAUSSIAN_STEPS, FastMixCalibration, calibrate_fast_mix, multiple_fast_mixing
+from ..mechanisms import (
+    GAUSSIAN_STEPS,
+    FastMixCalibration,
+    FastMixDrawOptions,
+    MultipleFastMixingResult,
+    calibrate_fast_mix,
+    multiple_fast_mixing,
+)
 from ..threads import blas_limit
-from .data import prepare_regression
+from .data import PreparedRegression, prepare_regression
 from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default
 from .hessian_sketch import _check_srht_k
 from .result import RegressionResult, _clipped_gradient, _solve_spd, _unscale_theta
@@ -250,11 +261,14 @@ def fast_ihm(
         Drop ``-eta^2 theta_t`` from G_t, as the paper's experiments do (Appendix H). The term is
         data-independent given the private eta, so this does not affect privacy.
     m_floor : float, default=0.0
-        Lower clamp of m_tilde (0 in Algorithm 1; 1 in Appendix C.4 and the authors' figures).
+        Lower clamp of m_tilde_t (0 in Algorithms 1 and 3; 1 in Appendix C.4 and the authors'
+        figures); a finite number >= 0, checked before the data are read
+        (:class:`~fastmix.mechanisms.FastMixDrawOptions`).
     row_norm_policy, y_policy, n_policy : str
         See :func:`prepare_regression`.
     backend : str, optional
-        Walsh-Hadamard backend.
+        Walsh-Hadamard backend of the T SRHTs; None for the active default
+        (:class:`~fastmix.mechanisms.FastMixDrawOptions`).
     gaussian_step : {"explicit", "gram"}, default="explicit"
         How ``S_G,t X_tilde_t + eta xi_t`` (lines 5-6) is sampled. ``"explicit"`` draws the
         k1 x k2 matrix S_G,t as the paper does. ``"gram"`` draws ``G L^T`` with G a k1 x d standard
@@ -272,7 +286,87 @@ def fast_ihm(
         estimate (``ledger`` total <= (epsilon, delta)).
     """
     rng = check_random_state(random_state)
+    plan = _plan(
+        epsilon=epsilon,
+        delta=delta,
+        k1=k1,
+        T=T,
+        rho=rho,
+        clip=clip,
+        calibration=calibration,
+        method=method,
+        shared_eta=shared_eta,
+        omit_eta_term=omit_eta_term,
+        m_floor=m_floor,
+        backend=backend,
+        row_norm_policy=row_norm_policy,
+        y_policy=y_policy,
+        n_policy=n_policy,
+        gaussian_step=gaussian_step,
+    )
+    data, k2 = _prepare_and_charge(X, y, k2, plan, rng, ledger)
+    mixing = _multiple_fast_mixing_step(data, k2, plan, rng)
+    iteration = _iterate(data, mixing, plan, rng)
+    return _result(data, k2, mixing, iteration, plan)
+
+
+@dataclass(frozen=True)
+class _FastIHMPlan:
+    """A FastIHM run as fixed before the data are read.
+
+    ``calibration`` holds (gamma, tau, omega) of the T FastMix draws (Algorithm 3), sigma of the
+    gradients (Algorithm 2, line 7), k1, T and C; ``draw_options`` the floor of ``m_tilde_t`` and the
+    Walsh-Hadamard backend of the T SRHTs; ``caveats`` the reasons a data policy broke the guarantee
+    (none for the private policies) and ``entries`` the calibrated ledger entries marked with them.
+    """
+
+    calibration: FastIHMCalibration
+    draw_options: FastMixDrawOptions
+    shared_eta: bool
+    omit_eta_term: bool
+    gaussian_step: str
+    row_norm_policy: str
+    y_policy: str
+    n_policy: str
+    caveats: tuple
+    entries: tuple
+
+
+@dataclass(frozen=True)
+class _FastIHMIteration:
+    """What Algorithm 2, lines 4-8 produced: theta_T, the iterates theta_1..theta_T and the eta of each t."""
+
+    theta: np.ndarray
+    iterates: list
+    eta_used: list
+
+
+def _plan(
+    *,
+    epsilon,
+    delta,
+    k1,
+    T,
+    rho,
+    clip,
+    calibration,
+    method: str,
+    shared_eta: bool,
+    omit_eta_term: bool,
+    m_floor,
+    backend,
+    row_norm_policy: str,
+    y_policy: str,
+    n_policy: str,
+    gaussian_step: str,
+) -> _FastIHMPlan:
+    """Check the options and calibrate FastIHM (Theorem 2) unless a calibration is given; no data read.
+
+    ``m_floor`` and ``backend`` become one :class:`~fastmix.mechanisms.FastMixDrawOptions`, the
+    options of the T FastMix draws of MultipleFastMixing (Algorithm 3).
+    """
     check_policy(gaussian_step, "gaussian_step", GAUSSIAN_STEPS)
+    draw_options = FastMixDrawOptions(m_floor=m_floor, backend=backend)
     if calibration is None:
         if epsilon is None or delta is None:
             raise ValueError("fast_ihm needs epsilon and delta, or a precomputed calibration=calibrate_fast_ihm(...).")
@@ -283,60 +377,126 @@ def fast_ihm(
         raise TypeError(f"calibration must be a FastIHMCalibration; got {type(calibration).__name__}.")
     elif k1 is not None and int(k1) != calibration.k1:
         raise ValueError(f"k1 = {k1} differs from the calibration's k1 = {calibration.k1}; recalibrate.")
-    cal = calibration
-    k1, T, clip = cal.k1, cal.T, cal.clip
     caveats = policy_caveats(row_norm_policy=row_norm_policy, y_policy=y_policy)
-    entries = mark_not_private(cal.ledger_entries(), caveats)
+    return _FastIHMPlan(
+        calibration=calibration,
+        draw_options=draw_options,
+        shared_eta=shared_eta,
+        omit_eta_term=omit_eta_term,
+        gaussian_step=gaussian_step,
+        row_norm_policy=row_norm_policy,
+        y_policy=y_policy,
+        n_policy=n_policy,
+        caveats=caveats,
+        entries=mark_not_private(calibration.ledger_entries(), caveats),
+    )
+
+
+def _prepare_and_charge(X, y, k2, plan: _FastIHMPlan, rng, ledger) -> tuple[PreparedRegression, int]:
+    """Check and prepare (X, y) (:func:`prepare_regression`) and check k2 against the padded n.
+
+    An outer ``ledger`` is asked first whether it can afford the plan's entries (refused before
+    the data are read) and charged once the data passed their checks.
+    """
     if ledger is not None:
-        ledger.check_spend_all(entries)  # refused before the data are read
+        ledger.check_spend_all(plan.entries)  # refused before the data are read
     data = prepare_regression(
-        X, y, clip=clip, row_norm_policy=row_norm_policy, y_policy=y_policy, n_policy=n_policy, random_state=rng
+        X,
+        y,
+        clip=plan.calibration.clip,
+        row_norm_policy=plan.row_norm_policy,
+        y_policy=plan.y_policy,
+        n_policy=plan.n_policy,
+        random_state=rng,
     )
-    Xp, yp = data.X, data.y
-    n, d = Xp.shape
-    k2 = _check_srht_k(k2, n, "k2")
-    warn_not_private(caveats, "This FastIHM fit")
+    k2 = _check_srht_k(k2, data.X.shape[0], "k2")
+    warn_not_private(plan.caveats, "This FastIHM fit")
     if ledger is not None:
-        ledger.spend_all(entries)
-    ledger = cal.ledger("FastIHM", caveats)
-    mfm = multiple_fast_mixing(
-        Xp, cal.fast_mix, k2=k2, random_state=rng, m_floor=m_floor, backend=backend, prepared=data.as_mechanism_data()
+        ledger.spend_all(plan.entries)
+    return data, k2
+
+
+def _multiple_fast_mixing_step(
+    data: PreparedRegression, k2: int, plan: _FastIHMPlan, rng: np.random.Generator
+) -> MultipleFastMixingResult:
+    """Algorithm 2, line 3: ``eta, {X_tilde_t} = MultipleFastMixing(X, 1, gamma, tau, omega, k2, T)`` (Algorithm 3)."""
+    options = plan.draw_options
+    return multiple_fast_mixing(
+        data.X,
+        plan.calibration.fast_mix,
+        k2=k2,
+        random_state=rng,
+        m_floor=options.m_floor,
+        backend=options.backend,
+        prepared=data.as_mechanism_data(),
     )
-    theta = np.zeros(d)
+
+
+def _iterate(
+    data: PreparedRegression, mixing: MultipleFastMixingResult, plan: _FastIHMPlan, rng: np.random.Generator
+) -> _FastIHMIteration:
+    """Algorithm 2, lines 4-8, from theta_0 = 0, for t = 0..T-1::
+
+        X_hat_t   = S_G,t X_tilde_t + eta_t xi_t                                  (lines 5-6)
+        G_t       = X^T clip_C(y - X theta_t) [- eta_t^2 theta_t] + sigma zeta_t   (line 7)
+        theta_t+1 = theta_t + (X_hat_t^T X_hat_t / k1)^{-1} G_t                    (line 8)
+
+    ``eta_t`` is the shared ``eta`` of Algorithm 3 line 10 or the draw's own ``eta_tilde_t``
+    (``plan.shared_eta``); the bracketed term is dropped when ``plan.omit_eta_term``. Per t the
+    generator gives the Gaussian step of lines 5-6, then the d draws of zeta_t.
+    """
+    cal = plan.calibration
+    k1, clip = cal.k1, cal.clip
+    X, y = data.X, data.y
+    theta = np.zeros(X.shape[1])
     iterates, etas = [], []
     with blas_limit():  # the gradient passes too: the thread policy of fastmix.threads
-        for t in range(T):
-            eta_t = mfm.eta if shared_eta else float(mfm.eta_tilde[t])
-            Xhat = mfm.release(t, k1, rng, noise_scale=eta_t, method=gaussian_step)
+        for t in range(cal.T):
+            eta_t = mixing.eta if plan.shared_eta else float(mixing.eta_tilde[t])
+            Xhat = mixing.release(t, k1, rng, noise_scale=eta_t, method=plan.gaussian_step)
             H = (Xhat.T @ Xhat) / k1
-            g = _clipped_gradient(Xp, yp, theta, clip)
-            if not omit_eta_term:
+            g = _clipped_gradient(X, y, theta, clip)
+            if not plan.omit_eta_term:
                 g -= eta_t**2 * theta
-            g += cal.sigma_gradient * rng.standard_normal(d)
+            g += cal.sigma_gradient * rng.standard_normal(X.shape[1])
             theta = theta + _solve_spd(H, g)
             iterates.append(theta.copy())
             etas.append(eta_t)
-    theta_out = _unscale_theta(theta, data.record)
+    return _FastIHMIteration(theta, iterates, etas)
+
+
+def _result(
+    data: PreparedRegression,
+    k2: int,
+    mixing: MultipleFastMixingResult,
+    iteration: _FastIHMIteration,
+    plan: _FastIHMPlan,
+) -> RegressionResult:
+    """The :class:`RegressionResult`: theta_T in the data's original units, the run's own ledger
+    (the calibration's entries, marked with the plan's caveats) and the diagnostics."""
+    cal, mfm = plan.calibration, mixing
     diag = {
-        "k1": k1,
+        "k1": cal.k1,
         "k2": k2,
-        "T": T,
+        "T": cal.T,
         "gamma": cal.gamma,
         "tau": cal.tau,
         "omega": cal.omega,
         "sigma_gradient": cal.sigma_gradient,
         "eta": mfm.eta,
-        "eta_used": np.array(etas),
+        "eta_used": np.array(iteration.eta_used),
         "eta_tilde": mfm.eta_tilde,
         "m_tilde": mfm.m_tilde,
         "lambda_tilde": mfm.lambda_tilde,
         "delta_hat": mfm.delta_hat,
         "m_hat_nonprivate": mfm.m_hat,
         "lambda_min_nonprivate": mfm.lambda_min,
-        "shared_eta": shared_eta,
-        "omit_eta_term": omit_eta_term,
-        "m_floor": m_floor,
+        "shared_eta": plan.shared_eta,
+        "omit_eta_term": plan.omit_eta_term,
+        "m_floor": plan.draw_options.m_floor,
     }
     if data.rechunking is not None:  # a Dask X: how its row chunks were made aligned powers of two
         diag["rechunking"] = data.rechunking
-    return RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iterates)
+    theta_out = _unscale_theta(iteration.theta, data.record)
+    ledger = cal.ledger("FastIHM", plan.caveats)
+    return RegressionResult(theta_out, "FastIHM", data.record, ledger, cal, diag, iteration.iterates)
