@@ -15,18 +15,39 @@ here are the statistics those rules use; each is small and pure.
   the seed distribution").
 
 :func:`claims_frame` turns a list of claims into the table each page renders.
+
+A verdict says more than "holds" or "does not hold". Each claim names whose claim it is
+(:class:`Source`: a paper, with the place it is made, or the companion's own question), the
+setting of the run (:class:`Setting`: the paper's, or what differs and whether that still lets
+the run speak to the claim) and, where the paper gives a number, how close the measurement
+comes (:class:`Magnitude`: measured / paper with an interval, reproduced in size within a
+stated factor or not). :data:`VERDICTS` defines the five words a verdict can be, once.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 
 __all__ = [
     "Claim",
+    "Source",
+    "Setting",
+    "Magnitude",
+    "OURS",
+    "PAPER_SETTING",
+    "VERDICTS",
+    "HOLDS",
+    "HOLDS_IN_DIRECTION",
+    "NOT_COMPARABLE",
+    "UNDECIDED",
+    "DOES_NOT_HOLD",
+    "fastmix_paper",
+    "kernel_paper",
+    "verdict_counts",
     "Interval",
     "mean_interval",
     "log_ratio_interval",
@@ -157,22 +178,172 @@ def percentile_of(value: float, sample: Sequence[float]) -> float:
     return float(100.0 * below / x.size)
 
 
+HOLDS = "holds"
+HOLDS_IN_DIRECTION = "holds in direction, not in size"
+NOT_COMPARABLE = "not comparable"
+UNDECIDED = "undecided"
+DOES_NOT_HOLD = "does not hold"
+
+VERDICTS = {
+    HOLDS: "The measurement supports the claim by its decision rule and, where the paper gives a number, "
+    "the measured value is within the stated factor of it.",
+    HOLDS_IN_DIRECTION: "The measurement supports the claim's direction (faster, smaller, falling), but a "
+    "number the paper gives is not reproduced within the stated factor: the effect is there, its size differs.",
+    NOT_COMPARABLE: "The run is outside the setting in which the paper makes the claim (other data, other n, "
+    "other sketch sizes) in a way that changes what is measured, so it can neither confirm nor refute the "
+    "claim; the reason is given.",
+    UNDECIDED: "The data cannot decide: the interval includes both outcomes, or there are too few trials.",
+    DOES_NOT_HOLD: "The measurement contradicts the claim by its decision rule, in the claim's own setting.",
+}
+"""The five verdicts, each defined once (the book's summary page shows these definitions)."""
+
+
+@dataclass(frozen=True)
+class Source:
+    """Whose claim a check tests: a paper's, with where the paper makes it, or the companion's own.
+
+    Attributes
+    ----------
+    paper : str or None
+        ``"FastMix paper"`` or ``"kernel paper"``; ``None`` for a question the companion asks
+        itself (a check of an illustrative assumption, a comparison the paper does not make).
+    location : str
+        Where the paper makes the claim (section, figure, equation), or for our own question
+        what prompted it.
+    """
+
+    paper: str | None
+    location: str = ""
+
+    @property
+    def is_ours(self) -> bool:
+        return self.paper is None
+
+    def __str__(self) -> str:
+        if self.is_ours:
+            return f"ours ({self.location})" if self.location else "ours"
+        return f"{self.paper}, {self.location}" if self.location else self.paper
+
+
+OURS = Source(None)
+"""The companion's own question, with no location."""
+
+
+def fastmix_paper(location: str) -> Source:
+    """A claim of the FastMix paper made at ``location`` (e.g. ``"Figure 3, table"``)."""
+    return Source("FastMix paper", location)
+
+
+def kernel_paper(location: str) -> Source:
+    """A claim of the kernel paper made at ``location`` (e.g. ``"Theorem 3"``)."""
+    return Source("kernel paper", location)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """How the run compares with the setting in which the paper makes the claim.
+
+    Attributes
+    ----------
+    differences : tuple of str
+        What differs from the paper's setting (stand-in data, another n, other sketch sizes),
+        each in a few words; empty when the run is in the paper's setting.
+    comparable : bool
+        Whether the run still speaks to the claim despite the differences. ``False`` when a
+        difference changes what is measured (e.g. a sketch of 0.78 n rows where the paper's
+        claim is about k2 much smaller than n): the verdict of a paper's claim is then
+        :data:`NOT_COMPARABLE`, whatever the numbers.
+    """
+
+    differences: tuple[str, ...] = ()
+    comparable: bool = True
+
+    def __post_init__(self):
+        if isinstance(self.differences, str):
+            object.__setattr__(self, "differences", (self.differences,))
+        if not self.comparable and not self.differences:
+            raise ValueError("a run that is not comparable must say why: pass the differences.")
+
+    @property
+    def in_paper_setting(self) -> bool:
+        return not self.differences
+
+    def __str__(self) -> str:
+        if self.in_paper_setting:
+            return "the paper's"
+        text = "; ".join(self.differences)
+        return text if self.comparable else f"not the paper's: {text}"
+
+
+PAPER_SETTING = Setting()
+"""The run is in the paper's setting."""
+
+
+@dataclass(frozen=True)
+class Magnitude:
+    """How close a measured value comes to a number the paper gives.
+
+    Attributes
+    ----------
+    quantity : str
+        What is compared (e.g. ``"IHM / FastIHS, 2^19 x 32"``).
+    paper : float
+        The paper's number.
+    ratio : Interval
+        measured / paper, with its interval.
+    factor : float
+        Reproduced in size when the whole interval lies within ``[1/factor, factor]``; not
+        reproduced when it lies wholly outside; undecided otherwise.
+    """
+
+    quantity: str
+    paper: float
+    ratio: Interval
+    factor: float = 2.0
+
+    def __post_init__(self):
+        if not (self.factor > 1.0 and math.isfinite(self.factor)):
+            raise ValueError(f"factor must be a finite number > 1; got {self.factor!r}.")
+        if not (self.paper > 0 and math.isfinite(self.paper)):
+            raise ValueError(f"the paper's value must be a positive number to form a ratio; got {self.paper!r}.")
+
+    @property
+    def in_size(self) -> bool | None:
+        """True: within the factor; False: outside it; None: the interval straddles an edge."""
+        lo, hi = 1.0 / self.factor, self.factor
+        if lo <= self.ratio.low and self.ratio.high <= hi:
+            return True
+        if self.ratio.high < lo or self.ratio.low > hi:
+            return False
+        return None
+
+    def __str__(self) -> str:
+        word = {True: "within", False: "outside", None: "undecided at"}[self.in_size]
+        return f"{self.quantity}: measured/paper {format_interval(self.ratio)} ({word} a factor {self.factor:g})"
+
+
 @dataclass(frozen=True)
 class Claim:
-    """One claim of a paper, checked against measured numbers.
+    """One claim, checked against measured numbers, with a referee's distinctions.
 
     Attributes
     ----------
     claim : str
         Short name of the claim.
     paper : str
-        What the paper says (in our words, with its figure or section).
+        What the claim says (in our words; for a paper's claim, what the paper says).
     measured : str
         What we measured, with its interval.
     rule : str
         The decision rule, fixed before looking at the numbers.
     holds : bool or None
-        The verdict; ``None`` when the data cannot decide.
+        The outcome of the rule; ``None`` when the data cannot decide.
+    source : Source, optional
+        Whose claim it is; ``None`` until a study states it (shown as "not stated").
+    setting : Setting
+        How the run compares with the paper's setting.
+    magnitudes : tuple of Magnitude
+        The paper's numbers this claim is about, measured / paper.
     """
 
     claim: str
@@ -180,44 +351,91 @@ class Claim:
     measured: str
     rule: str
     holds: bool | None
+    source: Source | None = None
+    setting: Setting = PAPER_SETTING
+    magnitudes: tuple[Magnitude, ...] = ()
 
     @property
     def verdict(self) -> str:
-        return {True: "holds", False: "does not hold", None: "undecided"}[self.holds]
+        """One of :data:`VERDICTS`, from the rule's outcome, the source, the setting and the sizes.
+
+        A paper's claim tested outside its setting in a way that changes what is measured is
+        :data:`NOT_COMPARABLE`; an undecided rule is :data:`UNDECIDED`; a rule that fails is
+        :data:`DOES_NOT_HOLD`; a rule that holds is :data:`HOLDS_IN_DIRECTION` when some
+        number of the paper is reproduced outside its factor, else :data:`HOLDS`.
+        """
+        if self.source is not None and not self.source.is_ours and not self.setting.comparable:
+            return NOT_COMPARABLE
+        if self.holds is None:
+            return UNDECIDED
+        if self.holds is False:
+            return DOES_NOT_HOLD
+        if any(m.in_size is False for m in self.magnitudes):
+            return HOLDS_IN_DIRECTION
+        return HOLDS
+
+    @property
+    def size(self) -> str:
+        """The magnitudes, one per paper number (empty when the paper gives none)."""
+        return "; ".join(str(m) for m in self.magnitudes)
+
+
+def verdict_counts(claims: Iterable[Claim]) -> dict[str, int]:
+    """How many claims carry each verdict, in the order of :data:`VERDICTS` (zeros included)."""
+    counts = dict.fromkeys(VERDICTS, 0)
+    for c in claims:
+        counts[c.verdict] += 1
+    return counts
+
+
+_COLUMNS = (
+    "claim",
+    "whose claim",
+    "says",
+    "we measured (95% interval)",
+    "measured / paper",
+    "setting",
+    "decision rule",
+    "verdict",
+)
+
+
+def _row(c: Claim) -> dict:
+    return {
+        "claim": c.claim,
+        "whose claim": "not stated" if c.source is None else str(c.source),
+        "says": c.paper,
+        "we measured (95% interval)": c.measured,
+        "measured / paper": c.size,
+        "setting": str(c.setting),
+        "decision rule": c.rule,
+        "verdict": c.verdict,
+    }
 
 
 def claims_frame(claims: Iterable[Claim]):
-    """The claims table a page renders: claim / the paper says / we measured / rule / holds?"""
+    """The claims table a page renders, one row per claim, columns :data:`_COLUMNS`."""
     import pandas as pd
 
-    rows = []
-    for c in claims:
-        d = asdict(c)
-        rows.append(
-            {
-                "claim": d["claim"],
-                "the paper says": d["paper"],
-                "we measured (95% interval)": d["measured"],
-                "decision rule": d["rule"],
-                "holds?": c.verdict,
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["claim", "the paper says", "we measured (95% interval)", "decision rule", "holds?"]
-    )
+    return pd.DataFrame([_row(c) for c in claims], columns=list(_COLUMNS))
 
 
 def claims_markdown(claims: Iterable[Claim]) -> str:
-    """The claims table as a Markdown table (for ``IPython.display.Markdown`` on a page)."""
+    """The claims table as a Markdown table (for ``IPython.display.Markdown`` on a page).
+
+    The "measured / paper" column appears only when some claim has a magnitude; the verdict is
+    in bold unless it is :data:`UNDECIDED` or :data:`NOT_COMPARABLE`.
+    """
 
     def cell(text) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
-    lines = [
-        "| claim | the paper says | we measured (95% interval) | decision rule | holds? |",
-        "|---|---|---|---|---|",
-    ]
+    claims = list(claims)
+    columns = [c for c in _COLUMNS if c != "measured / paper" or any(x.magnitudes for x in claims)]
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for c in claims:
-        verdict = {True: "**holds**", False: "**does not hold**", None: "undecided"}[c.holds]
-        lines.append(f"| {cell(c.claim)} | {cell(c.paper)} | {cell(c.measured)} | {cell(c.rule)} | {verdict} |")
+        row = _row(c)
+        if c.verdict not in (UNDECIDED, NOT_COMPARABLE):
+            row["verdict"] = f"**{c.verdict}**"
+        lines.append("| " + " | ".join(cell(row[k]) for k in columns) + " |")
     return "\n".join(lines)

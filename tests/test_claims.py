@@ -7,14 +7,29 @@ import pytest
 from scipy import stats
 
 from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    OURS,
+    PAPER_SETTING,
+    UNDECIDED,
+    VERDICTS,
     Claim,
+    Interval,
+    Magnitude,
+    Setting,
+    Source,
     claims_frame,
     claims_markdown,
+    fastmix_paper,
     holm,
+    kernel_paper,
     log_ratio_interval,
     mean_interval,
     one_sided_less,
     percentile_of,
+    verdict_counts,
 )
 
 
@@ -70,11 +85,66 @@ def test_percentile_of_counts_ties_half():
 
 def test_claims_table_and_markdown_carry_the_verdicts():
     claims = [
-        Claim("a", "says a", "1 [0, 2]", "rule", True),
-        Claim("b|c", "says b", "x", "rule", None),
+        Claim("a", "says a", "1 [0, 2]", "rule", True, source=fastmix_paper("Figure 3")),
+        Claim("b|c", "says b", "x", "rule", None, source=OURS),
         Claim("d", "says d", "y", "rule", False),
     ]
     frame = claims_frame(claims)
-    assert list(frame["holds?"]) == ["holds", "undecided", "does not hold"]
+    assert list(frame["verdict"]) == [HOLDS, UNDECIDED, DOES_NOT_HOLD]
+    assert list(frame["whose claim"]) == ["FastMix paper, Figure 3", "ours", "not stated"]
     text = claims_markdown(claims)
     assert text.count("\n") == 4 and "b\\|c" in text and "**does not hold**" in text
+    assert "measured / paper" not in text  # no claim has a magnitude: no empty column
+
+
+def _iv(low, high):
+    return Interval(math.sqrt(low * high), low, high)
+
+
+def test_magnitude_in_size_within_outside_or_undecided():
+    assert Magnitude("q", 4.0, _iv(0.8, 1.3)).in_size is True
+    assert Magnitude("q", 4.0, _iv(3.0, 9.0)).in_size is False  # 3-9x the paper's number
+    assert Magnitude("q", 4.0, _iv(0.1, 0.3)).in_size is False
+    assert Magnitude("q", 4.0, _iv(1.5, 2.5)).in_size is None  # straddles the factor 2
+    assert Magnitude("q", 4.0, _iv(1.5, 2.5), factor=3.0).in_size is True
+    with pytest.raises(ValueError, match="factor must be a finite number > 1"):
+        Magnitude("q", 4.0, _iv(1, 2), factor=1.0)
+    with pytest.raises(ValueError, match="positive number"):
+        Magnitude("q", 0.0, _iv(1, 2))
+
+
+def test_verdict_separates_direction_from_size():
+    big = Magnitude("IHM / FastIHS", 4.31, _iv(6.9, 8.0))
+    close = Magnitude("IHM / FastIHS", 4.31, _iv(0.9, 1.2))
+    paper = fastmix_paper("Figure 3, table")
+    assert Claim("c", "p", "m", "r", True, paper, magnitudes=(close,)).verdict == HOLDS
+    assert Claim("c", "p", "m", "r", True, paper, magnitudes=(close, big)).verdict == HOLDS_IN_DIRECTION
+    # the direction failing decides, whatever the sizes
+    assert Claim("c", "p", "m", "r", False, paper, magnitudes=(close,)).verdict == DOES_NOT_HOLD
+    assert "outside a factor 2" in Claim("c", "p", "m", "r", True, paper, magnitudes=(big,)).size
+
+
+def test_a_run_outside_the_papers_setting_cannot_refute_the_paper():
+    away = Setting(("k2 = 0.78 n, the paper's k2 is about 0.14 n",), comparable=False)
+    paper = fastmix_paper("Section 5")
+    for holds in (True, False, None):
+        assert Claim("c", "p", "m", "r", holds, paper, away).verdict == NOT_COMPARABLE
+    # our own question is answered in our setting: the rule decides
+    assert Claim("c", "p", "m", "r", False, OURS, away).verdict == DOES_NOT_HOLD
+    # a stated difference that still lets the run speak to the claim
+    stand_in = Setting(("nycflights stand-in for the airline data",))
+    assert Claim("c", "p", "m", "r", False, paper, stand_in).verdict == DOES_NOT_HOLD
+    assert str(stand_in) == "nycflights stand-in for the airline data"
+    assert str(away).startswith("not the paper's: ") and str(PAPER_SETTING) == "the paper's"
+    with pytest.raises(ValueError, match="must say why"):
+        Setting((), comparable=False)
+
+
+def test_verdict_counts_cover_every_word_and_the_words_are_defined_once():
+    claims = [Claim("c", "p", "m", "r", h, OURS) for h in (True, True, None, False)]
+    counts = verdict_counts(claims)
+    assert list(counts) == list(VERDICTS) and sum(counts.values()) == 4
+    assert counts == {HOLDS: 2, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 1, DOES_NOT_HOLD: 1}
+    assert (
+        str(kernel_paper("Theorem 3")) == "kernel paper, Theorem 3" and str(Source(None, "caption")) == "ours (caption)"
+    )
