@@ -182,7 +182,7 @@ def load_nycflights(
         ]
     )
     steps.append("X = (distance, day of week [1 = Monday], month, sched_dep_time [HHMM]); target dep_delay")
-    if replace:
+    if replace and n_samples is not None:  # replace=True without n_samples was refused above
         keep = _resample_rows(values.shape[0], n_samples, rng, steps, what="complete rows")
     else:
         keep = _subsample_rows(values.shape[0], n_samples, rng, steps)
