@@ -53,11 +53,9 @@ seed: int = 0  # root seed of the subsampling and of every solver run
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix.srht import coherence_heuristic
-from fastmix_companion.claims import format_interval, log_ratio_interval
 from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
 from fastmix_companion.studies import appendix_i as study
@@ -273,34 +271,7 @@ if stored is not None and not stored["noise"].empty:
 
 # %% tags=["remove-input"]
 if stored is not None and not stored["noise"].empty:
-    ns = study.noise_summary(stored)
-    show = ns[
-        [
-            "k2",
-            "k2_ratio",
-            "epsilon",
-            "delta_hat",
-            "coherence_typical",
-            "m_hat",
-            "m_tilde",
-            "omega",
-            "tau",
-            "eta_sq_over_gamma",
-        ]
-    ].rename(
-        columns={
-            "k2_ratio": "r",
-            "epsilon": "ε",
-            "delta_hat": "coherence Δ̂",
-            "coherence_typical": "√(2 ln 2n / k2)",
-            "m_hat": "m̂",
-            "m_tilde": "m̃",
-            "omega": "ω",
-            "tau": "τ",
-            "eta_sq_over_gamma": "η² / γ",
-        }
-    )
-    display(show.style.format(precision=3, thousands=",").hide(axis="index"))
+    display(text.noise_table(stored).style.format(precision=3, thousands=",").hide(axis="index"))
     display(Markdown(text.noise_text(stored)))
 
 # %% [markdown]
@@ -312,27 +283,7 @@ if stored is not None and not stored["noise"].empty:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    runs = study.labelled_runs(stored)
-    times = {s: runs.loc[runs["series"] == s, "runtime_s"].to_numpy() for s in runs["series"].unique()}
-    order = ["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM (Gram factor)", "IHM (dense sketch)"]
-    rows = []
-    for s in order:
-        if s not in times:
-            continue
-        rows.append(
-            {
-                "method": text.series_label(stored, s),
-                "mean runtime (ms)": 1e3 * times[s].mean(),
-                "IHM / method [95%]": format_interval(log_ratio_interval(times["IHM (dense sketch)"], times[s]))
-                if s != "IHM (dense sketch)"
-                else "1",
-                "paper (Figure 4)": study.PAPER_SPEEDUPS.get(s, np.nan),
-                "IHM (Gram) / method [95%]": format_interval(log_ratio_interval(times["IHM (Gram factor)"], times[s]))
-                if s != "IHM (Gram factor)"
-                else "1",
-            }
-        )
-    display(pd.DataFrame(rows).style.format(precision=3, na_rep="").hide(axis="index"))
+    display(text.runtime_table(stored).style.format(precision=3, na_rep="").hide(axis="index"))
     display(Markdown(text.runtime_text(stored, page.parameters())))
 
 # %% [markdown]

@@ -85,25 +85,22 @@ zarr_dir: str = ""  # folder for the Zarr store (default _build/dask-data; reuse
 seed: int = 0  # root seed of the data and of every solve (numpy SeedSequence)
 
 # %% tags=["hide-input"]
-import time
-
 import matplotlib.pyplot as plt
-import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix_companion.claims import claims_markdown
-from fastmix_companion.pages import caption, use_book_style
+from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
-from fastmix_companion.store import ResultsStore, entry_markdown
 from fastmix_companion.studies import beyond_one_machine as study
+from fastmix_companion.studies import beyond_one_machine_text as text
 from fastmix_companion.studies import run_study
 
-started_at = time.time()
 NAME = "beyond_one_machine"
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+page = stored_entry(NAME, "setting", "runs")
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {"FastIHM": "C1", "IHM (Gram)": "C4"}
 MARKERS = {"in memory": ("o", "-"), "dask": ("s", "--"), "out of core": ("*", "none")}
 
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
 use_book_style()
 
 SCALING_TEXT = (
@@ -113,16 +110,8 @@ SCALING_TEXT = (
 )
 
 
-def setting_text(tables, p):
-    s = tables["setting"].iloc[0]
-    return (
-        f"$d = {p['d']}$, chunks of $2^{{{p['chunk_log2_rows']}}}$ rows, {int(s['n_workers'])} "
-        f"{'worker processes' if bool(s['processes']) else 'worker threads'} of one thread each, $T = {p['T']}$, "
-        f"$\\varepsilon = {p['epsilon']:g}$, {len(tables['runs'])} timed solves"
-    )
-
-
 def draw_scaling(tables, title):
+    """Median wall time per solve against n, one line per path and solver."""
     runs = tables["runs"]
     med = runs.groupby(["mode", "series", "n"])["wall_s"].median().reset_index()
     _, ax = plt.subplots(figsize=(7.5, 4.4))
@@ -148,38 +137,7 @@ def draw_scaling(tables, title):
     plt.show()
 
 
-def table_markdown(tables):
-    runs = tables["runs"]
-    order = {"in memory": 0, "dask": 1, "out of core": 2}
-    runs = runs.assign(_o=runs["mode"].map(order), _s=runs["series"].map(study.SERIES.index))
-    runs = runs.sort_values(["n", "_s", "_o"], kind="stable")  # per size and solver: in memory, then Dask
-    lines = [
-        "| path | $n$ | solver | wall time [s] | passes over $X$ read from storage | read from storage [MB/s] | "
-        "peak worker memory | largest relative difference to the in-memory $\\hat\\theta$ |",
-        "|---|---:|---|---:|---:|---:|---:|---:|",
-    ]
-    g = runs.groupby(["mode", "n", "series"], sort=False)
-    for (mode, n, series), sub in g:
-        rss = sub["peak_worker_rss"].max()
-        passes = sub["passes"].median()
-        rate = (sub["bytes_read"] / sub["wall_s"]).median() / 1e6
-        diff = sub["relative_difference"].max()
-        lines.append(
-            f"| {mode} | $2^{{{int(np.log2(n))}}}$ | {series} | {sub['wall_s'].median():.2f} | "
-            + (f"{passes:.2f}" if np.isfinite(passes) else "-")
-            + " | "
-            + (f"{rate:.0f}" if np.isfinite(rate) and passes > 0.5 else "-")
-            + " | "
-            + (f"{rss / 2**30:.2f} GiB" if np.isfinite(rss) else "-")
-            + " | "
-            + (f"{diff:.1e}" if np.isfinite(diff) else "-")
-            + " |"
-        )
-    return "\n".join(lines)
-
-
-store = ResultsStore(NAME)
-stored = store.load("setting", "runs")
+stored = page.tables
 
 # %% [markdown]
 # ## Measured on this machine
@@ -190,14 +148,16 @@ stored = store.load("setting", "runs")
 # machine's memory, so it cannot stay in the page cache and every pass reads it from disk.
 
 # %% tags=["remove-input"]
-display(Markdown(entry_markdown(NAME)))
+page.show_note()
 
 # %% mystnb={"figure": {"caption": "**Figure B.1.** {glue:md}`dask-scaling-caption:myst`", "name": "dask-scaling"}} tags=["remove-input"]
 if stored is not None:
-    caption("dask-scaling", SCALING_TEXT + " From the results store: " + setting_text(stored, store.parameters()) + ".")
+    caption(
+        "dask-scaling", SCALING_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + "."
+    )
     draw_scaling(stored, "results store")
 else:
-    print("No stored results to draw; see the note above.")
+    page.no_figure()
 
 # %% [markdown]
 # Per path and size: the median wall time, how many times the workers read the size of $X$ from
@@ -208,7 +168,7 @@ else:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    display(Markdown(table_markdown(stored)))
+    display(Markdown(text.runs_markdown(stored)))
     display(Markdown("`" + study.summary_line(stored) + "`"))
 
 # %% [markdown]
@@ -219,9 +179,7 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 CLAIMS = study.claims(stored) if stored is not None else []
-display(
-    Markdown(claims_markdown(CLAIMS) if CLAIMS else "The checks need the stored results (see the note at the top).")
-)
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
 
 # %% [markdown]
 # ## Running the same code on a cluster
@@ -264,7 +222,7 @@ caption(
     "dask-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
     + SCALING_TEXT
-    + f" ({setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
+    + f" ({text.setting_text(smoke, PARAMS)}). It shows that the code runs; it is not evidence.",
 )
 draw_scaling(smoke, "smoke scale (not evidence)")
 
@@ -272,4 +230,4 @@ draw_scaling(smoke, "smoke scale (not evidence)")
 # ## Provenance
 
 # %%
-provenance_report(parameters=PARAMS, seed=seed, started_at=started_at)
+provenance_report(parameters=PARAMS, seed=seed, started_at=page.started_at)

@@ -60,7 +60,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
 
-from fastmix.regression import ihm_gamma_classical_eigenvalue
 from fastmix_companion.pages import caption, stored_entry, use_book_style
 from fastmix_companion.provenance import provenance_report
 from fastmix_companion.studies import figure2 as study
@@ -198,27 +197,9 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    summ = study.summary(stored["runs"])
-    fast = summ[summ["method"] == "FastIHM"]
-    fast = fast.assign(ratio=fast.groupby("dataset")["k2_ratio"].rank(method="dense").astype(int))
-    eta = fast.assign(
-        text=[f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"], strict=True)]
-    ).pivot_table(index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first")
-    eta.columns = [f"mean η at r{j} (share η = 0)" for j in eta.columns]
-    lam = stored["datasets"].set_index("dataset")["lambda_min"]
-    noise = stored["calibration"].set_index(["dataset", "epsilon"])[["gamma_ihm", "gamma_fastihm", "omega", "tau"]]
-    noise = noise.loc[noise.index.isin(eta.index)].reset_index()
-    noise.insert(1, "λ_min(XᵀX)", noise["dataset"].map(lam))
-    noise = noise.rename(
-        columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω", "tau": "τ"}
-    )
-    noise["dataset"] = noise["dataset"].str.replace("_", " ")
-    display(noise.style.format(precision=3, thousands=",").hide(axis="index"))
-    ratios = fast.groupby("dataset")["k2_ratio"].unique()
-    display(Markdown(text.ratios_text(ratios)))
-    eta = eta.reset_index().rename(columns={"epsilon": "ε"})
-    eta["dataset"] = eta["dataset"].str.replace("_", " ")
-    display(eta.style.format(precision=3).hide(axis="index"))
+    display(text.noise_table(stored).style.format(precision=3, thousands=",").hide(axis="index"))
+    display(Markdown(text.ratios_text(text.eta_ratios(stored))))
+    display(text.eta_table(stored).style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
 # ## Comparing like with like: the two methods split the budget differently
@@ -239,43 +220,13 @@ if stored is not None:
 
 # %% tags=["remove-input"]
 if stored is not None:
-    cal = stored["calibration"].copy()
-    info = stored["datasets"].set_index("dataset")
-    cal["gamma IHM (classical)"] = [
-        ihm_gamma_classical_eigenvalue(e, 1.0 / float(info.loc[n, "n"]) ** 2, k=int(k), T=int(page.parameters()["T"]))
-        for n, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"], strict=True)
-    ]
-    cal["saved by the analytic release"] = 1.0 - cal["gamma_ihm"] / cal["gamma IHM (classical)"]
-    cal["sigma_g FastIHM^2 / sigma_g IHM^2"] = (cal["fastihm_sigma_gradient"] / cal["ihm_sigma_gradient"]) ** 2
-    cols = [
-        "dataset",
-        "epsilon",
-        "gamma_ihm",
-        "gamma IHM (classical)",
-        "saved by the analytic release",
-        "ihm_sigma_gradient",
-        "fastihm_sigma_gradient",
-        "sigma_g FastIHM^2 / sigma_g IHM^2",
-    ]
-    headers = [
-        "dataset",
-        "ε",
-        "γ IHM",
-        "γ IHM (classical)",
-        "saved by the analytic release",
-        "σ_g IHM",
-        "σ_g FastIHM",
-        "σ_g² FastIHM / σ_g² IHM",
-    ]
-    shown = cal[cols].set_axis(headers, axis=1).assign(dataset=lambda t: t["dataset"].str.replace("_", " "))
+    shown = text.accounting_table(stored, T=page.parameters()["T"])
     display(
-        shown.style.format({h: "{:.3g}" for h in headers[1:]})
-        .format({"saved by the analytic release": "{:.1%}"})
+        shown.style.format({h: "{:.3g}" for h in shown.columns[1:]})
+        .format({text.ACCOUNTING_SAVED: "{:.1%}"})
         .hide(axis="index")
     )
-    display(
-        Markdown(text.accounting_text(cal["saved by the analytic release"], cal["sigma_g FastIHM^2 / sigma_g IHM^2"]))
-    )
+    display(Markdown(text.accounting_text(shown[text.ACCOUNTING_SAVED], shown[text.ACCOUNTING_FACTOR])))
 
 # %% [markdown]
 # ## The paper's real datasets

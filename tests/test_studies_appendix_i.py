@@ -158,6 +158,47 @@ def test_runtime_says_whether_the_gram_route_is_fastest_and_it_flips():
     assert slower.endswith("it is not faster than every FastIHM here (see the last column).")
 
 
+def test_noise_table_shows_each_sketch_and_epsilon_with_the_page_headers():
+    table = AT.noise_table(_tables())
+    assert list(table.columns) == ["k2", "r", "ε", "coherence Δ̂", "√(2 ln 2n / k2)", "m̂", "m̃", "ω", "τ", "η² / γ"]
+    assert len(table) == len(SIZES) * len(EPS)
+    row = table[(table["k2"] == 15000) & (table["ε"] == 10.0)].iloc[0]
+    assert row["r"] == 600.0 and row["√(2 ln 2n / k2)"] == 0.04
+    assert np.isclose(row["coherence Δ̂"], 0.2) and np.isclose(row["η² / γ"], 2.0) and np.isclose(row["ω"], 2.4)
+
+
+def test_runtime_table_gives_each_method_its_time_and_speedups():
+    table = AT.runtime_table(_tables(t_dense=1.0, t_r3=0.1, t_gram=0.01))
+    assert list(table.columns) == [
+        "method",
+        "mean runtime (ms)",
+        "IHM / method [95%]",
+        "paper (Figure 4)",
+        "IHM (Gram) / method [95%]",
+    ]
+    # no FastIHS in these runs: its row is left out, the others keep the page's order
+    assert list(table["method"]) == [
+        "FastIHM, k2 = 100 (r = 4)",
+        "FastIHM, k2 = 15000 (r = 600)",
+        "FastIHM, k2 = 30000 (r = 1200)",
+        "IHM (Gram factor)",
+        "IHM (dense sketch)",
+    ]
+    assert np.allclose(table["mean runtime (ms)"], [100, 100, 100, 10, 1000], rtol=0.05)
+    assert table["paper (Figure 4)"].iloc[:3].tolist() == [16.71, 15.26, 14.18]
+    assert table["paper (Figure 4)"].iloc[3:].isna().all()
+    by_method = table.set_index("method")
+    dense, gram = by_method["IHM / method [95%]"], by_method["IHM (Gram) / method [95%]"]
+    assert dense["IHM (dense sketch)"] == "1" and gram["IHM (Gram factor)"] == "1"
+    assert dense["FastIHM, k2 = 30000 (r = 1200)"].startswith(("9.", "10.")) and " [" in dense["IHM (Gram factor)"]
+    assert gram["FastIHM, k2 = 100 (r = 4)"].startswith(("0.09", "0.1"))
+    with_ihs = _tables()
+    ihs = with_ihs["runs"].iloc[:3].assign(method="FastIHS", ihm_sketch=None, k2_ratio=np.nan, epsilon=np.nan)
+    with_ihs["runs"] = pd.concat([with_ihs["runs"], ihs], ignore_index=True)
+    table = AT.runtime_table(with_ihs)
+    assert table["method"].iloc[0] == "FastIHS" and table["paper (Figure 4)"].iloc[0] == 41.95
+
+
 # --------------------------------------------------------------------------- the columns of the stored runs
 
 

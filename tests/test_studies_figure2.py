@@ -269,6 +269,71 @@ def test_ratios_and_accounting_texts():
     )
 
 
+# --------------------------------------------------------------------------- the page's noise and accounting tables
+
+
+def _calibrated(tables, extra_epsilon=20.0):
+    """``tables`` with the calibration columns the page's tables read, and one epsilon at which nothing ran."""
+    calib = pd.concat(
+        [tables["calibration"], tables["calibration"].iloc[[0]].assign(epsilon=extra_epsilon)], ignore_index=True
+    )
+    calib = calib.assign(
+        gamma_ihm=10.0 / calib["epsilon"],
+        gamma_fastihm=30.0 / calib["epsilon"],
+        omega=24.0 / calib["epsilon"],
+        tau=8.0,
+        k1=192,
+    )
+    return {**tables, "calibration": calib}
+
+
+def test_eta_table_gives_each_ratio_its_mean_noise_and_zero_share():
+    t = _calibrated(_tables(fast_level=paper_like, trials=2))
+    eta = FT.eta_table(t)
+    assert list(eta.columns) == ["dataset", "ε"] + [f"mean η at r{j} (share η = 0)" for j in (1, 2, 3)]
+    assert list(eta["ε"]) == list(EPS) and set(eta["dataset"]) == {"synthetic sphere"}
+    top = eta[eta["ε"] == 10.0].iloc[0]
+    assert top.iloc[2:].tolist() == ["5 (0%)", "0 (100%)", "0 (100%)"]  # the two large sketches add no noise there
+    assert eta[eta["ε"] == 1.259].iloc[0].iloc[2:].tolist() == ["5 (0%)"] * 3
+    ratios = FT.eta_ratios(t)
+    assert sorted(ratios["synthetic_sphere"]) == list(RATIOS)
+    assert FT.ratios_text(ratios).endswith("the ratios are synthetic_sphere: $r_1 = 4$, $r_2 = 400$, $r_3 = 800$.")
+
+
+def test_noise_table_keeps_the_cells_where_fastihm_ran():
+    t = _calibrated(_tables(fast_level=paper_like, trials=2))
+    noise = FT.noise_table(t)
+    assert list(noise.columns) == ["dataset", "λ_min(XᵀX)", "ε", "γ IHM", "γ FastIHM", "ω", "τ"]
+    assert list(noise["ε"]) == list(EPS)  # the calibrated epsilon without runs is left out
+    row = noise[noise["ε"] == 1.259].iloc[0]
+    assert row["dataset"] == "synthetic sphere" and row["λ_min(XᵀX)"] == 1e4
+    assert np.isclose(row["γ IHM"], 10.0 / 1.259) and np.isclose(row["ω"], 24.0 / 1.259) and row["τ"] == 8.0
+
+
+def test_accounting_table_compares_the_analytic_release_with_the_classical_bound():
+    from fastmix.regression import ihm_gamma_classical_eigenvalue
+
+    t = _calibrated(_tables(fast_level=paper_like, trials=2), extra_epsilon=0.1)
+    shown = FT.accounting_table(t, T=4)
+    assert list(shown.columns) == [
+        "dataset",
+        "ε",
+        "γ IHM",
+        "γ IHM (classical)",
+        FT.ACCOUNTING_SAVED,
+        "σ_g IHM",
+        "σ_g FastIHM",
+        FT.ACCOUNTING_FACTOR,
+    ]
+    assert len(shown) == len(EPS) + 1 and set(shown["dataset"]) == {"synthetic sphere"}
+    classical = [ihm_gamma_classical_eigenvalue(e, 1.0 / 2**38, k=192, T=4) for e in shown["ε"]]
+    assert np.allclose(shown["γ IHM (classical)"], classical)
+    assert np.allclose(shown[FT.ACCOUNTING_SAVED], 1.0 - shown["γ IHM"] / shown["γ IHM (classical)"])
+    assert np.allclose(shown[FT.ACCOUNTING_FACTOR], 2.1)
+    text = FT.accounting_text(shown[FT.ACCOUNTING_SAVED], shown[FT.ACCOUNTING_FACTOR])
+    assert text.endswith("and FastIHM's gradient noise has 2.10 to 2.10 times IHM's variance.")
+
+
 # --------------------------------------------------------------------------- the columns of the stored runs
 
 

@@ -3,7 +3,8 @@
 The page displays what these return: the data and setting of a run, what the claims table leaves
 to words (how far FastIHM is from IHM, where a larger sketch stops helping, why FastIHM's Hessian
 noise is large, whether the two IHM routes agree), what the coherence costs, and the runtime verdict
-against the paper's table.
+against the paper's table; and the display tables of the noise section (coherence, m-hat, eta^2/gamma
+per k2 and epsilon) and of the runtime section (each method's time and its speedup intervals).
 """
 
 from __future__ import annotations
@@ -14,7 +15,17 @@ from fastmix.srht import coherence_heuristic
 from fastmix_companion.claims import format_interval, holm, log_ratio_interval, one_sided_less
 from fastmix_companion.studies import appendix_i as I
 
-__all__ = ["data_setting", "series_label", "stored_setting_text", "findings_text", "noise_text", "runtime_text"]
+__all__ = [
+    "data_setting",
+    "series_label",
+    "stored_setting_text",
+    "findings_text",
+    "noise_text",
+    "runtime_text",
+    "noise_table",
+    "RUNTIME_ORDER",
+    "runtime_table",
+]
 
 
 def data_setting(tables, p) -> str:
@@ -206,3 +217,55 @@ def runtime_text(tables, p) -> str:
             else "it is not faster than every FastIHM here (see the last column)."
         )
     )
+
+
+def noise_table(tables):
+    """:func:`~fastmix_companion.studies.appendix_i.noise_summary` as the page shows it: per k2 and epsilon the
+    ratio r, the measured coherence, sqrt(2 ln(2n)/k2), m-hat, the private m-tilde, omega, tau and eta^2/gamma."""
+    names = {
+        "k2": "k2",
+        "k2_ratio": "r",
+        "epsilon": "ε",
+        "delta_hat": "coherence Δ̂",
+        "coherence_typical": "√(2 ln 2n / k2)",
+        "m_hat": "m̂",
+        "m_tilde": "m̃",
+        "omega": "ω",
+        "tau": "τ",
+        "eta_sq_over_gamma": "η² / γ",
+    }
+    return I.noise_summary(tables)[list(names)].rename(columns=names)
+
+
+RUNTIME_ORDER = ("FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM (Gram factor)", "IHM (dense sketch)")
+"""The rows of :func:`runtime_table`, fastest expected first (series missing from a run are left out)."""
+
+
+def runtime_table(tables):
+    """The runtime table of Figure 4, one row per method of :data:`RUNTIME_ORDER` that ran.
+
+    Columns: the method (:func:`series_label`), its mean runtime per solve in ms, dense IHM's runtime over it
+    with a 95% interval (geometric means, :func:`~fastmix_companion.claims.log_ratio_interval`; "1" on dense
+    IHM's own row), the paper's value of that ratio (``PAPER_SPEEDUPS``, blank where the paper gives none),
+    and the same ratio for the Gram-factor IHM.
+    """
+    import pandas as pd
+
+    runs = I.labelled_runs(tables)
+    times = {s: runs.loc[runs["series"] == s, "runtime_s"].to_numpy() for s in runs["series"].unique()}
+
+    def speedup(base, s):
+        return "1" if s == base else format_interval(log_ratio_interval(times[base], times[s]))
+
+    rows = [
+        {
+            "method": series_label(tables, s),
+            "mean runtime (ms)": 1e3 * times[s].mean(),
+            "IHM / method [95%]": speedup("IHM (dense sketch)", s),
+            "paper (Figure 4)": I.PAPER_SPEEDUPS.get(s, np.nan),
+            "IHM (Gram) / method [95%]": speedup("IHM (Gram factor)", s),
+        }
+        for s in RUNTIME_ORDER
+        if s in times
+    ]
+    return pd.DataFrame(rows)

@@ -1,8 +1,10 @@
-"""The sentences of the Figure 2 page (:mod:`fastmix_companion.studies.figure2`), generated from its tables.
+"""The sentences and display tables of the Figure 2 page (:mod:`fastmix_companion.studies.figure2`).
 
 The page displays what these return; the numbers behind each sentence (FastIHM over IHM, IHM over
 FastIHS, the reversals, the budget factor) are computed by the study, and each sentence's verdict
-("it does not", "there the smaller sketch adds more Hessian noise") is decided here.
+("it does not", "there the smaller sketch adds more Hessian noise") is decided here. The tables of
+the noise section (calibrated noise levels, FastIHM's eta per ratio) and of the accounting section
+(IHM's gamma under the classical bound, the gradient-variance factor) are assembled here too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,20 @@ import numpy as np
 
 from fastmix_companion.studies import figure2 as F
 
-__all__ = ["setting_text", "stored_setting_text", "reversal_text", "findings_text", "ratios_text", "accounting_text"]
+__all__ = [
+    "setting_text",
+    "stored_setting_text",
+    "reversal_text",
+    "findings_text",
+    "ratios_text",
+    "accounting_text",
+    "eta_ratios",
+    "eta_table",
+    "noise_table",
+    "accounting_table",
+    "ACCOUNTING_SAVED",
+    "ACCOUNTING_FACTOR",
+]
 
 
 def setting_text(tables, params) -> str:
@@ -121,4 +136,96 @@ def accounting_text(saved, factor) -> str:
         f"Over this grid the analytic release makes IHM's $\\gamma$ {min(saved):.1%} to {max(saved):.1%} smaller "
         f"than the authors' accounting would, and FastIHM's gradient noise has {min(factor):.2f} to "
         f"{max(factor):.2f} times IHM's variance."
+    )
+
+
+def _fastihm_summary(tables):
+    """FastIHM's rows of :func:`~fastmix_companion.studies.figure2.summary`, with ``ratio``: the rank (1, 2, ...)
+    of each row's ``k2_ratio`` among its dataset's ratios."""
+    s = F.summary(tables["runs"])
+    fast = s[s["method"] == "FastIHM"]
+    return fast.assign(ratio=fast.groupby("dataset")["k2_ratio"].rank(method="dense").astype(int))
+
+
+def _eta_pivot(tables):
+    fast = _fastihm_summary(tables)
+    text = [f"{m:.3g} ({z:.0%})" for m, z in zip(fast["eta_mean"], fast["eta_zero"], strict=True)]
+    eta = fast.assign(text=text).pivot_table(
+        index=["dataset", "epsilon"], columns="ratio", values="text", aggfunc="first"
+    )
+    eta.columns = [f"mean η at r{j} (share η = 0)" for j in eta.columns]
+    return eta
+
+
+def eta_ratios(tables):
+    """Each dataset's FastIHM ratios ``k2_ratio`` (a Series: dataset -> array), for :func:`ratios_text`."""
+    return _fastihm_summary(tables).groupby("dataset")["k2_ratio"].unique()
+
+
+def eta_table(tables):
+    """FastIHM's Hessian noise per dataset and epsilon, one column per ratio r_j: "mean eta (share of trials
+    with eta = 0)", as text; datasets named with spaces for display."""
+    eta = _eta_pivot(tables).reset_index().rename(columns={"epsilon": "ε"})
+    eta["dataset"] = eta["dataset"].str.replace("_", " ")
+    return eta
+
+
+def noise_table(tables):
+    """The calibrated noise per dataset and epsilon where FastIHM ran: lambda_min(X^T X) of the dataset, gamma of
+    IHM and of FastIHM, and FastIHM's omega and tau (from the ``calibration`` table), with the page's headers."""
+    cells = _eta_pivot(tables).index
+    lam = tables["datasets"].set_index("dataset")["lambda_min"]
+    noise = tables["calibration"].set_index(["dataset", "epsilon"])[["gamma_ihm", "gamma_fastihm", "omega", "tau"]]
+    noise = noise.loc[noise.index.isin(cells)].reset_index()
+    noise.insert(1, "λ_min(XᵀX)", noise["dataset"].map(lam))
+    noise = noise.rename(
+        columns={"epsilon": "ε", "gamma_ihm": "γ IHM", "gamma_fastihm": "γ FastIHM", "omega": "ω", "tau": "τ"}
+    )
+    noise["dataset"] = noise["dataset"].str.replace("_", " ")
+    return noise
+
+
+ACCOUNTING_SAVED = "saved by the analytic release"
+"""The column of :func:`accounting_table` with the share of IHM's gamma that the analytic release saves."""
+
+ACCOUNTING_FACTOR = "σ_g² FastIHM / σ_g² IHM"
+"""The column of :func:`accounting_table` with FastIHM's gradient-noise variance over IHM's."""
+
+
+def accounting_table(tables, T: int):
+    """Per dataset and epsilon: IHM's gamma, the gamma the classical Gaussian bound would give its lambda_min
+    release (:func:`fastmix.regression.ihm_gamma_classical_eigenvalue` at delta = 1/n^2 and the run's k1 and
+    ``T``), the share the analytic release saves (1 - gamma / classical gamma), both gradient-noise scales and
+    FastIHM's gradient variance over IHM's, (sigma_g FastIHM / sigma_g IHM)^2; with the page's headers."""
+    from fastmix.regression import ihm_gamma_classical_eigenvalue
+
+    cal = tables["calibration"]
+    n = tables["datasets"].set_index("dataset")["n"]
+    classical = [
+        ihm_gamma_classical_eigenvalue(e, 1.0 / float(n.loc[name]) ** 2, k=int(k), T=int(T))
+        for name, e, k in zip(cal["dataset"], cal["epsilon"], cal["k1"], strict=True)
+    ]
+    return (
+        cal[["dataset", "epsilon", "gamma_ihm"]]
+        .assign(classical=classical)
+        .assign(
+            saved=lambda t: 1.0 - t["gamma_ihm"] / t["classical"],
+            ihm=cal["ihm_sigma_gradient"],
+            fast=cal["fastihm_sigma_gradient"],
+            factor=(cal["fastihm_sigma_gradient"] / cal["ihm_sigma_gradient"]) ** 2,
+            dataset=lambda t: t["dataset"].str.replace("_", " "),
+        )
+        .set_axis(
+            [
+                "dataset",
+                "ε",
+                "γ IHM",
+                "γ IHM (classical)",
+                ACCOUNTING_SAVED,
+                "σ_g IHM",
+                "σ_g FastIHM",
+                ACCOUNTING_FACTOR,
+            ],
+            axis=1,
+        )
     )

@@ -1,0 +1,69 @@
+"""The sentences and text tables of the Beyond one machine page (:mod:`fastmix_companion.studies.beyond_one_machine`).
+
+The page displays what these return, generated from the study's tables (``setting``, ``runs``) and
+parameters: the setting of a run, named in the caption of its figure, and the table of the timed
+solves per path, size and solver. The verdicts on the Dask path (the benchmark's line and the
+claims) are decided by the study itself (:func:`~fastmix_companion.studies.beyond_one_machine.summary_line`,
+:func:`~fastmix_companion.studies.beyond_one_machine.claims`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from fastmix_companion.studies import beyond_one_machine as study
+
+__all__ = ["MODE_ORDER", "setting_text", "runs_markdown"]
+
+MODE_ORDER = ("in memory", "dask", "out of core")
+"""The order of the paths within a size and solver in :func:`runs_markdown`."""
+
+
+def setting_text(tables, p) -> str:
+    """The setting of a run, as MyST maths: d, chunk rows, the workers (processes or threads), T, epsilon and
+    the number of timed solves (``tables``: the study's ``setting`` and ``runs``; ``p``: its parameters)."""
+    s = tables["setting"].iloc[0]
+    workers = "worker processes" if bool(s["processes"]) else "worker threads"
+    return (
+        f"$d = {p['d']}$, chunks of $2^{{{p['chunk_log2_rows']}}}$ rows, {int(s['n_workers'])} {workers} of one "
+        f"thread each, $T = {p['T']}$, $\\varepsilon = {p['epsilon']:g}$, {len(tables['runs'])} timed solves"
+    )
+
+
+def _cell(value: float, fmt: str, shown: bool = True) -> str:
+    return format(value, fmt) if shown and np.isfinite(value) else "-"
+
+
+def runs_markdown(tables) -> str:
+    """The table of timed solves as Markdown, one row per path, n and solver (by n, then solver, then path).
+
+    Each row gives the median wall time, the median passes over X read from storage, the median read
+    rate in MB/s (only where the workers read at least half of X, so a run served from memory shows no
+    rate), the largest worker resident set in GiB and the largest relative difference to the in-memory
+    estimate; a quantity that was not measured is shown as "-".
+    """
+    runs = tables["runs"]
+    order = {mode: j for j, mode in enumerate(MODE_ORDER)}
+    runs = runs.assign(_o=runs["mode"].map(order), _s=runs["series"].map(study.SERIES.index))
+    runs = runs.sort_values(["n", "_s", "_o"], kind="stable")
+    lines = [
+        "| path | $n$ | solver | wall time [s] | passes over $X$ read from storage | read from storage [MB/s] | "
+        "peak worker memory | largest relative difference to the in-memory $\\hat\\theta$ |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for (mode, n, series), sub in runs.groupby(["mode", "n", "series"], sort=False):
+        passes = sub["passes"].median()
+        rate = (sub["bytes_read"] / sub["wall_s"]).median() / 1e6
+        rss = sub["peak_worker_rss"].max()
+        cells = [
+            mode,
+            f"$2^{{{int(np.log2(n))}}}$",
+            series,
+            f"{sub['wall_s'].median():.2f}",
+            _cell(passes, ".2f"),
+            _cell(rate, ".0f", shown=bool(passes > 0.5)),
+            _cell(rss / 2**30, ".2f") + (" GiB" if np.isfinite(rss) else ""),
+            _cell(sub["relative_difference"].max(), ".1e"),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
