@@ -161,14 +161,7 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure J.2.** {glue:md}`appendix-j-theta0-caption:myst`", "name": "appendix-j-theta0"}} tags=["remove-input"]
 if stored is not None:
-    c = stored["spread"][stored["spread"]["design"] == "synthetic_correlated"]
-    caption(
-        "appendix-j-theta0",
-        "Correlated design at the paper's scale (results store, "
-        f"{len(c)} seeds): the OLS mean squared residual $\\tfrac1n\\|Y - X\\theta^*\\|^2$ of each seed against "
-        "the signal variance $\\theta_0^\\top\\Sigma\\,\\theta_0$ of its random unit coefficient vector "
-        "$\\theta_0$; the dashed line is the paper's value.",
-    )
+    caption("appendix-j-theta0", text.theta0_caption(stored["spread"]))
     draw_theta0(stored["spread"], title="paper scale (results store)")
 
 # %% [markdown]

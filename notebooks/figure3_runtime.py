@@ -51,7 +51,6 @@ seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 import matplotlib.pyplot as plt
 import numpy as np
-import pandas as pd
 from IPython.display import Markdown, display
 
 from fastmix_companion.pages import caption, stored_entry, use_book_style
@@ -152,12 +151,7 @@ else:
 if stored is not None and "timing" in stored:
     display(Markdown(text.timing_markdown(stored["timing"])))
 elif stored is not None:  # a run in progress: the load of each cell is in the runs table
-    load = (
-        stored["runs"]
-        .drop_duplicates("cell")
-        .groupby("dataset")
-        .agg(load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
-    )
+    load = text.load_table(stored["runs"])
     display(load.style.format(precision=2).set_caption("Machine load during timing (run in progress)"))
 
 # %% [markdown]
@@ -173,12 +167,9 @@ if stored is not None:
             ["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3", "IHM-gram"]
         ].style.set_caption("Measured: runtime(IHM, dense sketch) / runtime(method) [95% interval]")
     )
-paper = pd.DataFrame(
-    [(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
-    columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"],
-)
 display(
-    paper.style.format(precision=2)
+    text.paper_table()
+    .style.format(precision=2)
     .hide(axis="index")
     .set_caption("The paper (Figure 3): runtime(IHM) / runtime(method), 30 trials, i7-1255U")
 )

@@ -304,8 +304,8 @@ if stored is not None and "sweep" in stored:
 
 # %% tags=["remove-input"]
 if stored is not None and "sweep" in stored:
-    eps_table = 1.0 if 1.0 in set(stored["sweep"]["epsilon"]) else sorted(stored["sweep"]["epsilon"])[0]
-    display(Markdown(f"At $\\varepsilon = {eps_table:g}$ and $\\lambda = {SWEEP_LAMBDA:g}$:"))
+    eps_table = text.noise_epsilon(stored["sweep"])
+    display(Markdown(text.noise_lead(eps_table, SWEEP_LAMBDA)))
     display(Markdown(text.noise_markdown(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
     display(Markdown(text.noise_factor_text(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
 

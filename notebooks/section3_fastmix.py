@@ -243,12 +243,7 @@ if stored is not None and "accounting" in stored:
 if stored is not None and "accounting" in stored:
     acc = stored["accounting"]
     display(Markdown(text.accounting_text(acc, stored["tiny"].iloc[0])))
-    display(
-        acc[["gamma", "sigma", "eps_closed", "eps_tight", "eps_exact"]]
-        .rename(columns={"eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"})
-        .style.format("{:.4g}")
-        .hide(axis="index")
-    )
+    display(text.accounting_table(acc).style.format("{:.4g}").hide(axis="index"))
 
 # %% [markdown]
 # ## What differs from the paper

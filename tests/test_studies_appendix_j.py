@@ -74,3 +74,10 @@ def test_findings_say_whether_the_papers_values_are_typical_and_it_flips():
     assert "The paper's eigenvalues are 0.1 and 0.1 times the seeds' medians." in no
     # the residual is proportional to the signal variance here: correlation 1 between their logarithms
     assert "a factor of 1.22, and its logarithm has correlation 1.000 with that of the signal variance" in yes
+
+
+def test_theta0_caption_counts_the_correlated_seeds():
+    spread = pd.DataFrame({"design": ["synthetic_correlated"] * 3 + ["synthetic_sphere"] * 2})
+    caption = JT.theta0_caption(spread)
+    assert caption.startswith("Correlated design at the paper's scale (results store, 3 seeds): the OLS mean squared")
+    assert caption.endswith("the dashed line is the paper's value.")

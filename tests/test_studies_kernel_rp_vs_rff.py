@@ -143,3 +143,9 @@ def test_differences_name_the_capped_epsilons_and_it_flips():
     assert "exceeds the largest drawn dimension $M = 32$ at $\\varepsilon \\in \\{10\\}$ and is capped there" in capped
     assert "exceeds the largest drawn dimension $M = 32$ at no epsilon and is capped there" in none
     assert "it fits on 75% of the records and shares the budget among the releases of 2 projection dimensions" in none
+
+
+def test_noise_table_is_read_at_epsilon_one_when_the_sweep_has_it():
+    assert KT.noise_epsilon(pd.DataFrame({"epsilon": [10.0, 1.0, 0.5]})) == 1.0
+    assert KT.noise_epsilon(pd.DataFrame({"epsilon": [10.0, 2.0, 4.0]})) == 2.0
+    assert KT.noise_lead(2.0, 0.001) == "At $\\varepsilon = 2$ and $\\lambda = 0.001$:"

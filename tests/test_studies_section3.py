@@ -100,3 +100,12 @@ def test_accounting_text_gives_the_looseness_of_the_bounds():
     assert text.startswith("The tiny dataset has $n = 16$, $d = 2$, and its SRHT $k_2 = 8$ rows; the draw has ")
     assert "the tight bound's sketch part is 2 to 2 times the exact loss" in text
     assert "the closed form is 1.5 to 3 times the tight bound, the largest factor at $\\gamma = 4$" in text
+
+
+def test_accounting_table_heads_each_epsilon_by_its_source():
+    acc = pd.DataFrame(
+        {"gamma": [1.0], "sigma": [0.5], "eps_closed": [3.0], "eps_tight": [2.0], "eps_exact": [1.5], "alpha": [4.0]}
+    )
+    table = ST.accounting_table(acc)
+    assert list(table.columns) == ["gamma", "sigma", "eq. (9)", "eq. (114)", "exact"]
+    assert table.iloc[0].tolist() == [1.0, 0.5, 3.0, 2.0, 1.5]

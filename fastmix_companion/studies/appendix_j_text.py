@@ -20,6 +20,7 @@ __all__ = [
     "statistics_table",
     "statistics_markdown",
     "spread_text",
+    "theta0_caption",
     "stored_setting_text",
     "percentile_markdown",
     "findings_text",
@@ -97,6 +98,18 @@ def spread_text(spread) -> str:
         "$\\lambda_{\\max}(X^\\top X)$, $\\tfrac1n\\|Y - X\\theta^*\\|^2$ and $\\tfrac1n\\|Y\\|^2$ (columns), "
         f"for both synthetic designs (rows; {sizes}), one dot per seed ({spread.groupby('design').size().min()} "
         "seeds; the vertical position is random, for legibility), and the paper's value (red line)."
+    )
+
+
+def theta0_caption(spread) -> str:
+    """The caption of the stored theta0 figure: the correlated design's seeds, their OLS residual against the
+    signal variance of each seed's coefficient vector, and the paper's value."""
+    seeds = int((spread["design"] == "synthetic_correlated").sum())
+    return (
+        f"Correlated design at the paper's scale (results store, {seeds} seeds): the OLS mean squared residual "
+        "$\\tfrac1n\\|Y - X\\theta^*\\|^2$ of each seed against the signal variance "
+        "$\\theta_0^\\top\\Sigma\\,\\theta_0$ of its random unit coefficient vector $\\theta_0$; the dashed "
+        "line is the paper's value."
     )
 
 

@@ -13,7 +13,17 @@ import numpy as np
 from fastmix_companion.claims import Interval, format_interval
 from fastmix_companion.studies import figure3 as study
 
-__all__ = ["tex", "bars_setting", "stored_setting_text", "timing_markdown", "ratio_pivot", "findings_text", "gram_text"]
+__all__ = [
+    "tex",
+    "bars_setting",
+    "stored_setting_text",
+    "timing_markdown",
+    "load_table",
+    "ratio_pivot",
+    "paper_table",
+    "findings_text",
+    "gram_text",
+]
 
 
 def tex(shape) -> str:
@@ -136,4 +146,25 @@ def gram_text(tables, p) -> str:
         "Measured against the Gram-factor IHM: " + "; ".join(parts) + ". The claims table says "
         "whether the Gram route is faster at every shape; the column of dense IHM shows how much of the "
         "paper's speedup is the cost of forming the $k \\times n$ Gaussian sketch explicitly."
+    )
+
+
+def load_table(runs):
+    """The machine's 1-minute load per dataset while a run is in progress (before the ``timing`` table exists):
+    the smallest load before and the largest after any of its cells, and how many cells were timed."""
+    return (
+        runs.drop_duplicates("cell")
+        .groupby("dataset")
+        .agg(load1_min=("load1_before", "min"), load1_max=("load1_after", "max"), cells=("cell", "count"))
+    )
+
+
+def paper_table():
+    """Figure 3's table of the paper (:data:`~fastmix_companion.studies.figure3.PAPER_TABLE`), one row per
+    dataset: its shape, the ratios r1, r2, r3 and runtime(IHM) / runtime(method) per method."""
+    import pandas as pd
+
+    return pd.DataFrame(
+        [(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
+        columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"],
     )

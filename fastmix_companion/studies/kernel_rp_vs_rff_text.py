@@ -22,6 +22,8 @@ __all__ = [
     "stored_setting_text",
     "nonprivate_sweep_text",
     "private_sweep_text",
+    "noise_epsilon",
+    "noise_lead",
     "noise_markdown",
     "noise_factor_text",
     "hyper_markdown",
@@ -100,6 +102,16 @@ def private_sweep_text(sweep, grid, lam) -> str:
                     f"{int((eq['high'] < 1).sum())}, above in {int((eq['low'] > 1).sum())})"
                 )
     return ("With privacy, at $\\lambda = " + f"{lam:g}$: " + "; ".join(parts) + ".") if parts else ""
+
+
+def noise_epsilon(sweep) -> float:
+    """The epsilon the noise table shows: 1 when the sweep ran at it, else the smallest epsilon of the sweep."""
+    return 1.0 if 1.0 in set(sweep["epsilon"]) else sorted(sweep["epsilon"])[0]
+
+
+def noise_lead(eps, lam) -> str:
+    """The line above the noise table: the epsilon and lambda it is read at."""
+    return f"At $\\varepsilon = {eps:g}$ and $\\lambda = {lam:g}$:"
 
 
 def noise_markdown(noise, sweep, eps, lam) -> str:

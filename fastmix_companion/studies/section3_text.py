@@ -16,6 +16,7 @@ __all__ = [
     "paper_size_markdown",
     "findings_text",
     "accounting_text",
+    "accounting_table",
 ]
 
 
@@ -137,3 +138,10 @@ def accounting_text(acc, tiny) -> str:
         f"(the simplified bound $25\\alpha/(32\\gamma^2)$ restricts the Renyi order to $\\alpha < 8\\gamma/25$, "
         f"which leaves little room near the smallest admissible $\\gamma = 25/8$)."
     )
+
+
+def accounting_table(acc):
+    """The ``accounting`` table as the page shows it: gamma, sigma and the epsilon of each accounting, headed by
+    its source (eq. (9) of the closed form, eq. (114) of the tight bound, and the exact divergence)."""
+    names = {"eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"}
+    return acc[["gamma", "sigma", *names]].rename(columns=names)
