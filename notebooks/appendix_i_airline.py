@@ -324,8 +324,7 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure 4 (smoke scale).** {glue:md}`appi-smoke-caption:myst`", "name": "appi-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-info = smoke["datasets"].iloc[0]
-print(f"data: {info['dataset']} ({info['why']}); {len(smoke['runs'])} solver runs")
+print(text.run_data_line(smoke))
 caption(
     "appi-smoke",
     "Smoke-scale run, computed live at this page's parameters: the accuracy-runtime trade-off of "

@@ -256,8 +256,8 @@ if stored is not None:
 
 # %% mystnb={"figure": {"caption": "**Figure 2 (smoke scale).** {glue:md}`fig2-smoke-caption:myst`", "name": "fig2-smoke"}} tags=["hide-input"]
 smoke = run_study(NAME, PARAMS, log=None)
-for item in smoke["skipped"].itertuples():
-    print(f"skipped {item.dataset}: {item.reason.splitlines()[0]}")
+for line in text.skipped_lines(smoke["skipped"]):
+    print(line)
 caption(
     "fig2-smoke",
     "Smoke-scale run, computed live at this page's parameters: "

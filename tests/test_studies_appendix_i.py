@@ -242,3 +242,7 @@ def test_the_runs_table_keeps_its_columns_in_their_order():
     if stored.is_file():  # the committed entry: the cell key, then these columns
         header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
         assert header[1 : 1 + len(expected)] == expected
+
+
+def test_run_data_line_names_the_data_and_counts_the_runs():
+    assert AT.run_data_line(_tables(trials=2)) == "data: toy (it is small); 20 solver runs"

@@ -375,3 +375,9 @@ def test_the_runs_table_keeps_its_columns_in_their_order():
     if stored.is_file():  # the committed entry: the cell key, then these columns
         header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
         assert header[1 : 1 + len(expected)] == expected
+
+
+def test_skipped_lines_name_each_dataset_left_out_and_why():
+    skipped = pd.DataFrame({"dataset": ["rossmann", "beijing"], "reason": ["not in the cache\nfetch it first", "gone"]})
+    assert FT.skipped_lines(skipped) == ["skipped rossmann: not in the cache", "skipped beijing: gone"]
+    assert FT.skipped_lines(skipped.iloc[:0]) == []

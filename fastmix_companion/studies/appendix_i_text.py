@@ -19,6 +19,7 @@ __all__ = [
     "data_setting",
     "series_label",
     "stored_setting_text",
+    "run_data_line",
     "findings_text",
     "noise_text",
     "runtime_text",
@@ -269,3 +270,9 @@ def runtime_table(tables):
         if s in times
     ]
     return pd.DataFrame(rows)
+
+
+def run_data_line(tables) -> str:
+    """The data a run used, why that set, and how many solver runs it made, on one line."""
+    info = tables["datasets"].iloc[0]
+    return f"data: {info['dataset']} ({info['why']}); {len(tables['runs'])} solver runs"

@@ -20,6 +20,7 @@ __all__ = [
     "findings_text",
     "ratios_text",
     "accounting_text",
+    "skipped_lines",
     "eta_ratios",
     "eta_table",
     "noise_table",
@@ -229,3 +230,8 @@ def accounting_table(tables, T: int):
             axis=1,
         )
     )
+
+
+def skipped_lines(skipped) -> list[str]:
+    """One line per dataset a run left out (the study's ``skipped`` table): its name and the first line of why."""
+    return [f"skipped {item.dataset}: {item.reason.splitlines()[0]}" for item in skipped.itertuples()]
