@@ -344,6 +344,8 @@ class Claim:
         How the run compares with the paper's setting.
     magnitudes : tuple of Magnitude
         The paper's numbers this claim is about, measured / paper.
+    headline : bool
+        Whether the book's landing page lists this check among the headline findings.
     """
 
     claim: str
@@ -354,6 +356,7 @@ class Claim:
     source: Source | None = None
     setting: Setting = PAPER_SETTING
     magnitudes: tuple[Magnitude, ...] = ()
+    headline: bool = False
 
     @property
     def verdict(self) -> str:

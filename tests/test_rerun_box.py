@@ -32,14 +32,14 @@ pytestmark = pytest.mark.notebook
 NOTEBOOK = "hello_fastmix"
 
 
-def _box_block(css_class: str) -> str:
+def _box_block(css_class: str, notebook: str = NOTEBOOK) -> str:
     if fastmix_book is None:
         skip_or_fail(_REASON)
     from docutils import nodes  # installed with Sphinx, which the extension needs
 
     from fastmix_companion import run
 
-    box = fastmix_book.rerun_box(run.resolve_notebook(NOTEBOOK))
+    box = fastmix_book.rerun_box(run.resolve_notebook(notebook))
     blocks = [n.astext() for n in box.findall(nodes.literal_block) if css_class in n["classes"]]
     assert len(blocks) == 1, f"the box should hold one {css_class} block, found {len(blocks)}"
     return blocks[0]
@@ -121,3 +121,9 @@ def test_the_commands_without_the_venv_prefix_fail_in_the_same_shell(fresh_root,
         pytest.skip("jupytext or papermill is installed system-wide, so the bare command would run")
     done = _bash(bare, fresh_root, tmp_path)
     assert done.returncode != 0 and "command not found" in done.stderr, done.stderr
+
+
+def test_a_page_without_a_seed_gets_a_command_with_its_defaults():
+    text = _box_block("fastmix-rerun-command", "what_holds")
+    assert text.strip() == ".venv/bin/python -m fastmix_companion.run what_holds", text
+    assert "-p seed 1" in _box_block("fastmix-rerun-command")  # hello_fastmix has a seed: the example changes it

@@ -184,7 +184,10 @@ def rerun_box(path: Path) -> nodes.Element:
     intro += nodes.literal(text="-p NAME VALUE")
     intro += nodes.Text(" per line):")
     box += intro
-    command = launcher_command(path, {"seed": 1})
+    from fastmix_companion.notebook_parameters import inspect_parameters
+
+    # the example changes the seed where the page has one; otherwise it re-runs the defaults
+    command = launcher_command(path, {"seed": 1} if "seed" in inspect_parameters(path) else {})
     box += nodes.literal_block(command, command, language="bash", classes=["fastmix-rerun-command"])
     try:
         entry = run.load_paper_scale(path.parent).get(name)

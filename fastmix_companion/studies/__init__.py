@@ -30,7 +30,7 @@ from collections.abc import Callable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from fastmix_companion.parameters import Integer, ParameterError, check_parameters
+from fastmix_companion.parameters import ChoiceList, Integer, ParameterError, check_parameters
 from fastmix_companion.store import steal_seconds
 
 __all__ = [
@@ -141,7 +141,9 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, Any]] = {
     "hello_fastmix": {
         "n": Integer(2, power_of_two=True),  # the Walsh-Hadamard transform needs a power of two
         "seed": Integer(0),  # numpy seeds are non-negative
-    }
+    },
+    # the summary page gathers the verdicts of these pages (empty: every page with stored results)
+    "what_holds": {"notebooks": ChoiceList(options=tuple(sorted(STUDIES)), min_items=0)},
 }
 
 

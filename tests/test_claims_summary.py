@@ -1,0 +1,91 @@
+"""Tests for fastmix_companion.claims_summary: the book's page of every verdict."""
+
+import math
+
+import pytest
+
+from fastmix_companion import claims_summary as S
+from fastmix_companion.claims import OURS, Claim, Interval, Magnitude, Setting, fastmix_paper, kernel_paper
+
+
+def _rows():
+    big = Magnitude("IHM / FastIHS", 4.31, Interval(7.4, 6.9, 8.0))
+    return [
+        S.PageClaim("figure3_runtime", "Figure 3", Claim("faster", "p", "m1", "r", True, fastmix_paper("Figure 3"))),
+        S.PageClaim(
+            "figure3_runtime",
+            "Figure 3",
+            Claim("sizes", "p", "m2", "r", True, fastmix_paper("Figure 3"), magnitudes=(big,)),
+        ),
+        S.PageClaim(
+            "solver_choice",
+            "Which solver",
+            Claim("k2 near n", "p", "m3", "r", False, fastmix_paper("Section 5"), Setting(("k2 = 0.78 n",), False)),
+        ),
+        S.PageClaim("kernel_rates", "Rates", Claim("rate", "p", "m4", "r", None, kernel_paper("Theorem 3"))),
+        S.PageClaim("figure3_runtime", "Figure 3", Claim("gram <fast>", "p", "m5", "r", True, OURS, headline=True)),
+        S.PageClaim("regime_map", "Regime map", Claim("old", "p", "m6", "r", False)),
+    ]
+
+
+def test_rows_split_by_whose_claim():
+    rows = _rows()
+    assert [r.claim.claim for r in S.paper_claims(rows, "FastMix paper")] == ["faster", "sizes", "k2 near n"]
+    assert [r.claim.claim for r in S.paper_claims(rows, "kernel paper")] == ["rate"]
+    assert [r.claim.claim for r in S.own_findings(rows)] == ["gram <fast>"]
+    assert [r.claim.claim for r in S.unstated(rows)] == ["old"]
+
+
+def test_counts_sentence_counts_every_verdict_and_pages():
+    rows = S.paper_claims(_rows(), "FastMix paper")
+    text = S.counts_sentence(rows, "the FastMix paper's claims")
+    assert text == (
+        "3 checks of the FastMix paper's claims, on 2 pages: holds 1; holds in direction, not in size 1; "
+        "not comparable 1."
+    )
+    assert S.counts_sentence([], "x") == "No stored result checks x yet."
+
+
+def test_summary_table_links_each_page_and_bolds_decided_verdicts():
+    table = S.summary_markdown(S.paper_claims(_rows(), "FastMix paper"))
+    lines = table.splitlines()
+    assert len(lines) == 2 + 3
+    assert "[Figure 3](figure3_runtime.ipynb)" in lines[2] and "**holds**" in lines[2]
+    assert "**holds in direction, not in size**" in lines[3] and "outside a factor 2" in lines[3]
+    assert "| not comparable |" in lines[4] and "not the paper's: k2 = 0.78 n" in lines[4]
+
+
+def test_headline_lists_the_counts_and_the_marked_checks_escaped():
+    html = S.headline_html(_rows())
+    assert html.count("<li>") == 3 + 1  # two papers, our questions, one headline check
+    assert "<b>gram &lt;fast&gt;</b> (ours): <i>holds</i>. m5" in html
+
+
+def test_stored_claims_is_empty_without_a_stored_entry(tmp_path):
+    assert S.stored_claims("figure3_runtime", root=tmp_path) == []
+
+
+def test_collect_follows_the_book_order(monkeypatch):
+    seen = []
+
+    def fake(name, root=None):
+        seen.append(name)
+        return [Claim(name, "p", "m", "r", True, OURS)] if name in ("figure3_runtime", "figure1_noise_scale") else []
+
+    monkeypatch.setattr(S, "stored_claims", fake)
+    rows = S.collect()
+    assert [r.notebook for r in rows] == ["figure1_noise_scale", "figure3_runtime"]
+    assert seen.index("figure1_noise_scale") < seen.index("figure3_runtime") < seen.index("kernel_rates")
+    assert rows[0].title.startswith("Figure 1")
+
+
+def test_verdict_definitions_cover_the_five_words():
+    text = S.verdicts_markdown()
+    for word in ("holds", "holds in direction, not in size", "not comparable", "undecided", "does not hold"):
+        assert f"{word}\n: " in text
+
+
+@pytest.mark.parametrize("value", [math.nan, 0.0])
+def test_magnitudes_need_a_positive_paper_value(value):
+    with pytest.raises(ValueError):
+        Magnitude("q", value, Interval(1.0, 0.5, 2.0))
