@@ -3,7 +3,20 @@
 import numpy as np
 import pandas as pd
 
-from fastmix_companion.claims import Claim
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    PAPER_SETTING,
+    UNDECIDED,
+    Claim,
+    Setting,
+    Source,
+    fastmix_paper,
+    verdict_counts,
+)
+from fastmix_companion.studies import appendix_i as AI
 from fastmix_companion.studies import appendix_i_text as AT
 
 EPS = (1.0, 10.0)
@@ -18,7 +31,22 @@ SIZES = pd.DataFrame(
 )
 
 
-def _tables(*, r2=2.0, r3=1.0, gram=1.0, t_dense=1.0, t_r3=0.1, t_gram=0.01, trials=12, seed=0):
+def _tables(
+    *,
+    r2=2.0,
+    r3=1.0,
+    gram=1.0,
+    t_dense=1.0,
+    t_r3=0.1,
+    t_gram=0.01,
+    trials=12,
+    seed=0,
+    n=2**18,
+    lambda_min=0.047,
+    dataset="toy",
+    preprocessing="none",
+    spread=0.05,
+):
     """Excess risks (relative to dense IHM's 1.0) and runtimes (seconds) per series, a 5% spread across trials."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -39,7 +67,7 @@ def _tables(*, r2=2.0, r3=1.0, gram=1.0, t_dense=1.0, t_r3=0.1, t_gram=0.01, tri
                         "k2_ratio": ratio,
                         "epsilon": e,
                         "trial": t,
-                        "excess_risk": level * np.exp(0.05 * rng.standard_normal()),
+                        "excess_risk": level * np.exp(spread * rng.standard_normal()),
                         "runtime_s": seconds * np.exp(0.05 * rng.standard_normal()),
                     }
                 )
@@ -63,13 +91,14 @@ def _tables(*, r2=2.0, r3=1.0, gram=1.0, t_dense=1.0, t_r3=0.1, t_gram=0.01, tri
     info = pd.DataFrame(
         [
             {
-                "dataset": "toy",
+                "dataset": dataset,
                 "why": "it is small",
-                "n": 2**18,
+                "n": n,
                 "n_raw": 300000,
                 "d": 4,
-                "n_over_d": 2**16,
-                "preprocessing": "none",
+                "n_over_d": n / 4,
+                "lambda_min": lambda_min,
+                "preprocessing": preprocessing,
             }
         ]
     )
@@ -79,8 +108,8 @@ def _tables(*, r2=2.0, r3=1.0, gram=1.0, t_dense=1.0, t_r3=0.1, t_gram=0.01, tri
 P = {"T": 4, "n_trials": 12, "epsilons": "1,10"}
 
 
-def _claim(holds, name):
-    return Claim(claim=name, paper="Appendix I", measured="x", rule="y", holds=holds)
+def _claim(holds, name, source=None, setting=PAPER_SETTING):
+    return Claim(claim=name, paper="Appendix I", measured="x", rule="y", holds=holds, source=source, setting=setting)
 
 
 def test_setting_texts_and_labels():
@@ -97,16 +126,31 @@ def test_setting_texts_and_labels():
 
 
 def test_findings_tally_and_ratios():
-    text = AT.findings_text(_tables(), [_claim(True, "a"), _claim(False, "b"), _claim(False, "c")])
-    assert text.startswith("Of the 3 checks, 1 holds and 2 do not: b; c.\n\nFastIHM with the largest SRHT has ")
-    assert AT.findings_text(_tables(), [_claim(True, "a"), _claim(True, "b")]).startswith("Of the 2 checks, 2 hold.")
+    paper, ours = fastmix_paper("Figure 4"), Source(None, "why not")
+    away = Setting(("n = 2^18",), comparable=False)
+    checks = [_claim(True, "a", paper), _claim(False, "b", paper, away), _claim(True, "c", ours)]
+    text = AT.findings_text(_tables(), checks)
+    assert text.startswith(
+        "Of the 2 claims of the FastMix paper checked here (Figure 4), the verdicts are holds (1), not comparable (1)."
+        " 1 is not comparable because this run is outside the paper's setting (what differs: n = 2^18). Our own "
+        "question: c (holds).\n\nFastIHM with the largest SRHT has "
+    )
+
+
+def test_checks_sentence_counts_verdicts_and_flips():
+    paper = fastmix_paper("Figure 4")
+    holds = AT.checks_sentence([_claim(True, "a", paper)])
+    fails = AT.checks_sentence([_claim(False, "a", paper)])
+    assert holds == "Of the 1 claims of the FastMix paper checked here (Figure 4), the verdicts are holds (1)."
+    assert fails.endswith("the verdicts are does not hold (1).")
+    assert AT.checks_sentence([]) == "No check was made."
 
 
 def test_findings_say_where_the_larger_sketch_stops_helping_and_it_flips():
     flat = AT.findings_text(_tables(r2=1.0, r3=1.0), [])
     steep = AT.findings_text(_tables(r2=2.0, r3=1.0), [])
     assert (
-        "The step from $r_2$ to $r_3$ lowers the excess risk significantly at $\\varepsilon \\in \\{\\}$ but " in flat
+        "lowers the excess risk significantly (Holm over the page's tests) at $\\varepsilon \\in \\{\\}$ but " in flat
     )
     assert "but not at $\\varepsilon \\in \\{1, 10\\}$" in flat
     assert "The step from $r_2$ to $r_3$" not in steep
@@ -121,12 +165,13 @@ def test_findings_explain_a_far_fastihm_by_its_hessian_noise_and_it_flips():
     assert "not within a factor 2" not in near
 
 
-def test_findings_report_disagreeing_ihm_routes_and_it_flips():
+def test_findings_report_whether_the_ihm_routes_agree_and_it_flips():
     agree = AT.findings_text(_tables(gram=1.0), [])
     differ = AT.findings_text(_tables(gram=1.3), [])
-    assert "The two IHM routes release the same random variable" not in agree
-    assert "yet their interval excludes 1 at $\\varepsilon \\in \\{1, 10\\}$ (Gram / dense: " in differ
-    assert "out of 2 epsilons tested" in differ
+    assert "so at every $\\varepsilon$ the routes are shown to agree within 10%" in agree
+    assert "Equal accuracy is rejected at no $\\varepsilon$ after Holm over the page's tests." in agree
+    assert "agreement within 10% is not shown at every $\\varepsilon$" in differ
+    assert "Equal accuracy is rejected at $\\varepsilon \\in \\{1, 10\\}$ after Holm over the page's tests" in differ
 
 
 def test_noise_text_reports_each_sketch_and_the_cost_of_shrinking_it():
@@ -140,15 +185,19 @@ def test_noise_text_reports_each_sketch_and_the_cost_of_shrinking_it():
 
 
 def test_runtime_verdict_against_the_paper_flips():
-    below = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.2), P)  # 5x, the paper has 14.18
-    above = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.02), P)  # 50x
-    close = AT.runtime_text(_tables(t_dense=1.0, t_r3=1 / 14.18, trials=2, seed=1), P)
+    at = {"n": 2**22, "lambda_min": 0.7}
+    below = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.2, **at), P)  # 5x, the paper has 14.18
+    above = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.02, **at), P)  # 50x
+    close = AT.runtime_text(_tables(t_dense=1.0, t_r3=1 / 14.18, trials=2, seed=1, **at), P)
     assert (
         below.startswith("Here the ratio IHM / FastIHM at the largest $k_2$ is ") and "below the paper's 14.18" in below
     )
     assert above.startswith("Here the ratio at the largest $k_2$, ") and "is above the paper's 14.18" in above
     assert "is compatible with the paper's 14.18" in close
-    assert "Dense IHM draws $T k n = 38$ million Gaussian numbers per solve" in below
+    assert "Dense IHM draws $T k n = 604$ million Gaussian numbers per solve" in below
+    # at n = 2^18 the run says first that it cannot be compared with the paper's table
+    small = AT.runtime_text(_tables(t_dense=1.0, t_r3=0.2), P)
+    assert small.startswith("This run is not comparable with the paper's table: toy stand-in for the airline data")
 
 
 def test_runtime_says_whether_the_gram_route_is_fastest_and_it_flips():
@@ -246,3 +295,97 @@ def test_the_runs_table_keeps_its_columns_in_their_order():
 
 def test_run_data_line_names_the_data_and_counts_the_runs():
     assert AT.run_data_line(_tables(trials=2)) == "data: toy (it is small); 20 solver runs"
+
+
+def test_setting_differences_text_says_whether_the_papers_claims_can_be_judged_and_it_flips():
+    small = AT.setting_differences_text(_tables(preprocessing="a | subsampled 262144 rows"))
+    big = AT.setting_differences_text(
+        _tables(n=2**22, lambda_min=0.75, dataset="nycflights", preprocessing="resampled 4194304 rows")
+    )
+    assert small.startswith("**This entry.** Rows: subsampled 262144 rows. What differs from the paper's setting: ")
+    assert "The paper's claims are therefore not comparable on it" in small
+    assert "rows drawn with replacement to reach n (a row is not one distinct flight)" in big
+    assert "lambda_min = 0.75, 1.09 times the paper's 0.685 (within a factor 2)" in big
+    assert big.endswith("The paper's claims are judged on it, with these differences stated.")
+
+
+# --------------------------------------------------------------------------- the claims (appendix_i.claims)
+
+
+def test_run_setting_is_read_from_the_datasets_table():
+    small = AI.run_setting(_tables(dataset="nycflights")["datasets"])
+    assert not small.comparable
+    assert "n = 262,144 = 2^18, the paper's 2^22 = 4,194,304" in small.differences
+    assert "lambda_min = 0.047, 0.0686 times the paper's 0.685 (outside a factor 2)" in small.differences
+    resampled = _tables(n=2**22, lambda_min=0.75, dataset="nycflights", preprocessing="x | resampled 4194304 rows")
+    big = AI.run_setting(resampled["datasets"], timed=True, blas_threads=1)
+    assert big.comparable and len(big.differences) == 4  # stand-in, resampled rows, lambda_min, machine
+    low = AI.run_setting(_tables(n=2**22, lambda_min=0.2)["datasets"])  # n = 2^22 is not enough
+    assert not low.comparable
+    airline = AI.run_setting(_tables(n=2**22, lambda_min=0.685, dataset="airline")["datasets"])
+    assert airline == PAPER_SETTING
+
+
+def _by_name(tables, **kw):
+    return {c.claim: c for c in AI.claims(tables, **kw)}
+
+
+BIG = {"n": 2**22, "lambda_min": 0.75, "dataset": "nycflights", "preprocessing": "resampled 4194304 rows"}
+
+
+def test_every_claim_states_its_source_and_the_papers_are_not_comparable_at_small_n():
+    claims = AI.claims(_tables())
+    assert all(c.source is not None for c in claims)
+    ours = {c.claim for c in claims if c.source.is_ours}
+    assert ours == {
+        "Gram-factor IHM has dense IHM's accuracy within a factor 1.1",
+        "Gram-factor IHM is faster than FastIHM",
+    }
+    assert {c.verdict for c in claims if not c.source.is_ours} == {NOT_COMPARABLE}
+    assert {c.verdict for c in AI.claims(_tables(**BIG)) if not c.source.is_ours} != {NOT_COMPARABLE}
+
+
+def test_speedup_holds_in_size_or_only_in_direction():
+    paper = 14.18
+    near = _by_name(_tables(t_dense=1.0, t_r3=1 / paper, **BIG))["FastIHM r3 is faster than IHM by the paper's factor"]
+    far = _by_name(_tables(t_dense=1.0, t_r3=1 / (5 * paper), **BIG))[
+        "FastIHM r3 is faster than IHM by the paper's factor"
+    ]
+    slow = _by_name(_tables(t_dense=1.0, t_r3=3.0, **BIG))["FastIHM r3 is faster than IHM by the paper's factor"]
+    assert near.verdict == HOLDS and near.magnitudes[0].paper == paper
+    assert far.verdict == HOLDS_IN_DIRECTION and "outside a factor 2" in far.size
+    assert slow.verdict == DOES_NOT_HOLD
+
+
+def test_gram_agreement_holds_within_the_factor_does_not_hold_outside_and_is_undecided_when_noisy():
+    name = "Gram-factor IHM has dense IHM's accuracy within a factor 1.1"
+    assert _by_name(_tables(gram=1.02))[name].verdict == HOLDS  # a 2% difference is within 10%
+    assert _by_name(_tables(gram=1.5))[name].verdict == DOES_NOT_HOLD
+    assert _by_name(_tables(gram=1.0, spread=0.5, trials=4))[name].verdict == UNDECIDED
+
+
+def test_close_to_ihm_and_the_k2_steps_flip():
+    close = "FastIHM at the largest k2 is close to IHM"
+    assert _by_name(_tables(r3=1.0, **BIG))[close].verdict == HOLDS
+    assert _by_name(_tables(r3=3.0, r2=6.0, **BIG))[close].verdict == DOES_NOT_HOLD
+    step = "excess risk falls from r2 to r3"
+    assert _by_name(_tables(r2=2.0, r3=1.0, **BIG))[step].verdict == HOLDS
+    assert _by_name(_tables(r2=1.0, r3=2.0, **BIG))[step].verdict == DOES_NOT_HOLD
+    tests = AI.page_tests(_tables())
+    assert len(tests) == 3 * len(EPS)  # two k2 steps and the two IHM routes, Holm-corrected together
+
+
+def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts():
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(AI.NOTEBOOK)
+    tables = store.load()
+    if tables is None:
+        return
+    claims = AI.stored_claims(tables, store.parameters())
+    assert claims and all(c.source is not None for c in claims)
+    counts = verdict_counts(claims)
+    if int(tables["datasets"]["n"].iloc[0]) == 2**18:  # the stand-in subsampled to 2^18: lambda_min 0.047
+        assert counts == {HOLDS: 2, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 7, UNDECIDED: 0, DOES_NOT_HOLD: 0}
+    else:  # the paper-scale entry: the paper's claims are judged
+        assert counts[NOT_COMPARABLE] == 0 and sum(counts.values()) == 9

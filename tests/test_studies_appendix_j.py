@@ -2,22 +2,34 @@
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fastmix import datasets as fd
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    UNDECIDED,
+    holm,
+    verdict_counts,
+)
 from fastmix_companion.studies import appendix_j as J
 from fastmix_companion.studies import appendix_j_text as JT
 
 STATS = ("lambda_min", "lambda_max", "ols_mse", "y_sq_mean")
 
 
-def _spread(scale=1.0, seeds=21):
-    """Seeds whose statistics are the paper's times scale * (0.9 ... 1.1), so the paper's value is the median at 1."""
+def _spread(scale=1.0, seeds=21, n=2**19, d=32, ols_spread=0.1):
+    """Seeds whose statistics are the paper's times scale * (0.9 ... 1.1), so the paper's value is the median at 1;
+    the OLS residual's spread is (1 - ols_spread ... 1 + ols_spread) on the log scale instead."""
     rows = []
     for design in ("synthetic_sphere", "synthetic_correlated"):
         paper = fd.PAPER_STATISTICS[design]
-        for s, f in enumerate(np.linspace(0.9, 1.1, seeds)):
-            row = {"design": design, "seed": s, "n": 1024, "d": 8, "signal_var": 2.0 * f}
+        for s, (f, g) in enumerate(zip(np.linspace(0.9, 1.1, seeds), np.linspace(-1, 1, seeds), strict=True)):
+            row = {"design": design, "seed": s, "n": n, "d": d, "signal_var": 2.0 * f}
             row.update({k: paper[k] * scale * f for k in STATS})
+            row["ols_mse"] = paper["ols_mse"] * scale * np.exp(ols_spread * g)
             rows.append(row)
     return pd.DataFrame(rows)
 
@@ -55,7 +67,7 @@ def test_settings_and_captions():
     )
     assert (
         "(rows; sphere design at $n = 1,024$, $d = 8$; correlated design at $n = 1,024$, $d = 8$), one dot per "
-        "seed (21 seeds;" in JT.spread_text(_spread())
+        "seed (21 seeds;" in JT.spread_text(_spread(n=1024, d=8))
     )
     row = JT.percentile_markdown(J.percentile_table(_spread())).splitlines()[2]
     assert row.startswith("| synthetic_sphere | $\\lambda_{\\min}(X^\\top X)$ | 1.617e+04 | 50 | 1.617e+04 | ")
@@ -66,14 +78,96 @@ def test_findings_say_whether_the_papers_values_are_typical_and_it_flips():
     atypical = _spread(scale=10.0)
     yes = JT.findings_text(typical, J.claims({"spread": typical}))
     no = JT.findings_text(atypical, J.claims({"spread": atypical}))
-    assert yes.startswith("Of the paper's 8 seed-dependent values, 8 are typical draws.")
-    assert no.startswith(
-        "Of the paper's 8 seed-dependent values, 0 are typical draws and 8 are not (synthetic_sphere: lambda_min; "
-    )
+    assert yes.startswith("The 6 checks (FastMix paper, Appendix J, table, row 'Synthetic: lambda_min ~ n/d'")
+    assert "give the verdicts holds (6)." in yes and "Does not hold" not in yes
+    assert "give the verdicts does not hold (6). Does not hold: synthetic_sphere: eigenvalues; " in no
     assert "On the **sphere** design the paper's eigenvalues lie at percentiles 50 ($\\lambda_{\\min}$) and 50" in yes
     assert "The paper's eigenvalues are 0.1 and 0.1 times the seeds' medians." in no
+    assert "the claims table therefore checks the two as one" in yes
     # the residual is proportional to the signal variance here: correlation 1 between their logarithms
     assert "a factor of 1.22, and its logarithm has correlation 1.000 with that of the signal variance" in yes
+    assert yes.endswith("decides this column of the paper's table, and the claims table's check of it is holds.")
+
+
+def test_checks_sentence_names_undecided_and_not_comparable_checks_with_the_reason():
+    wide = _spread(ols_spread=3.0)  # the OLS residuals spread over a factor e^6: one draw cannot be judged
+    text = JT.checks_sentence(J.claims({"spread": wide}))
+    assert (
+        "give the verdicts holds (4), undecided (2). Undecided: synthetic_sphere: OLS residual; synthetic_corr" in text
+    )
+    small = _spread(n=1024, d=8)
+    text = JT.checks_sentence(J.claims({"spread": small}))
+    assert "give the verdicts not comparable (6). Not comparable: synthetic_sphere: eigenvalues; " in text
+    assert "because seeds at n = 1,024, d = 8, the paper's n = 524,288, d = 32 (the eigenvalues grow with n)" in text
+    assert JT.checks_sentence([]) == "No check was made."
+
+
+# --------------------------------------------------------------------------- the claims (appendix_j.claims)
+
+
+def _verdicts(spread, **kw):
+    return {c.claim: c.verdict for c in J.claims({"spread": spread}, **kw)}
+
+
+def test_the_eigenvalues_are_one_check_per_design_and_every_claim_states_its_source():
+    claims = J.claims({"spread": _spread()})
+    assert [c.claim for c in claims] == [
+        "synthetic_sphere: the paper's eigenvalues are a typical draw",
+        "synthetic_sphere: the paper's OLS residual is a typical draw",
+        "synthetic_sphere: the paper's mean squared response is a typical draw",
+        "synthetic_correlated: the paper's eigenvalues are a typical draw",
+        "synthetic_correlated: the paper's OLS residual is a typical draw",
+        "synthetic_correlated: the paper's mean squared response is a typical draw",
+    ]
+    assert all(c.source.paper == "FastMix paper" and "Appendix J" in c.source.location for c in claims)
+    assert len(claims[0].magnitudes) == 2 and "correlate at 1.0000" in claims[0].measured
+
+
+def test_each_verdict_word_of_the_typical_draw_checks():
+    assert set(_verdicts(_spread()).values()) == {HOLDS}
+    assert set(_verdicts(_spread(scale=10.0)).values()) == {DOES_NOT_HOLD}
+    assert set(_verdicts(_spread(seeds=10)).values()) == {UNDECIDED}  # fewer than 20 seeds
+    assert set(_verdicts(_spread(n=2**16)).values()) == {NOT_COMPARABLE}  # the eigenvalues grow with n
+    wide = _verdicts(_spread(ols_spread=3.0))
+    assert wide["synthetic_correlated: the paper's OLS residual is a typical draw"] == UNDECIDED
+    assert wide["synthetic_correlated: the paper's mean squared response is a typical draw"] == HOLDS
+    # the paper's value just outside a tight spread, within a factor 2 in size: rejected, yet near in size
+    near = _verdicts(_spread(scale=1.3))
+    assert set(near.values()) == {DOES_NOT_HOLD}
+
+
+def test_holm_runs_over_the_pages_checks():
+    spread = _spread()
+    table = J.check_table(spread)
+    assert len(table) == 6
+    assert table["reject"].tolist() == holm(table["p"].tolist())
+    p = J.prediction_p(1.0, np.exp(np.linspace(-1, 1, 21)))
+    assert p == pytest.approx(1.0)
+    # one value at about p = 0.02 alone: rejected by itself, not after Holm over six checks
+    x = np.exp(np.random.default_rng(0).standard_normal(50))
+    v = float(np.exp(np.mean(np.log(x)) + 2.4 * np.std(np.log(x), ddof=1)))
+    assert 0.01 < J.prediction_p(v, x) < 0.05 / 1 and not holm([J.prediction_p(v, x)] + [0.5] * 5)[0]
+
+
+def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts():
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(J.NOTEBOOK)
+    tables = store.load()
+    if tables is None:
+        return
+    claims = J.stored_claims(tables, store.parameters())
+    assert claims and all(c.source is not None for c in claims)
+    assert verdict_counts(claims) == {
+        HOLDS: 5,
+        HOLDS_IN_DIRECTION: 0,
+        NOT_COMPARABLE: 0,
+        UNDECIDED: 1,
+        DOES_NOT_HOLD: 0,
+    }
+    by_name = {c.claim: c.verdict for c in claims}
+    assert by_name["synthetic_correlated: the paper's OLS residual is a typical draw"] == UNDECIDED
+    assert by_name["synthetic_correlated: the paper's eigenvalues are a typical draw"] == HOLDS
 
 
 def test_theta0_caption_counts_the_correlated_seeds():

@@ -7,10 +7,12 @@ caption, the percentile table, and where the paper's seed-dependent values fall 
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from fastmix import datasets as fd
-from fastmix_companion.claims import percentile_of
+from fastmix_companion.claims import DOES_NOT_HOLD, NOT_COMPARABLE, UNDECIDED, percentile_of, verdict_counts
 from fastmix_companion.studies import appendix_j as study
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "theta0_caption",
     "stored_setting_text",
     "percentile_markdown",
+    "checks_sentence",
     "findings_text",
 ]
 
@@ -137,20 +140,36 @@ def percentile_markdown(pct) -> str:
 
 
 def _short(claim) -> str:
-    return claim.claim.split(": ")[0] + ": " + claim.claim.split("'s ")[1].split(" is")[0]
+    """'synthetic_correlated: the paper's OLS residual is a typical draw' -> 'synthetic_correlated: OLS residual'."""
+    design, rest = claim.claim.split(": ", 1)
+    return design + ": " + re.sub(r" (is|are) a typical draw$", "", rest.removeprefix("the paper's "))
+
+
+def checks_sentence(checks) -> str:
+    """How the checks of the claims table came out, counted by verdict, with whose claims they are, which
+    checks do not hold or are undecided, and why a check is not comparable (the setting's differences)."""
+    if not checks:
+        return "No check was made."
+    counts = verdict_counts(checks)
+    listed = ", ".join(f"{word} ({k})" for word, k in counts.items() if k)
+    places = list(dict.fromkeys(str(c.source) if c.source is not None else "not stated" for c in checks))
+    text = [f"The {len(checks)} checks ({'; '.join(places)}) give the verdicts {listed}."]
+    for word in (DOES_NOT_HOLD, UNDECIDED):
+        names = [_short(c) for c in checks if c.verdict == word]
+        if names:
+            text.append(f"{word[0].upper() + word[1:]}: {'; '.join(names)}.")
+    away = [c for c in checks if c.verdict == NOT_COMPARABLE]
+    if away:
+        reasons = "; ".join(dict.fromkeys("; ".join(c.setting.differences) for c in away))
+        text.append(f"Not comparable: {'; '.join(_short(c) for c in away)}, because {reasons}.")
+    return " ".join(text)
 
 
 def findings_text(spread, checks) -> str:
-    """How many of the paper's values are typical draws, where its eigenvalues and condition number fall
+    """How the checks came out (:func:`checks_sentence`), where the paper's eigenvalues and condition number fall
     among the seeds on each design, and how much the correlated design's residual moves with theta0."""
     pct_table = study.percentile_table(spread)
-    held = [_short(c) for c in checks if c.holds is True]
-    failed = [_short(c) for c in checks if c.holds is False]
-    text = [
-        f"Of the paper's {len(checks)} seed-dependent values, {len(held)} are typical draws"
-        + (f" and {len(failed)} are not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
+    text = [checks_sentence(checks)]
     for design in ("synthetic_sphere", "synthetic_correlated"):
         g = spread[spread["design"] == design]
         paper = fd.PAPER_STATISTICS[design]
@@ -167,7 +186,7 @@ def findings_text(spread, checks) -> str:
             f"{paper['lambda_max'] / g['lambda_max'].median():.4g} "
             "times the seeds' medians. Both eigenvalues are divided by $\\max_i\\|x_i\\|^2$ in the normalisation, so a "
             "different normalising maximum (a different sample extreme, or a different normalisation) moves them by "
-            "one common factor and leaves their ratio unchanged."
+            "one common factor and leaves their ratio unchanged; the claims table therefore checks the two as one."
         )
     c = spread[spread["design"] == "synthetic_correlated"]
     rho_s = float(np.corrcoef(np.log(c["signal_var"]), np.log(c["ols_mse"]))[0, 1])
@@ -178,6 +197,12 @@ def findings_text(spread, checks) -> str:
         "$\\theta_0$ (figure below): with $y_i = x_i^\\top\\theta_0 + \\sqrt{0.1}\\,z_i$ and $y$ divided by "
         "$\\max_i|y_i|$, the residual is about $0.1/\\max_i|y_i|^2$, and $\\max_i|y_i|$ grows with the signal "
         "variance, which for $\\Sigma_{ij} = 2\\cdot 0.99^{|i-j|}$ ranges over the whole spectrum of $\\Sigma$ as "
-        "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table."
+        "$\\theta_0$ turns. A single draw of $\\theta_0$ therefore decides this column of the paper's table"
+        + "".join(
+            f", and the claims table's check of it is {k.verdict}"
+            for k in checks
+            if k.claim.startswith("synthetic_correlated: the paper's OLS residual")
+        )
+        + "."
     )
     return "\n\n".join(text)
