@@ -26,16 +26,17 @@ Results are cached on disk, one file per grid cell (all trials of one dataset/me
 ratio), keyed by a SHA-256 of the parameters, a fingerprint of the data, ``fastmix.__version__``,
 a fingerprint of every module that affects a result (:func:`code_fingerprint`), the NumPy, SciPy
 and pandas versions, the transform backend and, because every row holds a runtime, the thread
-pools and the machine (:func:`environment_fingerprint`). A cache file is an envelope holding its
-key, its expected number of rows and a SHA-256 of its rows besides the rows themselves; on
-reading, a file that is not such an envelope, holds another cell's key, the wrong number or
-order of trials, or rows that do not match their digest is recomputed, with a warning
-(:class:`CacheMismatchWarning`). Files are written to a temporary name and moved into place with
-:func:`os.replace`, so an interrupted run leaves no partial file and a re-run resumes where it
-stopped. Runs sharing a cache directory do not redo each other's cells: a cell is claimed (a
-``.claim`` file naming the process) while it is computed, the cache is checked again just before
-each cell, and a cell claimed by another live process is taken from the cache once that process
-has written it (or computed here if that process dies).
+pools and the machine (:func:`environment_fingerprint`). A cell is a JSON envelope (its key and
+parameters, its number of rows and the SHA-256 of its rows file) and its rows as an ``.npz`` file,
+never a pickle (:mod:`fastmix_companion.grid_cache`); on reading, a cell whose envelope is not
+such an envelope or holds another cell's key, with the wrong number or order of trials, or rows
+that do not match their digest is recomputed, with a warning (:class:`CacheMismatchWarning`).
+Files are written to a temporary name and moved into place with :func:`os.replace`, so an
+interrupted run leaves no partial file and a re-run resumes where it stopped. Runs sharing a cache
+directory do not redo each other's cells: a cell is claimed (a ``.claim`` file naming the process)
+while it is computed, the cache is checked again just before each cell, and a cell claimed by
+another live process is taken from the cache once that process has written it (or computed here if
+that process dies).
 """
 
 from __future__ import annotations
@@ -546,7 +547,7 @@ def _compute_cell(data: _Data, params: dict, settings: GridSettings, *, path, ol
             bar.update(1)
     df = pd.DataFrame(rows)
     if path is not None:
-        write_cell(df, path, cache_key(params))
+        write_cell(df, path, cache_key(params), params)
     df["from_cache"] = False
     return df
 

@@ -104,12 +104,14 @@ def test_resume_and_no_partial_files(tmp_path, monkeypatch):
         E.run_grid({"toy": (X, y)}, cache_dir=tmp_path, **GRID)
     files = os.listdir(tmp_path)
     assert not [f for f in files if f.startswith(".tmp-")]
-    n_before = len(files)
+    cells = [f for f in files if f.endswith(".json")]  # a cell is an envelope and its rows
+    assert sorted(files) == sorted([*cells, *(f.replace(".json", ".npz") for f in cells)])
+    n_before = len(cells)
     assert n_before >= 1
     monkeypatch.setattr(R, "fast_ihm", real)
     df = E.run_grid({"toy": (X, y)}, cache_dir=tmp_path, **GRID)
     assert df["from_cache"].sum() == 2 * n_before
-    assert len(os.listdir(tmp_path)) == 10
+    assert len(os.listdir(tmp_path)) == 2 * 10
 
 
 def test_seeds_reproducible_and_content_keyed():
@@ -237,21 +239,35 @@ SMALL = dict(methods=("IHM",), epsilons=(1.0, 10.0), n_trials=6, progress=False)
 def _cells(tmp_path):
     X, y = _data(512)
     df = E.run_grid({"toy": (X, y)}, cache_dir=tmp_path, **SMALL)
-    files = sorted(p for p in tmp_path.iterdir() if p.suffix == ".pkl")
+    files = sorted(p for p in tmp_path.iterdir() if p.suffix == ".json")  # the envelopes
     assert len(files) == 2 and not df["from_cache"].any()
     return (X, y), df, files
 
 
 def _envelope(path):
-    import pickle
+    import json
 
-    return pickle.loads(path.read_bytes())
+    return json.loads(path.read_text())
 
 
 def _rewrite(path, env):
-    import pickle
+    import json
 
-    path.write_bytes(pickle.dumps(env))
+    path.write_text(json.dumps(env))
+
+
+def _rows(path):
+    return G.decode_frame(G.data_path(path).read_bytes())
+
+
+def _rewrite_consistently(path, frame):
+    """What a writer of the folder could do: new rows with an envelope that matches them."""
+    G.write_cell(frame, path, _envelope(path)["key"], _envelope(path)["parameters"])
+
+
+def _copy_cell(source, target):
+    G.data_path(target).write_bytes(G.data_path(source).read_bytes())
+    target.write_bytes(source.read_bytes())
 
 
 def _rerun(data, tmp_path, expect_warning):
@@ -261,22 +277,30 @@ def _rerun(data, tmp_path, expect_warning):
     return E.run_grid({"toy": data}, cache_dir=tmp_path, **SMALL)
 
 
+def _stale_rows(a, b):  # the rows change, the envelope does not
+    rows = _rows(a)
+    G.data_path(a).write_bytes(G.encode_frame(rows.assign(excess_risk=rows["excess_risk"] * 1000)))
+
+
 @pytest.mark.parametrize(
     "forge, message",
     [
-        (lambda env, other: {**env, "frame": env["frame"].iloc[:2], "n_rows": 2}, "expected 6 rows, found 2"),
-        (lambda env, other: other, "it holds another cell"),
+        (lambda a, b: _rewrite_consistently(a, _rows(a).iloc[:2]), "expected 6 rows, found 2"),
+        (lambda a, b: _copy_cell(b, a), "it holds another cell"),
+        (_stale_rows, "does not match its digest"),
+        (lambda a, b: _rewrite(a, [1, 2, 3]), "not a fastmix grid-cell file"),
+        (lambda a, b: _rewrite(a, {**_envelope(a), "format": "fastmix-grid-cell/2"}), "not a fastmix grid-cell file"),
+        (lambda a, b: _rewrite_consistently(a, _rows(a).iloc[::-1].reset_index(drop=True)), "trials are not 0..n-1"),
         (
-            lambda env, other: {**env, "frame": env["frame"].assign(excess_risk=env["frame"]["excess_risk"] * 1000)},
-            "do not match their digest",
+            lambda a, b: _rewrite(a, {**_envelope(a), "parameters": {**_envelope(a)["parameters"], "T": 99}}),
+            "its parameters do not hash to its name",
         ),
-        (lambda env, other: [1, 2, 3], "not a fastmix grid-cell file"),
-        (lambda env, other: {**env, "frame": env["frame"].iloc[::-1].reset_index(drop=True)}, "trials are not 0..n-1"),
+        (lambda a, b: G.data_path(a).unlink(), "its data file .*npz is missing"),
     ],
 )
 def test_a_forged_cache_file_is_recomputed_with_a_warning(tmp_path, forge, message):
     data, first, (a, b) = _cells(tmp_path)
-    _rewrite(a, forge(_envelope(a), _envelope(b)))
+    forge(a, b)
     again = _rerun(data, tmp_path, message)
     assert again["from_cache"].sum() == 6  # the intact cell
     pd.testing.assert_frame_equal(
@@ -292,8 +316,11 @@ def test_a_forged_cache_file_is_recomputed_with_a_warning(tmp_path, forge, messa
 
 def test_a_truncated_file_is_recomputed(tmp_path):
     data, _, (a, _) = _cells(tmp_path)
-    a.write_bytes(a.read_bytes()[:40])
-    assert _rerun(data, tmp_path, "unreadable")["from_cache"].sum() == 6
+    rows = G.data_path(a)
+    rows.write_bytes(rows.read_bytes()[:40])
+    assert _rerun(data, tmp_path, "does not match its digest")["from_cache"].sum() == 6
+    a.write_bytes(a.read_bytes()[:40])  # the envelope, cut short
+    assert _rerun(data, tmp_path, "unreadable envelope")["from_cache"].sum() == 6
 
 
 def test_the_key_covers_the_environment(tmp_path, monkeypatch):
@@ -342,7 +369,7 @@ def test_a_cell_claimed_by_a_live_run_is_awaited_not_recomputed(tmp_path, monkey
 
         time.sleep(1.0)
         for f in files:
-            (target / f.name).write_bytes(f.read_bytes())
+            _copy_cell(f, target / f.name)  # the rows, then the envelope, as write_cell does
             (target / f.name).with_suffix(".claim").unlink()
 
     monkeypatch.setattr(E, "_run_one", lambda *a, **k: (_ for _ in ()).throw(AssertionError("recomputed")))
@@ -363,7 +390,7 @@ def test_a_claim_left_by_a_dead_run_is_taken_over(tmp_path):
     pid = int(dead.stdout)
     key_files = []
     E.run_grid({"toy": (X, y)}, cache_dir=tmp_path / "probe", **SMALL)
-    key_files = sorted(p.name for p in (tmp_path / "probe").iterdir() if p.suffix == ".pkl")
+    key_files = sorted(p.name for p in (tmp_path / "probe").iterdir() if p.suffix == ".json")
     shared = tmp_path / "shared"
     shared.mkdir()
     for name in key_files:
@@ -459,23 +486,25 @@ def test_the_same_settings_give_the_same_frame():
 @pytest.mark.parametrize(
     "grid, name",
     [
-        (dict(methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,)), "5e56fafcb1cfe697488bfc6c.pkl"),
+        (dict(methods=("FastIHM",), epsilons=(1.0,), k2_ratios=(4,)), "5e56fafcb1cfe697488bfc6c"),
         (
             dict(methods=("IHM",), epsilons=(2.0,), ihm_sketch="gram", root_seed=3, T=3, clip=1.0),
-            "b794dc007761f2f14b4c6c7b.pkl",
+            "b794dc007761f2f14b4c6c7b",
         ),
-        (dict(methods=("OLS",)), "b755127e314c3e8073acd0a8.pkl"),
+        (dict(methods=("OLS",)), "b755127e314c3e8073acd0a8"),
     ],
 )
 def test_the_cache_key_of_a_cell_is_pinned(tmp_path, monkeypatch, grid, name):
     # Regression pin: cache files written by earlier runs are found by these names (the SHA-256 of a
     # cell's parameters); a change here orphans every cached cell. The code and environment
-    # fingerprints, which are meant to change them, are held fixed.
+    # fingerprints, which are meant to change them, are held fixed. The stems are those of the
+    # earlier pickle format's "<stem>.pkl" files; a cell is now "<stem>.json" (its envelope) and
+    # "<stem>.npz" (its rows), so only the extensions changed.
     monkeypatch.setattr(E, "code_fingerprint", lambda: "pinned-code")
     monkeypatch.setattr(E, "environment_fingerprint", lambda: {"machine": "pinned"})
     X, y = _data()
     E.run_grid({"toy": (X, y)}, n_trials=1, cache_dir=tmp_path, progress=False, **grid)
-    assert sorted(p.name for p in tmp_path.glob("*.pkl")) == [name]
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"{name}.json", f"{name}.npz"]
 
 
 # --------------------------------------------------------------------------- the columns the studies store
