@@ -1,9 +1,14 @@
-"""The sentences of the kernel rates page (fastmix_companion.studies.kernel_rates_text), on small hand-made tables."""
+"""The sentences and claims of the kernel rates page (studies.kernel_rates, kernel_rates_text), on hand-made tables."""
 
+import json
 import math
+from pathlib import Path
 
 import pandas as pd
+import pytest
 
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED, verdict_counts
+from fastmix_companion.studies import kernel_rates as rates
 from fastmix_companion.studies import kernel_rates_text as KT
 
 P = {
@@ -80,3 +85,131 @@ def test_slopes_table_and_text_and_the_dropped_note_flips():
 def test_log_factor_text():
     # 2 / mean(ln 100, ln 10000) = 2 / (1.5 ln 100) = 0.29
     assert "$2/\\overline{\\ln n} = 0.29$ over this range of $n$" in KT.log_factor_text("100,10000")
+    assert KT.log_factor_text("100,10000").endswith(
+        "The decision rules for the slopes against $n$ allow for it: they compare the interval with the exponent plus "
+        "that margin."
+    )
+
+
+# --------------------------------------------------------------------------- the page's claims (kernel_rates)
+
+PARAMS = {"n_values": "250,500,1000,2000,4000", "c_m": 1.0, "c_lam": 1.0}
+
+
+def _claim_slopes(rp, rff, width=0.05):
+    rows = []
+    for sweep in ("n", "epsilon"):
+        for method, slope, theory in (("RP", rp, -1.0), ("RFF", rff, -2.0 / 3.0)):
+            rows.append(
+                {
+                    "sweep": sweep,
+                    "method": method,
+                    "quantity": "privacy cost",
+                    "slope": slope,
+                    "low": slope - width,
+                    "high": slope + width,
+                    "points": 5,
+                    "dropped": 0,
+                    "reps": 40,
+                    "theory": theory,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def _verdicts(slopes, **kw):
+    return {c.claim: c.verdict for c in rates.claims(slopes, **kw)}
+
+
+def test_rate_claims_name_their_theorem_and_the_ordering_is_ours():
+    claims = rates.claims(_claim_slopes(-1.2, -0.8), parameters=PARAMS)
+    assert len(claims) == 6 and all(c.verdict == HOLDS for c in claims)
+    where = {c.claim: str(c.source) for c in claims}
+    assert where["RP: privacy cost against n"] == "kernel paper, Theorem 3"
+    assert where["RFF: privacy cost against epsilon"] == "kernel paper, Theorem 6 with alpha = 1"
+    ordering = [c for c in claims if c.claim.startswith("RP's measured privacy cost falls faster")]
+    assert len(ordering) == 2 and all(
+        c.source.is_ours and "cannot order measured slopes" in str(c.source) for c in ordering
+    )
+
+
+def test_rate_claims_fail_when_the_slopes_are_too_shallow():
+    slow = _verdicts(_claim_slopes(-0.5, -0.3), parameters=PARAMS)
+    assert slow["RP: privacy cost against n"] == DOES_NOT_HOLD
+    assert slow["RFF: privacy cost against epsilon"] == DOES_NOT_HOLD
+    assert slow["RP's measured privacy cost falls faster than RFF's (against n)"] == HOLDS
+
+
+def test_the_log_factor_allowance_applies_against_n_only():
+    # slope -0.8 [-0.85, -0.75]: above -1, within the allowance 2 / mean(ln n) = 0.29 over n = 250..4000
+    with_allowance = _verdicts(_claim_slopes(-0.8, -0.8), parameters=PARAMS)
+    assert with_allowance["RP: privacy cost against n"] == HOLDS
+    assert with_allowance["RP: privacy cost against epsilon"] == DOES_NOT_HOLD
+    assert _verdicts(_claim_slopes(-0.8, -0.8))["RP: privacy cost against n"] == DOES_NOT_HOLD
+    rule = rates.claims(_claim_slopes(-0.8, -0.8), parameters=PARAMS)[0].rule
+    assert "reaches -0.71 (the exponent plus 0.29, what a log^2 n factor of the bound alone adds" in rule
+
+
+def test_a_slope_far_steeper_than_the_exponent_holds_in_direction_only():
+    v = _verdicts(_claim_slopes(-2.5, -0.7), parameters=PARAMS)
+    assert v["RP: privacy cost against epsilon"] == HOLDS_IN_DIRECTION  # 2.5 times the exponent, factor 2
+    assert v["RFF: privacy cost against epsilon"] == HOLDS
+    c = rates.claims(_claim_slopes(-2.5, -0.7))[0]
+    assert c.magnitudes[0].ratio.estimate == pytest.approx(2.5) and c.magnitudes[0].in_size is False
+
+
+def test_ordering_is_undecided_when_level_and_fails_when_reversed():
+    assert _verdicts(_claim_slopes(-1.0, -1.02))["RP's measured privacy cost falls faster than RFF's (against n)"] == (
+        UNDECIDED
+    )
+    reversed_ = _verdicts(_claim_slopes(-0.7, -1.5))
+    assert reversed_["RP's measured privacy cost falls faster than RFF's (against epsilon)"] == DOES_NOT_HOLD
+
+
+def test_capped_points_are_left_out_and_said_so():
+    runs = pd.DataFrame(
+        {
+            "sweep": ["epsilon"] * 4 + ["n"] * 2,
+            "method": ["RFF", "RFF", "RP", "RP", "RFF", "RFF"],
+            "n": [100] * 4 + [100, 200],
+            "epsilon": [1.0, 10.0, 1.0, 10.0, 1.0, 1.0],
+            "M_capped": [False, True, False, False, False, False],
+        }
+    )
+    capped = rates.capped_points(runs)
+    assert capped == {("epsilon", "RFF"): [10.0]}
+    claims = {c.claim: c for c in rates.claims(_claim_slopes(-1.2, -0.8), capped=capped)}
+    assert "fitted without the points where the theory's M is capped (eps = 10)" in str(
+        claims["RFF: privacy cost against epsilon"].setting
+    )
+    assert "RFF at eps = 10 left out (capped M)" in str(
+        claims["RP's measured privacy cost falls faster than RFF's (against epsilon)"].setting
+    )
+
+
+def test_claims_text_counts_verdicts_and_flips():
+    good = KT.claims_text(rates.claims(_claim_slopes(-1.2, -0.8), parameters=PARAMS))
+    assert good == (
+        "Of the 4 checks of the kernel paper's bounds on the privacy cost (Theorem 3; Theorem 6 with alpha = 1): "
+        "holds: 4. Whether RP's measured privacy cost falls faster than RFF's is our own question (the paper orders "
+        "only its bounds, in the discussion after Theorem 6): against n: holds; against epsilon: holds."
+    )
+    bad = KT.claims_text(rates.claims(_claim_slopes(-0.5, -0.3), parameters=PARAMS))
+    assert "(Theorem 3; Theorem 6 with alpha = 1): holds: 0" not in bad
+    assert "does not hold: 4." in bad and "against n: holds" in bad
+    assert KT.claims_text([]) == ""
+
+
+def test_stored_claims_on_the_committed_results():
+    folder = Path(__file__).resolve().parent.parent / "results" / "kernel_rates"
+    tables = {"runs": pd.read_csv(folder / "runs.csv")}
+    params = json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
+    claims = rates.stored_claims(tables, params)
+    assert claims and all(c.source is not None for c in claims)
+    assert verdict_counts(claims) == {
+        HOLDS: 3,
+        HOLDS_IN_DIRECTION: 0,
+        NOT_COMPARABLE: 0,
+        UNDECIDED: 1,
+        DOES_NOT_HOLD: 2,
+    }

@@ -1,17 +1,19 @@
 """The sentences and text tables of the kernel rates page (:mod:`fastmix_companion.studies.kernel_rates`).
 
 The page displays what these return, generated from the study's ``runs`` table, its fitted
-slopes and its parameters: the setting of a run, the slope table, the fitted slopes of the
-privacy cost in words, and how much a logarithmic factor alone would flatten a slope.
+slopes, its claims and its parameters: the setting of a run, the slope table, the fitted slopes
+of the privacy cost in words, how much a logarithmic factor alone would flatten a slope, and
+the verdicts in one sentence.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED
 from fastmix_companion.pages import tex_num
 
-__all__ = ["rates_setting", "stored_setting_text", "slopes_markdown", "slopes_text", "log_factor_text"]
+__all__ = ["rates_setting", "stored_setting_text", "slopes_markdown", "slopes_text", "log_factor_text", "claims_text"]
 
 
 def rates_setting(runs, p) -> str:
@@ -75,7 +77,30 @@ def log_factor_text(n_values) -> str:
     return (
         f"The exponents ignore logarithmic factors: a factor $\\log^2 n$ (as in the high-probability bound in the "
         f"proof of Theorem 14) would by itself make a fitted slope against $n$ shallower by about "
-        f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules below do not allow for "
-        f"it, so a slope within that margin above the exponent is 'does not hold' by the rule but not in conflict "
-        f"with the bound."
+        f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules for the slopes against $n$ "
+        f"allow for it: they compare the interval with the exponent plus that margin."
     )
+
+
+def claims_text(claims) -> str:
+    """The verdicts in words: the kernel paper's rate bounds (with where it states them) and our own ordering check."""
+    paper = [c for c in claims if c.source is not None and not c.source.is_ours]
+    ours = [c for c in claims if c.source is not None and c.source.is_ours]
+    words = (HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED, DOES_NOT_HOLD)
+    counts = "; ".join(
+        f"{w}: {sum(c.verdict == w for c in paper)}" for w in words if any(c.verdict == w for c in paper)
+    )
+    where = sorted({c.source.location for c in paper})
+    text = (
+        f"Of the {len(paper)} checks of the kernel paper's bounds on the privacy cost ({'; '.join(where)}): {counts}."
+        if paper
+        else ""
+    )
+    if ours:
+        text += (
+            " Whether RP's measured privacy cost falls faster than RFF's is our own question (the paper orders only "
+            "its bounds, in the discussion after Theorem 6): "
+            + "; ".join(f"{c.claim.split('(')[-1].rstrip(')')}: {c.verdict}" for c in ours)
+            + "."
+        )
+    return text.strip()

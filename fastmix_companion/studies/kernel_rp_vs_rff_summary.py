@@ -1,12 +1,12 @@
-"""Summaries, comparisons and claims of the kernel comparison study (:mod:`fastmix_companion.studies.kernel_rp_vs_rff`).
+"""Summaries and comparisons of the kernel comparison study (:mod:`fastmix_companion.studies.kernel_rp_vs_rff`).
 
 Everything here reads the study's tables (``runs``, ``sweep``, ``noise``) and computes what
 the page states: mean errors with intervals (:func:`summarise`), the paired ratio of RP's
-error to RFF's per panel and epsilon (:func:`paired_log_ratios`, :func:`ratio_table`,
-:func:`panel_verdicts`), how the gap moves with the dimension (:func:`gap_with_d`), the
-equal-M comparison (:func:`pooled_sweep`, :func:`equal_m_comparison`, :func:`noise_summary`),
-the hyperparameters each protocol chose (:func:`chosen_hyperparameters`) and the page's
-claims (:func:`claims`, :func:`verdict_markdown`). Every public name is importable from
+error to RFF's per panel and epsilon (:func:`paired_log_ratios`, :func:`ratio_table`), how the
+gap moves with the dimension (:func:`gap_with_d`), the equal-M comparison (:func:`pooled_sweep`,
+:func:`equal_m_comparison`, :func:`noise_summary`) and the hyperparameters each protocol chose
+(:func:`chosen_hyperparameters`). The page's claims are decided in
+:mod:`fastmix_companion.studies.kernel_rp_vs_rff_claims`. Every public name is importable from
 :mod:`fastmix_companion.studies.kernel_rp_vs_rff` too.
 """
 
@@ -52,7 +52,7 @@ def summarise(runs, level=0.95):
     return pd.DataFrame(out)
 
 
-# ------------------------------------------------------------------------------------------ comparisons and claims
+# ------------------------------------------------------------------------------------------ comparisons
 
 
 def paired_log_ratios(runs, protocol):
@@ -101,46 +101,6 @@ def ratio_table(runs, protocol, level=0.95):
                 "high": math.exp(iv.high) if np.isfinite(iv.high) else math.inf,
                 "p_rp_better": p_less,
                 "p_rff_better": p_more,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def panel_verdicts(runs, protocol, alpha=0.05):
-    """Per panel: at how many epsilons RP or RFF is significantly better (Holm over the epsilons).
-
-    ``holds`` is True when RP is significantly better at every epsilon of the panel ("consistently
-    better"), False when RFF is significantly better at one epsilon or more, None otherwise.
-    """
-    import pandas as pd
-
-    from fastmix_companion.claims import holm, mean_interval
-
-    table = ratio_table(runs, protocol)
-    table = table[np.isfinite(table["epsilon"])]  # the private fits only
-    lr = paired_log_ratios(runs, protocol)
-    lr = lr[np.isfinite(lr["epsilon"])]
-    rows = []
-    for panel, g in table.groupby("panel", sort=False):
-        rp = holm(g["p_rp_better"].tolist(), alpha)
-        rff = holm(g["p_rff_better"].tolist(), alpha)
-        pooled = lr[lr["panel"] == panel].groupby("rep")["log_ratio"].mean().to_numpy()
-        iv = mean_interval(pooled) if pooled.size else None
-        n_rp, n_rff, m = int(sum(rp)), int(sum(rff)), len(rp)
-        holds = True if n_rp == m else (False if n_rff > 0 else None)
-        rows.append(
-            {
-                "panel": panel,
-                "d": int(g["d"].iloc[0]),
-                "target": g["target"].iloc[0],
-                "epsilons": m,
-                "reps": int(g["reps"].min()),
-                "rp_better": n_rp,
-                "rff_better": n_rff,
-                "pooled_ratio": math.exp(iv.estimate) if iv else np.nan,
-                "pooled_low": math.exp(iv.low) if iv and np.isfinite(iv.low) else np.nan,
-                "pooled_high": math.exp(iv.high) if iv and np.isfinite(iv.high) else np.nan,
-                "holds": holds,
             }
         )
     return pd.DataFrame(rows)
@@ -265,109 +225,3 @@ def chosen_hyperparameters(runs):
         floored=("floored_share", "mean"),
     ).reset_index()
     return out
-
-
-# ------------------------------------------------------------------------------------------ the page's claims
-
-
-def _fmt_ratio(r, lo, hi):
-    return f"{r:.2f} [{lo:.2f}, {hi:.2f}]"
-
-
-def claims(tables, alpha: float = 0.05):
-    """The comparison's claims as :class:`fastmix_companion.claims.Claim`, decided on the stored tables.
-
-    * Per panel and protocol, the kernel paper's "RP consistently better than RFF": paired
-      one-sided t tests on the log error ratios at each epsilon with Holm's correction over the
-      epsilons (:func:`panel_verdicts`); holds when RP is better at every epsilon, fails when RFF
-      is better at one or more, else undecided.
-    * Per target, for the tuned and theory protocols, "the gap widens with d": the Welch interval
-      of the change in pooled log ratio from the smallest to the largest d (:func:`gap_with_d`).
-    * At equal M = 16 and 64 without privacy, "RP approximates better": our reading at finite M
-      of the discussion after Theorem 6, which says RP needs a smaller M than RFF to reach the
-      optimal rate (:func:`equal_m_comparison`).
-
-    ``tables`` holds ``runs`` and ``sweep`` as :func:`run` returns them.
-    """
-    from fastmix_companion.claims import Claim
-
-    runs, sweep = tables["runs"], tables["sweep"]
-    out = []
-    for protocol in PROTOCOLS:
-        if not (runs["protocol"] == protocol).any():
-            continue
-        for _, r in panel_verdicts(runs, protocol, alpha).iterrows():
-            out.append(
-                Claim(
-                    f"RP better than RFF: {r['panel'].replace('_', ' ')} ({protocol})",
-                    "RP's average test error is below RFF's at every epsilon (the kernel paper's comparison figure)",
-                    "error ratio RP/RFF pooled over epsilon "
-                    f"{_fmt_ratio(r['pooled_ratio'], r['pooled_low'], r['pooled_high'])}; "
-                    f"RP significantly better at {r['rp_better']} and RFF at {r['rff_better']} of "
-                    f"{r['epsilons']} epsilons "
-                    f"({r['reps']} repetitions)",
-                    f"paired one-sided t tests on log error ratios at each epsilon, Holm at {alpha:.0%} over "
-                    "the epsilons: "
-                    "holds if RP is better at every epsilon, does not hold if RFF is better at one or more, "
-                    "else undecided",
-                    r["holds"],
-                )
-            )
-    for protocol in ("tuned", "theory"):
-        for target in ("plane_wave", "rkhs"):
-            g = gap_with_d(runs, protocol, target)
-            if g is None:
-                continue
-            d0, d1, iv = g
-            out.append(
-                Claim(
-                    f"gap widens with d: {target.replace('_', ' ')} ({protocol})",
-                    "RP's advantage over RFF grows with the input dimension",
-                    f"(RP/RFF at d = {d1}) / (RP/RFF at d = {d0}) = {_fmt_ratio(iv.estimate, iv.low, iv.high)}",
-                    "Welch interval on the difference of pooled log ratios: holds if the interval lies below 1, "
-                    "does not "
-                    "hold if above 1, else undecided",
-                    True if iv.high < 1 else (False if iv.low > 1 else None),
-                )
-            )
-    for M in (16, 64):
-        eq = equal_m_comparison(sweep, math.inf, M)
-        if eq.empty:
-            continue
-        better, worse = int((eq["high"] < 1).sum()), int((eq["low"] > 1).sum())
-        out.append(
-            Claim(
-                f"equal M = {M}, non-private: RP approximates better",
-                "discussion after Theorem 6: RP reaches the optimal rate with a smaller M than RFF needs (a "
-                "statement about rates; the paper does not compare the two at equal M, which this check does)",
-                f"error ratio RP/RFF (each at its best lambda) below 1 with 95% confidence in {better} and above 1 in "
-                f"{worse} of {len(eq)} panels; median ratio {eq['ratio'].median():.2f}",
-                "holds if significantly below 1 in at least two thirds of the panels and above 1 in none; does "
-                "not hold "
-                "if above 1 in more panels than below; else undecided",
-                True if (better >= 2 * len(eq) / 3 and worse == 0) else (False if worse > better else None),
-            )
-        )
-    return out
-
-
-def verdict_markdown(runs, alpha: float = 0.05) -> str:
-    """One Markdown bullet per protocol: how many (panel, epsilon) points each method wins, and in how
-    many panels the paper's "consistently better" holds or is contradicted (rules of :func:`claims`)."""
-    lines = []
-    for protocol in PROTOCOLS:
-        if not (runs["protocol"] == protocol).any():
-            continue
-        v = panel_verdicts(runs, protocol, alpha)
-        held = v[v["holds"] == True]["panel"].tolist()  # noqa: E712
-        failed = v[v["holds"] == False]["panel"].tolist()  # noqa: E712
-        lines.append(
-            f"* **{protocol}**: RP is significantly better at {v['rp_better'].sum()} and RFF at "
-            f"{v['rff_better'].sum()} "
-            f'of the {v["epsilons"].sum()} (panel, epsilon) points; the paper\'s "consistently better" holds in '
-            f"{len(held)} of {len(v)} panels"
-            + (f" ({', '.join(p.replace('_', ' ') for p in held)})" if held else "")
-            + (f" and is contradicted in {', '.join(p.replace('_', ' ') for p in failed)}" if failed else "")
-            + "."
-        )
-    return "\n".join(lines)
