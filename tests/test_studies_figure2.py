@@ -4,8 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix_companion.claims import Claim, Interval
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, UNDECIDED, Claim, Interval
 from fastmix_companion.studies import figure2 as F
+from fastmix_companion.studies import figure2_claims as FC
 from fastmix_companion.studies import figure2_text as FT
 from fastmix_companion.studies import run_study
 
@@ -18,10 +19,13 @@ def _tables(
     fast_level,
     ihm_level=1.0,
     eta_zero=lambda e, r: e >= 5 and r > 4,
+    eta_level=lambda e, r: 5.0,
     ihs_level=0.5,
     trials=30,
     seed=0,
     dense_level=None,
+    dense_eps=(1.259,),
+    dataset="synthetic_sphere",
 ):
     """Synthetic stored tables: lognormal risks with the given geometric means (spread 0.3 on the log scale)."""
     rng = np.random.default_rng(seed)
@@ -31,7 +35,7 @@ def _tables(
         for t in range(trials):
             rows.append(
                 {
-                    "dataset": "synthetic_sphere",
+                    "dataset": dataset,
                     "method": method,
                     "ihm_sketch": sketch,
                     "k2_ratio": ratio,
@@ -46,49 +50,65 @@ def _tables(
     for e in EPS:
         add("IHM", e, np.nan, ihm_level, sketch="gram")
         for r in RATIOS:
-            add("FastIHM", e, r, fast_level(e, r), eta=0.0 if eta_zero(e, r) else 5.0)
-    add("IHM", 1.259, np.nan, ihm_level if dense_level is None else dense_level, sketch="dense")
+            add("FastIHM", e, r, fast_level(e, r), eta=0.0 if eta_zero(e, r) else eta_level(e, r))
+    for e in dense_eps:
+        level = dense_level(e) if callable(dense_level) else dense_level
+        add("IHM", e, np.nan, ihm_level if level is None else level, sketch="dense")
     runs = pd.DataFrame(rows)
-    info = pd.DataFrame([{"dataset": "synthetic_sphere", "n": 2**19, "d": 32, "lambda_min": 1e4, "lambda_max": 2e4}])
+    info = pd.DataFrame(
+        [{"dataset": dataset, "n": 2**19, "d": 32, "lambda_min": 1e4, "lambda_max": 2e4, "k2_ratios": "4,400,800"}]
+    )
     calib = pd.DataFrame(
         [
-            {
-                "dataset": "synthetic_sphere",
-                "epsilon": e,
-                "ihm_sigma_gradient": 1.0,
-                "fastihm_sigma_gradient": np.sqrt(2.1),
-            }
+            {"dataset": dataset, "epsilon": e, "ihm_sigma_gradient": 1.0, "fastihm_sigma_gradient": np.sqrt(2.1)}
             for e in EPS
         ]
     )
     return {"runs": runs, "datasets": info, "calibration": calib}
 
 
+def _claims(tables):
+    return {c.claim.split(": ", 1)[-1]: c for c in F.claims(tables, epsilons=",".join(map(str, EPS)))}
+
+
 def _verdicts(tables):
-    return {c.claim.split(": ", 1)[1]: c.holds for c in F.claims(tables, epsilons=",".join(map(str, EPS)))}
+    return {name: c.verdict for name, c in _claims(tables).items()}
+
+
+K2_SPHERE = "a larger k2 lowers the loss, except where the smaller sketch's Hessian noise regularises"
+K2 = "the accuracy loss shrinks as k2 grows"
+GRAM = "IHM through the Gram factor gives the dense sketch's risk"
+ZERO = "FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3"
+MATCH = "FastIHM (r = 800) matches IHM where it adds no Hessian noise"
+BEAT = "FastIHM beats IHM at some intermediate eps"
+IHS = "where it beats IHM, FastIHM matches the non-private FastIHS"
 
 
 def paper_like(e, r):
-    """Falls with k2, matches IHM (up to the budget factor) at the top, beats it at eps = 1.259 for r = 800."""
+    """Falls with k2, matches IHM at the top, beats it (at the FastIHS level) at eps = 1.259 for r = 800."""
     if e >= 5 and r > 4:
-        return 2.1
+        return 1.2
     if r == 800 and e == 1.259:
         return 0.5
     return {4.0: 50.0, 400.0: 10.0, 800.0: 3.0}[r] / e
 
 
 def test_paper_like_results_make_every_claim_hold():
-    v = _verdicts(_tables(fast_level=paper_like))
-    assert v["the accuracy loss shrinks as k2 grows"] is True
-    assert v["IHM through the Gram factor is IHM"] is True
-    assert v["FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3"] is True
-    assert v["FastIHM (r = 800) matches IHM at eps = 10"] is True
-    assert v["FastIHM beats IHM at some intermediate eps"] is True
-    assert v["where it beats IHM, FastIHM matches the non-private FastIHS"] is True
+    claims = _claims(_tables(fast_level=paper_like))
+    assert {name: c.verdict for name, c in claims.items()} == dict.fromkeys(
+        (K2_SPHERE, GRAM, ZERO, MATCH, BEAT, IHS), HOLDS
+    )
+    assert str(claims[GRAM].source).startswith("ours (")
+    assert all(
+        str(claims[n].source) == "FastMix paper, Section 4.1, Figure 2 (lambda_min ~ n/d panel)"
+        for n in (K2_SPHERE, ZERO, MATCH, BEAT, IHS)
+    )
+    assert all("Holm over the page's" in claims[n].rule for n in (K2_SPHERE, GRAM, BEAT))
 
 
 def test_each_rule_can_fail():
-    # a larger sketch that is worse, a large gap at the top, no win anywhere, and no noise-free cells
+    # a larger sketch that is worse without more Hessian noise, a large gap at the top, no win anywhere,
+    # no noise-free cells, a dense sketch with three times the Gram sketch's risk
     v = _verdicts(
         _tables(
             fast_level=lambda e, r: {4.0: 5.0, 400.0: 20.0, 800.0: 20.0}[r],
@@ -96,23 +116,102 @@ def test_each_rule_can_fail():
             dense_level=3.0,
         )
     )
-    assert v["the accuracy loss shrinks as k2 grows"] is False
-    assert v["IHM through the Gram factor is IHM"] is False
-    assert v["FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3"] is False
-    assert v["FastIHM (r = 800) matches IHM at eps = 10"] is False
-    assert v["FastIHM beats IHM at some intermediate eps"] is False
+    assert v[K2_SPHERE] == v[GRAM] == v[ZERO] == v[MATCH] == v[BEAT] == DOES_NOT_HOLD
 
 
 def test_too_few_trials_leave_claims_undecided():
     v = _verdicts(_tables(fast_level=lambda e, r: 2.1 * 1.5 if e >= 5 and r > 4 else 40.0 / r, trials=3, seed=3))
-    assert v["FastIHM (r = 800) matches IHM at eps = 10"] is None
+    assert v[MATCH] == UNDECIDED
+
+
+def test_the_sphere_k2_claim_is_the_one_section_4_1_makes_there():
+    # r = 4 beats r = 400 and 800 at eps = 10, where only r = 4 adds Hessian noise: Section 4.1's regularisation
+    def level(e, r):
+        return (0.3 if r == 4 else 1.0) if e == 10.0 else 10.0 / r
+
+    explained = _tables(fast_level=level)
+    assert _verdicts(explained)[K2_SPHERE] == HOLDS
+    assert (
+        "3 reversals, 3 where the smaller sketch has more Hessian noise" not in _claims(explained)[K2_SPHERE].measured
+    )
+    assert "where the smaller sketch has more Hessian noise" in _claims(explained)[K2_SPHERE].measured
+    # the same reversal where the smaller sketch adds no more Hessian noise than the larger ones
+    unexplained = _tables(fast_level=level, eta_zero=lambda e, r: e >= 5)
+    assert _verdicts(unexplained)[K2_SPHERE] == DOES_NOT_HOLD
+    # on another design the plain rule applies: any reversal contradicts the trend
+    plain = _tables(fast_level=level, dataset="synthetic_correlated")
+    assert _verdicts(plain)[K2] == DOES_NOT_HOLD
+    assert _verdicts(_tables(fast_level=lambda e, r: 10.0 / r, dataset="synthetic_correlated"))[K2] == HOLDS
+
+
+def test_matching_ihm_means_within_a_factor_two_and_straddling_it_is_undecided():
+    def at_top(ratio):
+        return lambda e, r: ratio if e >= 5 and r > 4 else paper_like(e, r)
+
+    assert _verdicts(_tables(fast_level=at_top(1.5), trials=200))[MATCH] == HOLDS
+    assert _verdicts(_tables(fast_level=at_top(2.0), trials=200))[MATCH] == UNDECIDED
+    assert _verdicts(_tables(fast_level=at_top(3.2), trials=200))[MATCH] == DOES_NOT_HOLD
+    assert "[1/2, 2]" in _claims(_tables(fast_level=paper_like))[MATCH].rule
+
+
+def test_fastihm_far_below_fastihs_does_not_match_it_and_the_row_says_so():
+    low = _claims(_tables(fast_level=paper_like, ihs_level=4.0))[IHS]  # FastIHM at 0.5, FastIHS at 4: eight times lower
+    assert low.verdict == DOES_NOT_HOLD
+    assert low.measured.endswith("FastIHM is more than 2 times below the non-private level, not level with it")
+    high = _claims(_tables(fast_level=paper_like, ihs_level=0.06))[IHS]
+    assert high.verdict == DOES_NOT_HOLD and low.measured != high.measured
+    assert _claims(_tables(fast_level=paper_like, ihs_level=0.5))[IHS].verdict == HOLDS
+
+
+def test_one_gram_dense_difference_among_many_tests_is_not_evidence():
+    # dense IHM at every eps; at one of them its risk is 10% higher, nominally significant on its own
+    t = _tables(fast_level=paper_like, dense_eps=EPS, dense_level=lambda e: 1.1 if e == 2.512 else None)
+    family = FC.page_tests(t["runs"], ["synthetic_sphere"])
+    key = ("synthetic_sphere", "gram", 2.512)
+    assert family._tests[key][0] < 0.05 and family.sign[key] == 0 and len(family) == 32
+    claim = _claims(t)[GRAM]
+    assert claim.verdict == HOLDS and "significant differences: none" in claim.measured
+    assert claim.source.is_ours
+    far = _tables(fast_level=paper_like, dense_eps=EPS, dense_level=lambda e: 3.0 if e == 2.512 else None)
+    assert _claims(far)[GRAM].verdict == DOES_NOT_HOLD
+
+
+def test_a_stand_in_panel_says_so_in_its_setting():
+    t = _tables(fast_level=lambda e, r: 10.0 / r, dataset="nycflights")
+    claim = _claims(t)[K2]
+    assert claim.verdict == HOLDS and claim.setting.comparable
+    assert "not one of Figure 2's datasets" in str(claim.setting)
+    assert "includes nycflights" in str(_claims(t)[GRAM].setting)
+    assert str(_claims(_tables(fast_level=lambda e, r: 10.0 / r, dataset="synthetic_correlated"))[K2].setting) == (
+        "the paper's"
+    )
 
 
 def test_an_incomplete_grid_is_reported_not_judged():
     t = _tables(fast_level=paper_like)
     t["runs"] = t["runs"][~((t["runs"]["method"] == "FastIHM") & (t["runs"]["epsilon"] == 10.0))]
     claims = F.claims(t, epsilons=",".join(map(str, EPS)))
-    assert len(claims) == 1 and claims[0].holds is None and "5 of 6" in claims[0].measured
+    assert len(claims) == 1 and claims[0].verdict == UNDECIDED and "5 of 6" in claims[0].measured
+    assert claims[0].source is not None
+
+
+def test_stored_claims_have_sources_and_their_verdicts_are_recorded():
+    from fastmix_companion.claims import verdict_counts
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(F.NOTEBOOK)
+    tables = store.load("runs", "datasets", "calibration")
+    if tables is None:
+        pytest.skip("no stored Figure 2 entry")
+    claims = F.stored_claims(tables, store.parameters())
+    assert claims and all(c.source is not None for c in claims)
+    assert verdict_counts(claims) == {
+        HOLDS: 6,
+        "holds in direction, not in size": 0,
+        "not comparable": 0,
+        UNDECIDED: 1,
+        DOES_NOT_HOLD: 1,
+    }
 
 
 def test_budget_factor_is_the_gradient_variance_ratio():
@@ -180,7 +279,8 @@ def test_reversals_name_the_cells_where_a_larger_sketch_is_worse_and_their_noise
         fast_level=lambda e, r: {4.0: 0.01}.get(r, 1.0) if e == 10.0 else 10.0 / (r * e), eta_zero=lambda e, r: r > 4
     )
     rev = F.reversals(worse["runs"], "synthetic_sphere")
-    assert [(x["epsilon"], x["smaller"], x["larger"]) for x in rev] == [(10.0, 4.0, 400.0)]
+    # neighbouring sizes and the extremes, as in the k2 claim
+    assert [(x["epsilon"], x["smaller"], x["larger"]) for x in rev] == [(10.0, 4.0, 400.0), (10.0, 4.0, 800.0)]
     assert rev[0]["ratio"].low > 1 and rev[0]["smaller_eta_positive"] == 1.0 and rev[0]["larger_eta_positive"] == 0.0
     assert rev[0]["smaller_eta_mean"] == 5.0 and rev[0]["larger_eta_mean"] == 0.0
 
@@ -188,8 +288,18 @@ def test_reversals_name_the_cells_where_a_larger_sketch_is_worse_and_their_noise
 # --------------------------------------------------------------------------- the page's sentences
 
 
-def _claim(holds, name="a claim"):
-    return Claim(claim=name, paper="Section 4.1", measured="x", rule="y", holds=holds)
+def _claim(holds, name="a claim", source=None, setting=None):
+    from fastmix_companion.claims import PAPER_SETTING, fastmix_paper
+
+    return Claim(
+        claim=name,
+        paper="Section 4.1",
+        measured="x",
+        rule="y",
+        holds=holds,
+        source=source or fastmix_paper("Section 4.1"),
+        setting=setting or PAPER_SETTING,
+    )
 
 
 def test_setting_texts_state_the_shapes_and_the_grid():
@@ -206,11 +316,38 @@ def test_setting_texts_state_the_shapes_and_the_grid():
     assert text.endswith(f"({len(t['runs'])} runs in {1 + 6 + 18 + 1} cells, each with 2-2 trials).")
 
 
-def test_findings_tally_the_checks_in_words():
+def test_findings_tally_the_checks_by_verdict_and_whose_claim():
+    from fastmix_companion.claims import OURS, Setting
+
     t = _tables(fast_level=paper_like)
-    assert FT.findings_text(t, [_claim(True)]).startswith("Of the 1 checks, 1 holds.")
-    text = FT.findings_text(t, [_claim(True), _claim(True), _claim(False, "A"), _claim(None, "B"), _claim(None, "C")])
-    assert text.startswith("Of the 5 checks, 2 hold, 1 does not (A) and 2 cannot be decided from these trials (B; C).")
+    assert FT.findings_text(t, [_claim(True)]).startswith(
+        "Of the 1 checks (1 of the FastMix paper's claims in Section 4.1, 0 of our own), 1 holds.\n\nOn "
+    )
+    other = Setting(("other data",), comparable=False)
+    checks = [
+        _claim(True),
+        _claim(True, source=OURS),
+        _claim(False, "A"),
+        _claim(None, "B"),
+        _claim(True, "C", setting=other),
+    ]
+    text = FT.findings_text(t, checks)
+    assert text.startswith(
+        "Of the 5 checks (4 of the FastMix paper's claims in Section 4.1, 1 of our own), 2 hold, 1 is not comparable, "
+        "1 is undecided and 1 does not hold."
+    )
+    assert "*A* (FastMix paper, Section 4.1): does not hold; we measured x." in text
+    assert "*B* (FastMix paper, Section 4.1): undecided; we measured x." in text
+    assert (
+        "*C* (FastMix paper, Section 4.1): not comparable, because the run differs from the paper's: other data."
+        in text
+    )
+
+
+def test_verdict_line_flips_with_the_verdict():
+    assert FT.verdict_line(_claim(None, "m")) == "*m* (FastMix paper, Section 4.1): undecided; we measured x."
+    assert FT.verdict_line(_claim(False, "m")) == "*m* (FastMix paper, Section 4.1): does not hold; we measured x."
+    assert FT.tally_text([_claim(True), _claim(True)]).endswith("2 hold.")
 
 
 def test_findings_say_whether_ihm_sits_at_the_fastihs_level_and_the_verdict_flips():

@@ -23,11 +23,14 @@ IHM draws its Gaussian sketch of the full data through the Gram factor by defaul
 (``ihm_sketch="gram"``: ``G (X^T X)^{1/2}`` has the distribution of ``S X``, the same
 mechanism at O(k d^2) cost); at ``dense_check_epsilon`` it is also run with the dense
 ``k x n`` sketch, so the page can show the two agree.
+
+Reading the tables (summaries, ratios, reversals) and the claims of Section 4.1 live in
+:mod:`fastmix_companion.studies.figure2_claims`; this module re-exports what the page uses and
+:func:`stored_claims`, the claims its page shows.
 """
 
 from __future__ import annotations
 
-from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -35,8 +38,29 @@ import numpy as np
 from fastmix.datasets import DATASETS as _DATASETS
 from fastmix_companion.parameters import MAX_LOG2_N, Choice, ChoiceList, Flag, Integer, Real, RealList
 from fastmix_companion.studies import CellTable, split_values
+from fastmix_companion.studies.figure2_claims import (
+    budget_factor,
+    fastihm_over_ihm,
+    ihm_over_fastihs,
+    reversals,
+    summary,
+)
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "PAPER_RATIOS", "run", "dataset_ratios", "ihm_over_fastihs"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "PAPER_RATIOS",
+    "run",
+    "dataset_ratios",
+    "summary",
+    "fastihm_over_ihm",
+    "ihm_over_fastihs",
+    "reversals",
+    "budget_factor",
+    "claims",
+    "stored_claims",
+]
 
 NOTEBOOK = "figure2_dp_ols"
 
@@ -236,393 +260,16 @@ def _budget(cal) -> dict:
     return out
 
 
-# --------------------------------------------------------------------------- reading the results
-
-
-def summary(runs):
-    """Geometric and arithmetic mean excess risk per dataset, method, IHM sketch, ratio and epsilon.
-
-    Columns: ``mean`` and its 95% band ``band`` (1.96 sd / sqrt(trials)), ``geo_mean`` (the
-    quantity the claims compare), ``trials``, ``eta_mean`` and ``eta_zero`` (share of trials with
-    no Hessian noise).
-    """
-    import pandas as pd
-
-    keys = ["dataset", "method", "ihm_sketch", "k2_ratio", "epsilon"]
-    df = runs.copy()
-    for k in keys:
-        if k not in df:
-            df[k] = np.nan
-    df["ihm_sketch"] = df["ihm_sketch"].fillna("")
-    df["log_risk"] = np.log(df["excess_risk"].clip(lower=1e-300))
-    df["eta_is_zero"] = (df["eta"] == 0).astype(float).where(df["eta"].notna())
-    g = df.groupby(keys, dropna=False)
-    out = g.agg(
-        mean=("excess_risk", "mean"),
-        sd=("excess_risk", "std"),
-        trials=("trial", "count"),
-        geo_mean=("log_risk", "mean"),
-        eta_mean=("eta", "mean"),
-        eta_zero=("eta_is_zero", "mean"),
-    )
-    out = out.reset_index()
-    out["geo_mean"] = np.exp(out["geo_mean"])
-    out["band"] = 1.96 * out["sd"] / np.sqrt(out["trials"])
-    return pd.DataFrame(out)
-
-
-def _risk(runs, dataset, method, eps=None, ratio=None, sketch=None):
-    sel = (runs["dataset"] == dataset) & (runs["method"] == method)
-    if eps is not None:
-        sel &= np.isclose(runs["epsilon"], eps)
-    if ratio is not None:
-        sel &= np.isclose(runs["k2_ratio"], ratio)
-    if sketch is not None:
-        sel &= runs["ihm_sketch"].fillna("") == sketch
-    return runs.loc[sel, "excess_risk"].to_numpy(dtype=float)
-
-
-def _main_sketch(runs) -> str:
-    """The IHM sampler of the grid: "gram" when any IHM run used it, else "dense"."""
-    return "gram" if (runs["ihm_sketch"].fillna("") == "gram").any() else "dense"
-
-
-def fastihm_over_ihm(runs, dataset, eps, ratio):
-    """Geometric-mean ratio of FastIHM's (at ``ratio``) excess risk to IHM's at ``eps``, with its
-    95% interval; ``None`` while either has fewer than two stored trials."""
-    from fastmix_companion.claims import log_ratio_interval
-
-    fast = _risk(runs, dataset, "FastIHM", eps, ratio)
-    ihm = _risk(runs, dataset, "IHM", eps, sketch=_main_sketch(runs))
-    if fast.size < 2 or ihm.size < 2:
-        return None
-    return log_ratio_interval(fast, ihm)
-
-
-def ihm_over_fastihs(runs, dataset, eps):
-    """Geometric-mean ratio of IHM's (Gram sketch) excess risk at ``eps`` to the non-private FastIHS's,
-    with its 95% interval; ``None`` while either has fewer than two stored trials."""
-    from fastmix_companion.claims import log_ratio_interval
-
-    ihs, ihm = _risk(runs, dataset, "FastIHS"), _risk(runs, dataset, "IHM", eps, sketch="gram")
-    return log_ratio_interval(ihm, ihs) if ihs.size >= 2 and ihm.size >= 2 else None
-
-
-def reversals(runs, dataset, alpha: float = 0.05) -> list[dict]:
-    """The (epsilon, ratio pair) cells where a larger k2 is significantly worse than the next smaller.
-
-    Same test and family as the "accuracy loss shrinks" claim; each entry also gives, at both sizes,
-    the share of trials with Hessian noise (``eta > 0``) and the mean ``eta``, the quantities behind
-    the implicit regularisation that Section 4.1 offers as the reason for such a reversal.
-    """
-    from fastmix_companion.claims import holm, log_ratio_interval, one_sided_less
-
-    fast = runs[(runs["dataset"] == dataset) & (runs["method"] == "FastIHM")]
-    ratios = sorted(fast["k2_ratio"].dropna().unique())
-    cells, pvals = [], []
-    for eps in sorted(fast["epsilon"].dropna().unique()):
-        for lo, hi in pairwise(ratios):
-            a, b = _risk(runs, dataset, "FastIHM", eps, lo), _risk(runs, dataset, "FastIHM", eps, hi)
-            if a.size < 2 or b.size < 2:
-                continue
-            cells.append((eps, lo, hi, a, b))
-            pvals.append(one_sided_less(a, b))
-    out = []
-    for (eps, lo, hi, a, b), rejected in zip(cells, holm(pvals, alpha) if pvals else [], strict=True):
-        if not rejected:
-            continue
-
-        def etas(r):
-            return fast.loc[np.isclose(fast["epsilon"], eps) & np.isclose(fast["k2_ratio"], r), "eta"]
-
-        out.append(
-            {
-                "epsilon": float(eps),
-                "smaller": float(lo),
-                "larger": float(hi),
-                "ratio": log_ratio_interval(b, a),
-                "smaller_eta_positive": float((etas(lo) > 0).mean()),
-                "larger_eta_positive": float((etas(hi) > 0).mean()),
-                "smaller_eta_mean": float(etas(lo).mean()),
-                "larger_eta_mean": float(etas(hi).mean()),
-            }
-        )
-    return out
-
-
-def budget_factor(calibration, dataset, eps) -> float:
-    """FastIHM's gradient-noise variance over IHM's at ``eps``: ``(sigma_g^Fast / sigma_g^IHM)^2``.
-
-    FastIHM spends ``(eps/3, delta/3)`` on its gradients and IHM ``(eps/2, delta/4)``
-    (:func:`fastmix.regression.calibrate_fast_ihm`, :func:`~fastmix.regression.calibrate_ihm`), so
-    once neither adds Hessian noise their excess risks should differ by about this factor.
-    """
-    row = calibration[(calibration["dataset"] == dataset) & np.isclose(calibration["epsilon"], eps)].iloc[0]
-    return float(row["fastihm_sigma_gradient"] / row["ihm_sigma_gradient"]) ** 2
-
-
-MARGIN = 1.5
-"""Margin of the "matches" claims: a factor of 1.5 in geometric-mean excess risk."""
-
-AGREE_MARGIN = 2.0
-"""Largest factor an interval may span on either side of 1 for two samplers to count as agreeing."""
-
-
-def _equivalent(iv, target: float, margin: float = MARGIN):
-    """True if ``iv`` contains target and lies within [target/margin, target*margin], False if it
-    excludes target, else None."""
-    if iv.contains(target) and iv.low >= target / margin and iv.high <= target * margin:
-        return True
-    if not iv.contains(target):
-        return False
-    return None
-
-
-def _fmt_eps(values) -> str:
-    return ", ".join(f"{v:g}" for v in values) if len(values) else "none"
+# --------------------------------------------------------------------------- the claims
 
 
 def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
-    """The claims of Section 4.1 that the Figure 2 page discusses, decided on ``tables``.
+    """The claims of Section 4.1 that the page discusses (:func:`fastmix_companion.studies.figure2_claims.claims`)."""
+    from fastmix_companion.studies.figure2_claims import claims as decide
 
-    Each rule is fixed here, before the numbers: comparisons are Welch's one-sided tests on
-    log excess risk (:func:`fastmix_companion.claims.one_sided_less`) with Holm's correction over the
-    family named in the rule; ratios are geometric-mean ratios with 95% intervals
-    (:func:`fastmix_companion.claims.log_ratio_interval`). With ``epsilons`` (the run's grid), a dataset
-    whose stored grid is not complete gets one undecided row instead of its checks.
-    """
-    from fastmix_companion.claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
+    return decide(tables, epsilons=epsilons, alpha=alpha)
 
-    runs, info, calib = tables["runs"], tables["datasets"], tables["calibration"]
-    out = []
-    private = runs[runs["method"] == "FastIHM"]
 
-    def complete_grid(name):
-        """Ratios and the epsilons at which every ratio, IHM and FastIHS have at least two trials."""
-        ratios = sorted(private.loc[private["dataset"] == name, "k2_ratio"].dropna().unique())
-        eps_all = sorted(private.loc[private["dataset"] == name, "epsilon"].dropna().unique())
-        ok = [
-            e
-            for e in eps_all
-            if all(_risk(runs, name, "FastIHM", e, r).size >= 2 for r in ratios)
-            and _risk(runs, name, "IHM", e, sketch=_main_sketch(runs)).size >= 2
-        ]
-        return ratios, ok
-
-    expected = None if epsilons is None else sorted(float(e) for e in split_values(epsilons))
-    incomplete = set()
-    for _, ds in info.iterrows():
-        name = ds["dataset"]
-        ratios, eps_grid = complete_grid(name)
-        complete = expected is None or (
-            len(ratios) >= 2 and len(eps_grid) == len(expected) and np.allclose(eps_grid, expected)
-        )
-        if not complete:
-            incomplete.add(name)
-            out.append(
-                Claim(
-                    claim=f"{name}: all checks",
-                    paper="(the claims of Section 4.1 for this panel)",
-                    measured=f"the stored run covers {len(eps_grid)} of {len(expected or ())} eps so far",
-                    rule="decided once every cell of the grid is stored",
-                    holds=None,
-                )
-            )
-            continue
-        if len(ratios) < 2 or not eps_grid:
-            continue
-        # A. larger k2, lower risk
-        improve, worse = [], []
-        for eps in eps_grid:
-            for lo, hi in pairwise(ratios):
-                a, b = _risk(runs, name, "FastIHM", eps, hi), _risk(runs, name, "FastIHM", eps, lo)
-                improve.append(one_sided_less(a, b))
-                worse.append(one_sided_less(b, a))
-        extreme = [
-            one_sided_less(_risk(runs, name, "FastIHM", e, ratios[-1]), _risk(runs, name, "FastIHM", e, ratios[0]))
-            for e in eps_grid
-        ]
-        rej_extreme = holm(extreme, alpha)
-        rej_worse = holm(worse, alpha)
-        npairs = len(ratios) - 1
-        rej_improve = holm(improve, alpha)
-        per_pair = [sum(rej_improve[i * npairs + j] for i in range(len(eps_grid))) for j in range(npairs)]
-        reversed_at = [eps_grid[i // npairs] for i, r in enumerate(rej_worse) if r]
-        ratio_range = [
-            log_ratio_interval(
-                _risk(runs, name, "FastIHM", e, ratios[-1]), _risk(runs, name, "FastIHM", e, ratios[0])
-            ).estimate
-            for e in eps_grid
-        ]
-        pair_text = "; ".join(
-            f"r = {hi:g} below r = {lo:g} at {c}/{len(eps_grid)} eps"
-            for (lo, hi), c in zip(pairwise(ratios), per_pair, strict=True)
-        )
-        out.append(
-            Claim(
-                claim=f"{name}: the accuracy loss shrinks as k2 grows",
-                paper="Section 4.1: FastIHM's accuracy loss against IHM decreases as k2 increases (every panel).",
-                measured=(
-                    f"r = {ratios[-1]:g} below r = {ratios[0]:g} at {sum(rej_extreme)}/{len(eps_grid)} eps "
-                    f"(risk ratio {min(ratio_range):.2g}-{max(ratio_range):.2g}); {pair_text}; a larger k2 "
-                    f"significantly worse at: {_fmt_eps(reversed_at)}"
-                ),
-                rule=(
-                    "holds if the largest k2 has lower excess risk than the smallest at every eps and no larger k2 is "
-                    "significantly worse than the next smaller one (one-sided Welch on log risk, Holm, 5%)"
-                ),
-                holds=True if all(rej_extreme) and not any(rej_worse) else (False if any(rej_worse) else None),
-            )
-        )
-        # E. like with like: Gram-factor IHM against the dense sketch
-        dense = runs[(runs["dataset"] == name) & (runs["method"] == "IHM") & (runs["ihm_sketch"] == "dense")]
-        if len(dense) >= 2 and _main_sketch(runs) == "gram":
-            eps = float(dense["epsilon"].iloc[0])
-            iv = log_ratio_interval(
-                _risk(runs, name, "IHM", eps, sketch="gram"), _risk(runs, name, "IHM", eps, sketch="dense")
-            )
-            out.append(
-                Claim(
-                    claim=f"{name}: IHM through the Gram factor is IHM",
-                    paper="(ours) G (X^T X)^(1/2) has the distribution of S X, so both samplers give the same risk.",
-                    measured=f"Gram / dense excess risk at eps = {eps:g}: {format_interval(iv)}",
-                    rule=(
-                        f"holds if the 95% interval of the ratio contains 1 (agreement within the error bars) and lies "
-                        f"within [1/{AGREE_MARGIN:g}, {AGREE_MARGIN:g}]; does not hold if it excludes 1; "
-                        "undecided otherwise"
-                    ),
-                    holds=_equivalent(iv, 1.0, AGREE_MARGIN),
-                )
-            )
-    sphere = "synthetic_sphere"
-    all_eps = sorted(private.loc[private["dataset"] == sphere, "epsilon"].dropna().unique())
-    ratios, eps_grid = complete_grid(sphere) if sphere in set(info["dataset"]) else ([], [])
-    if (
-        sphere not in incomplete
-        and len(ratios) >= 2
-        and eps_grid
-        and eps_grid == all_eps
-        and _risk(runs, sphere, "FastIHS").size >= 2
-    ):
-        top = eps_grid[-2:]
-        big = ratios[1:]
-        # D. where the Hessian noise vanishes
-        zero_all, zero_some = [], []
-        for eps in eps_grid:
-            for r in ratios:
-                eta = private.loc[
-                    (private["dataset"] == sphere)
-                    & np.isclose(private["epsilon"], eps)
-                    & np.isclose(private["k2_ratio"], r),
-                    "eta",
-                ]
-                if (eta == 0).all():
-                    zero_all.append((eps, r))
-                elif (eta == 0).any():
-                    zero_some.append((eps, r))
-        expected_pairs = {(e, r) for e in top for r in big}
-        pairs = lambda s: ", ".join(f"({e:g}, {r:g})" for e, r in sorted(s)) or "none"  # noqa: E731
-        out.append(
-            Claim(
-                claim="synthetic_sphere: FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3",
-                paper="Section 4.1: on the lambda_min ~ n/d design, eta = 0 only for the two largest eps and r2, r3.",
-                measured=f"eta = 0 in every trial at (eps, r) = {pairs(zero_all)}; in some trials at "
-                f"{pairs(zero_some)}",
-                rule="holds if the (eps, r) pairs with eta = 0 in every trial are exactly those, and no other "
-                "pair has any",
-                holds=bool(set(zero_all) == expected_pairs and not zero_some),
-            )
-        )
-        # B. matching IHM at the top of the grid, like with like
-        for eps in top:
-            r = ratios[-1]
-            fast, ihm = (
-                _risk(runs, sphere, "FastIHM", eps, r),
-                _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
-            )
-            iv = log_ratio_interval(fast, ihm)
-            s = budget_factor(calib, sphere, eps)
-            out.append(
-                Claim(
-                    claim=f"synthetic_sphere: FastIHM (r = {r:g}) matches IHM at eps = {eps:g}",
-                    paper="Section 4.1: where lambda_min nearly attains n/d, FastIHM matches IHM's accuracy, as "
-                    "eq. (10) predicts.",
-                    measured=(
-                        f"FastIHM / IHM excess risk {format_interval(iv)}; the gradient budgets alone "
-                        f"(eps/3 against eps/2) predict {s:.2f}"
-                    ),
-                    rule=(
-                        f"holds if the ratio's 95% interval lies below {MARGIN:g} times the factor the gradient-budget "
-                        "split predicts (FastIHM loses little beyond its smaller gradient budget); does not "
-                        "hold if it "
-                        f"lies above; undecided otherwise"
-                    ),
-                    holds=True if iv.high <= MARGIN * s else (False if iv.low > MARGIN * s else None),
-                )
-            )
-        # C. beating IHM at intermediate eps
-        mid = [e for e in eps_grid if e not in top]
-        tests, labels = [], []
-        for eps in mid:
-            for r in big:
-                tests.append(
-                    one_sided_less(
-                        _risk(runs, sphere, "FastIHM", eps, r),
-                        _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
-                    )
-                )
-                labels.append((eps, r))
-        if tests:
-            rej = holm(tests, alpha)
-            above = holm(
-                [
-                    one_sided_less(
-                        _risk(runs, sphere, "IHM", eps, sketch=_main_sketch(runs)),
-                        _risk(runs, sphere, "FastIHM", eps, r),
-                    )
-                    for eps, r in labels
-                ],
-                alpha,
-            )
-            wins = [lab for lab, x in zip(labels, rej, strict=True) if x]
-            best = None
-            if wins:
-                best = min(wins, key=lambda lab: np.exp(np.mean(np.log(_risk(runs, sphere, "FastIHM", *lab)))))
-            text = f"FastIHM significantly below IHM at (eps, r) = {pairs(wins)}"
-            if best is not None:
-                ivb = log_ratio_interval(
-                    _risk(runs, sphere, "FastIHM", *best),
-                    _risk(runs, sphere, "IHM", best[0], sketch=_main_sketch(runs)),
-                )
-                text += f"; at ({best[0]:g}, {best[1]:g}) FastIHM / IHM = {format_interval(ivb)}"
-            out.append(
-                Claim(
-                    claim="synthetic_sphere: FastIHM beats IHM at some intermediate eps",
-                    paper="Section 4.1: for some eps FastIHM even outperforms IHM (implicit Hessian regularisation).",
-                    measured=text,
-                    rule=(
-                        "holds if FastIHM with r2 or r3 has lower excess risk than IHM at some eps below the "
-                        "two largest "
-                        f"(one-sided Welch on log risk, Holm over the {len(tests)} comparisons, 5%); does not "
-                        "hold if it "
-                        "is significantly above IHM at all of them"
-                    ),
-                    holds=True if wins else (False if all(above) else None),
-                )
-            )
-            if best is not None:
-                ihs = _risk(runs, sphere, "FastIHS")
-                ivs = log_ratio_interval(_risk(runs, sphere, "FastIHM", *best), ihs)
-                out.append(
-                    Claim(
-                        claim="synthetic_sphere: where it beats IHM, FastIHM matches the non-private FastIHS",
-                        paper="Section 4.1: at those eps FastIHM matches the non-private baseline.",
-                        measured=f"FastIHM (eps = {best[0]:g}, r = {best[1]:g}) / FastIHS: {format_interval(ivs)}",
-                        rule=(
-                            f"holds if the 95% interval of the ratio lies below {MARGIN:g}; does not hold if it lies "
-                            "above; undecided otherwise"
-                        ),
-                        holds=True if ivs.high <= MARGIN else (False if ivs.low > MARGIN else None),
-                    )
-                )
-    return out
+def stored_claims(tables, parameters) -> list:
+    """The claims the page shows, decided on the stored ``tables`` with the run's epsilon grid (``parameters``)."""
+    return claims(tables, epsilons=(parameters or {}).get("epsilons"))

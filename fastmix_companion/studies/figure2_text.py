@@ -1,22 +1,28 @@
 """The sentences and display tables of the Figure 2 page (:mod:`fastmix_companion.studies.figure2`).
 
 The page displays what these return; the numbers behind each sentence (FastIHM over IHM, IHM over
-FastIHS, the reversals, the budget factor) are computed by the study, and each sentence's verdict
-("it does not", "there the smaller sketch adds more Hessian noise") is decided here. The tables of
-the noise section (calibrated noise levels, FastIHM's eta per ratio) and of the accounting section
-(IHM's gamma under the classical bound, the gradient-variance factor) are assembled here too.
+FastIHS, the reversals, the budget factor) are computed by the study. The claims' verdicts are told
+in the verdict words (:data:`fastmix_companion.claims.VERDICTS`) with whose claim each is, and each
+sentence's reading ("it does not", "there the smaller sketch adds more Hessian noise") is decided
+here. The tables of the noise section (calibrated noise levels, FastIHM's eta per ratio) and of the
+accounting section (IHM's gamma under the classical bound, the gradient-variance factor) are
+assembled here too.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED, verdict_counts
 from fastmix_companion.studies import figure2 as F
+from fastmix_companion.studies import figure2_claims as FC
 
 __all__ = [
     "setting_text",
     "stored_setting_text",
     "reversal_text",
+    "tally_text",
+    "verdict_line",
     "findings_text",
     "ratios_text",
     "accounting_text",
@@ -51,10 +57,6 @@ def stored_setting_text(tables, params) -> str:
     )
 
 
-def _plural(k: int, one: str, many: str) -> str:
-    return one if k == 1 else many
-
-
 def reversal_text(rev: dict, dataset: str) -> str:
     """A cell of :func:`reversals` in words, and whether Hessian noise explains it (the smaller sketch adds more)."""
     from fastmix_companion.claims import format_interval
@@ -76,21 +78,46 @@ def reversal_text(rev: dict, dataset: str) -> str:
     )
 
 
-def findings_text(tables, checks) -> str:
-    """The paragraphs under the claims table: the tally of ``checks``, then per dataset FastIHM (largest r)
-    against IHM at both ends of the grid, whether IHM sits at the FastIHS level there, and the reversals."""
+_VERBS = {
+    HOLDS: ("holds", "hold"),
+    HOLDS_IN_DIRECTION: ("holds in direction, not in size", "hold in direction, not in size"),
+    NOT_COMPARABLE: ("is not comparable", "are not comparable"),
+    UNDECIDED: ("is undecided", "are undecided"),
+    DOES_NOT_HOLD: ("does not hold", "do not hold"),
+}
+
+
+def tally_text(checks) -> str:
+    """How many of ``checks`` carry each verdict, and whose claims they are, in one sentence."""
+    counts = {v: k for v, k in verdict_counts(checks).items() if k}
+    ours = sum(c.source is not None and c.source.is_ours for c in checks)
+    parts = [f"{k} {_VERBS[v][k != 1]}" for v, k in counts.items()]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "none is decided"
+    return (
+        f"Of the {len(checks)} checks ({len(checks) - ours} of the FastMix paper's claims in Section 4.1, "
+        f"{ours} of our own), {listed}."
+    )
+
+
+def verdict_line(c) -> str:
+    """One claim whose verdict is not "holds": the verdict, whose claim, and what was measured (or, for a
+    paper's claim outside its setting, why it is not comparable)."""
+    text = f"*{c.claim}* ({c.source}): {c.verdict}"
+    if c.verdict == NOT_COMPARABLE:
+        return text + f", because the run differs from the paper's: {'; '.join(c.setting.differences)}."
+    return text + f"; we measured {c.measured}."
+
+
+def findings_text(tables, checks, epsilons=None) -> str:
+    """The paragraphs under the claims table: the tally of ``checks`` by verdict and a line per claim that does
+    not simply hold; then per dataset FastIHM (largest r) against IHM at both ends of the grid, whether IHM sits at
+    the FastIHS level there, and the reversals (significant in the page's family of tests, ``epsilons`` the run's
+    grid as for the claims)."""
     from fastmix_companion.claims import format_interval
 
     runs, calib = tables["runs"], tables["calibration"]
-    held = sum(c.holds is True for c in checks)
-    failed = [c.claim for c in checks if c.holds is False]
-    open_ = [c.claim for c in checks if c.holds is None]
-    lines = [
-        f"Of the {len(checks)} checks, {held} {_plural(held, 'holds', 'hold')}"
-        + (f", {len(failed)} {_plural(len(failed), 'does', 'do')} not ({'; '.join(failed)})" if failed else "")
-        + (f" and {len(open_)} cannot be decided from these trials ({'; '.join(open_)})" if open_ else "")
-        + "."
-    ]
+    lines = [tally_text(checks)] + [verdict_line(c) for c in checks if c.verdict != HOLDS]
+    family = FC.page_family(tables, epsilons)
     for name in tables["datasets"]["dataset"]:
         fast = runs[(runs["dataset"] == name) & (runs["method"] == "FastIHM")]
         if fast.empty:
@@ -115,7 +142,7 @@ def findings_text(tables, checks) -> str:
                 else f" IHM's risk there is {format_interval(iv)} times the non-private FastIHS's."
             )
         lines.append(text)
-        lines.extend(reversal_text(rev, name) for rev in F.reversals(runs, name))
+        lines.extend(reversal_text(rev, name) for rev in F.reversals(runs, name, family=family))
     return "\n\n".join(lines)
 
 

@@ -49,7 +49,9 @@ __all__ = [
     "run",
     "paper_ratios",
     "ratio_table",
+    "SIZE_FACTOR",
     "claims",
+    "stored_claims",
 ]
 
 NOTEBOOK = "figure3_runtime"
@@ -291,94 +293,181 @@ def ratio_table(tables, baseline: str = "IHM"):
     return pd.DataFrame(rows)
 
 
-def claims(tables, alpha: float = 0.05):
+SIZE_FACTOR = 2.0
+"""A measured speedup reproduces the paper's in size when measured / paper lies within this factor."""
+
+_SERIES = ("FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3")
+
+
+def _directional(a, b) -> tuple[float, bool]:
+    """Two-sided p-value of Welch's test on log runtimes, and whether ``a`` is the faster."""
+    from fastmix_companion.claims import one_sided_less
+
+    p = one_sided_less(a, b)
+    return min(1.0, 2.0 * min(p, 1.0 - p)), p < 0.5
+
+
+def _scaled(iv, paper: float):
+    """``iv`` divided by the paper's value: measured / paper with its interval."""
+    from fastmix_companion.claims import Interval
+
+    return Interval(iv.estimate / paper, iv.low / paper, iv.high / paper, iv.level, iv.n)
+
+
+def _setting(rows, parameters):
+    """What differs from the paper's timing at the shapes ``rows`` (of the datasets table)."""
+    from fastmix_companion.claims import Setting
+
+    diffs = []
+    stand_ins = [r["shape"] for r in rows if r["data_used"] != r["paper_dataset"]]
+    if stand_ins:
+        diffs.append(
+            f"synthetic correlated stand-in of the same n and d at {', '.join(stand_ins)} (runtime depends on the "
+            "shape, not the values)"
+        )
+    threads = (parameters or {}).get("blas_threads")
+    diffs.append(
+        "another machine than the paper's i7-1255U"
+        + (f", {threads} BLAS/OpenMP thread(s)" if threads else "")
+        + " (the paper states no thread count)"
+    )
+    trials = (parameters or {}).get("trials")
+    if trials and int(trials) != 30:
+        diffs.append(f"{int(trials)} timed trials per method and eps, not 30")
+    return Setting(tuple(diffs), comparable=True)
+
+
+def _outcome(signs) -> bool | None:
+    """All +1: True; any -1: False; else None (signs: +1 the claimed direction, -1 the opposite, 0 not significant)."""
+    signs = list(signs)
+    return True if signs and all(s > 0 for s in signs) else (False if any(s < 0 for s in signs) else None)
+
+
+def claims(tables, alpha: float = 0.05, parameters=None):
     """Figure 3's claims as :class:`fastmix_companion.claims.Claim`, decided on the stored runs.
 
-    * Per shape: FastIHS and FastIHM r1-r3 are faster than dense IHM by the paper's factors
-      (the row of Figure 3's table for the dataset of that shape): ratio of geometric mean
-      runtimes, 95% Welch interval; holds when every lower limit is at least the paper's factor.
-    * FastIHM's speedup falls as k2 grows: one-sided Welch test that FastIHM r1 is faster
-      than FastIHM r3 at each shape, Holm over the shapes; holds when all reject.
-    * (Ours) Gram-factor IHM is faster than FastIHM at the smallest k2: at each shape the lower
-      95% limit of runtime(FastIHM r1) / runtime(IHM-gram) is above 1.
+    Every comparison of two runtimes is one two-sided Welch test on log runtime
+    (:func:`fastmix_companion.claims.one_sided_less` in both directions), and the page's tests are one
+    family: Holm's correction over all of them at ``alpha``; a rejected test counts in the direction of
+    its estimate.
+
+    * Per shape (FastMix paper, Figure 3, the table's row for that shape's dataset): FastIHS and FastIHM
+      r1-r3 are faster than dense IHM. Size: measured / paper speedup per series, within
+      :data:`SIZE_FACTOR` or not (:class:`fastmix_companion.claims.Magnitude`).
+    * FastIHM's speedup falls as k2 grows (every row of the table): r1 faster than r2, r2 faster than r3
+      at every shape. Size: the runtime r3 / r1 against the paper's (its speedup r1 over its speedup r3).
+    * (Ours) Gram-factor IHM is faster than FastIHM at the smallest k2, at every shape.
+
+    ``parameters`` (the stored run's) name the threads and trials in each claim's setting.
     """
-    from fastmix_companion.claims import Claim, format_interval, holm, log_ratio_interval, one_sided_less
+    from fastmix_companion.claims import Claim, Magnitude, Source, fastmix_paper, format_interval, holm
+    from fastmix_companion.claims import log_ratio_interval as lri
 
     runs = tables["runs"]
-    info = tables["datasets"].set_index("shape")
-    out = []
+    info = tables["datasets"].set_index("shape", drop=False)
     order = list(dict.fromkeys(runs["dataset"]))
-    series = ["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"]
-    for shape in order:
-        sub = runs[runs["dataset"] == shape]
-        rt = {s: sub.loc[sub["series"] == s, "runtime_s"].to_numpy() for s in sub["series"].unique()}
-        paper_key = info.loc[shape, "paper_dataset"]
-        if paper_key not in PAPER_TABLE or not all(len(rt.get(s, [])) > 1 for s in series + ["IHM"]):
-            continue
-        name, _, _, paper = PAPER_TABLE[paper_key]
-        ivs = [log_ratio_interval(rt["IHM"], rt[s]) for s in series]
-        used = info.loc[shape, "data_used"]
+    rt = {
+        s: {k: g["runtime_s"].to_numpy(dtype=float) for k, g in runs[runs["dataset"] == s].groupby("series")}
+        for s in order
+    }
+    has = lambda shape, *series: all(len(rt[shape].get(x, ())) > 1 for x in series)  # noqa: E731
+    paper_shapes = [s for s in order if info.loc[s, "paper_dataset"] in PAPER_TABLE and has(s, "IHM", *_SERIES)]
+    k2_shapes = [s for s in order if has(s, "FastIHM r1", "FastIHM r2", "FastIHM r3")]
+    gram_shapes = [s for s in k2_shapes if has(s, "IHM-gram")]
+    keys, pvals, faster = [], [], []
+    for key, a, b in (
+        [((s, x), rt[s][x], rt[s]["IHM"]) for s in paper_shapes for x in _SERIES]
+        + [
+            ((s, f"r{j}<r{j + 1}"), rt[s][f"FastIHM r{j}"], rt[s][f"FastIHM r{j + 1}"])
+            for s in k2_shapes
+            for j in (1, 2)
+        ]
+        + [((s, "gram"), rt[s]["IHM-gram"], rt[s]["FastIHM r1"]) for s in gram_shapes]
+    ):
+        p, a_faster = _directional(a, b)
+        keys.append(key)
+        pvals.append(p)
+        faster.append(a_faster)
+    sign = {
+        k: (1 if f else -1) if r else 0
+        for k, f, r in zip(keys, faster, holm(pvals, alpha) if pvals else [], strict=True)
+    }
+    family = (
+        f"two-sided Welch test on log runtime, Holm over the page's {len(keys)} tests at {alpha:g}, counted in the "
+        "direction of its estimate"
+    )
+    size_rule = (
+        f"reproduced in size when the 95% interval of measured / paper lies within [1/{SIZE_FACTOR:g}, "
+        f"{SIZE_FACTOR:g}], not when it lies wholly outside"
+    )
+    out = []
+    for shape in paper_shapes:
+        name, _, _, paper = PAPER_TABLE[info.loc[shape, "paper_dataset"]]
+        ivs = [lri(rt[shape]["IHM"], rt[shape][x]) for x in _SERIES]
         out.append(
             Claim(
-                claim=f"{shape}: faster than IHM by the paper's factors",
+                claim=f"{shape}: FastIHS and FastIHM are faster than IHM",
                 paper=(
                     f"{name}: IHM / FastIHS = {paper[0]:g}, IHM / FastIHM r1, r2, r3 = "
-                    f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g} (Figure 3)"
+                    f"{paper[1]:g}, {paper[2]:g}, {paper[3]:g}"
                 ),
-                measured=(
-                    "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(series, ivs, strict=True))
-                    + f" ({used}, {ivs[0].n}+ runs each)"
+                measured="IHM / method: "
+                + "; ".join(f"{x} {format_interval(iv)}" for x, iv in zip(_SERIES, ivs, strict=True))
+                + f" ({ivs[0].n}+ runs each)",
+                rule=f"holds if all four are significantly faster than dense IHM, does not hold if one is "
+                f"significantly slower ({family}); {size_rule}",
+                holds=_outcome(sign[(shape, x)] for x in _SERIES),
+                source=fastmix_paper(f"Figure 3, table, row {name}"),
+                setting=_setting([info.loc[shape]], parameters),
+                magnitudes=tuple(
+                    Magnitude(f"IHM / {x}", p, _scaled(iv, p), SIZE_FACTOR)
+                    for x, iv, p in zip(_SERIES, ivs, paper, strict=True)
                 ),
-                rule="ratio of geometric mean runtimes, 95% Welch interval; holds if every lower limit >= the "
-                "paper's factor",
-                holds=bool(all(iv.low >= p for iv, p in zip(ivs, paper, strict=True))),
             )
         )
-    shapes_ok = [s for s in order if {"FastIHM r1", "FastIHM r3"} <= set(runs.loc[runs["dataset"] == s, "series"])]
-    if shapes_ok:
-        ps = [
-            one_sided_less(
-                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"],
-                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"],
-            )
-            for s in shapes_ok
-        ]
-        rej = holm(ps, alpha)
-        ivs = [
-            log_ratio_interval(
-                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r3"), "runtime_s"],
-                runs.loc[(runs["dataset"] == s) & (runs["series"] == "FastIHM r1"), "runtime_s"],
-            )
-            for s in shapes_ok
-        ]
+    if k2_shapes:
+        paper_slow = [v[3][1] / v[3][3] for v in PAPER_TABLE.values()]
+        slow = {s: lri(rt[s]["FastIHM r3"], rt[s]["FastIHM r1"]) for s in k2_shapes}
+        mags = []
+        for s in k2_shapes:
+            key = info.loc[s, "paper_dataset"]
+            if key in PAPER_TABLE:
+                pv = PAPER_TABLE[key][3][1] / PAPER_TABLE[key][3][3]
+                mags.append(Magnitude(f"runtime r3 / r1, {s}", pv, _scaled(slow[s], pv), SIZE_FACTOR))
         out.append(
             Claim(
                 claim="FastIHM's speedup falls as k2 grows",
-                paper="in every row of Figure 3, IHM / FastIHM decreases from r1 to r3",
-                measured="runtime r3 / r1: "
-                + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in zip(shapes_ok, ivs, strict=True)),
-                rule=f"one-sided Welch test (log runtime) that r1 is faster than r3 at each shape, Holm at {alpha:g}; "
-                "holds if all reject",
-                holds=bool(all(rej)),
+                paper="in every row of the table, IHM / FastIHM decreases from r1 to r2 to r3 (r3 takes "
+                f"{min(paper_slow):.2g} to {max(paper_slow):.2g} times r1's runtime)",
+                measured="runtime r3 / r1: " + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in slow.items()),
+                rule=f"holds if r1 is significantly faster than r2 and r2 than r3 at every shape, does not hold if "
+                f"a larger k2 is significantly faster ({family}); {size_rule}",
+                holds=_outcome(sign[(s, f"r{j}<r{j + 1}")] for s in k2_shapes for j in (1, 2)),
+                source=fastmix_paper("Figure 3, table (every row)"),
+                setting=_setting([info.loc[s] for s in k2_shapes], parameters),
+                magnitudes=tuple(mags),
             )
         )
-        gram_ivs = {}
-        for s in shapes_ok:
-            sub = runs[runs["dataset"] == s]
-            gram = sub.loc[sub["series"] == "IHM-gram", "runtime_s"]
-            if len(gram) > 1:
-                gram_ivs[s] = log_ratio_interval(sub.loc[sub["series"] == "FastIHM r1", "runtime_s"], gram)
-        if gram_ivs:
-            out.append(
-                Claim(
-                    claim="Gram-factor IHM is faster than FastIHM",
-                    paper="(not in the paper) the paper times IHM with the dense k x n sketch only",
-                    measured="runtime FastIHM r1 / IHM-gram: "
-                    + "; ".join(f"{s}: {format_interval(iv)}" for s, iv in gram_ivs.items()),
-                    rule="95% Welch interval of the ratio of geometric mean runtimes at each shape; holds if "
-                    "every lower "
-                    "limit > 1",
-                    holds=bool(all(iv.low > 1.0 for iv in gram_ivs.values())),
-                )
+    if gram_shapes:
+        out.append(
+            Claim(
+                claim="Gram-factor IHM is faster than FastIHM",
+                paper="IHM with its sketch drawn through the Gram factor (same output distribution) is faster than "
+                "FastIHM at the smallest k2; the paper times IHM with the dense k x n sketch only",
+                measured="runtime FastIHM r1 / IHM-gram: "
+                + "; ".join(
+                    f"{s}: {format_interval(lri(rt[s]['FastIHM r1'], rt[s]['IHM-gram']))}" for s in gram_shapes
+                ),
+                rule=f"holds if the Gram-factor IHM is significantly faster at every shape, does not hold if it is "
+                f"significantly slower at one ({family})",
+                holds=_outcome(sign[(s, "gram")] for s in gram_shapes),
+                source=Source(None, "a faster IHM than the paper's baseline, with the same output distribution"),
+                setting=_setting([info.loc[s] for s in gram_shapes], parameters),
             )
+        )
     return out
+
+
+def stored_claims(tables, parameters) -> list:
+    """The claims the page shows, decided on the stored ``tables`` run with ``parameters``."""
+    return claims(tables, parameters=parameters)

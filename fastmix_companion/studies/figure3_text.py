@@ -2,15 +2,24 @@
 
 The page displays what these return, generated from the study's tables (``datasets``, ``runs``,
 ``timing``) and parameters: the setting of a run, the timing conditions, the speedup tables,
-whether each measured speedup over dense IHM is above, below or compatible with the paper's, and
-how FastIHM compares with the Gram-factor IHM.
+the claims' verdicts in words (whose claim, and why a verdict is not simply "holds"), Figure 3's
+caption against the measured speedups, and how FastIHM compares with the Gram-factor IHM.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from fastmix_companion.claims import Interval, format_interval
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    UNDECIDED,
+    Interval,
+    format_interval,
+    verdict_counts,
+)
 from fastmix_companion.studies import figure3 as study
 
 __all__ = [
@@ -21,6 +30,9 @@ __all__ = [
     "load_table",
     "ratio_pivot",
     "paper_table",
+    "tally_text",
+    "verdict_line",
+    "caption_text",
     "findings_text",
     "gram_text",
 ]
@@ -85,40 +97,74 @@ def ratio_pivot(tables, baseline):
     )
 
 
-def findings_text(tables, checks) -> str:
-    """The tally of ``checks`` and, per shape with a paper row, which measured speedups over dense IHM are
-    larger than, smaller than or compatible with the paper's (by their 95% intervals)."""
-    held = [c.claim for c in checks if c.holds is True]
-    failed = [c.claim for c in checks if c.holds is False]
-    lines = [
-        f"Of the {len(checks)} checks, {len(held)} {'holds' if len(held) == 1 else 'hold'}"
-        + (f" and {len(failed)} do not: {'; '.join(failed)}" if failed else "")
-        + "."
-    ]
+_VERBS = {
+    HOLDS: ("holds", "hold"),
+    HOLDS_IN_DIRECTION: ("holds in direction, not in size", "hold in direction, not in size"),
+    NOT_COMPARABLE: ("is not comparable", "are not comparable"),
+    UNDECIDED: ("is undecided", "are undecided"),
+    DOES_NOT_HOLD: ("does not hold", "do not hold"),
+}
+
+
+def tally_text(checks) -> str:
+    """How many of ``checks`` carry each verdict, and whose claims they are, in one sentence."""
+    counts = {v: k for v, k in verdict_counts(checks).items() if k}
+    ours = sum(c.source is not None and c.source.is_ours for c in checks)
+    parts = [f"{k} {_VERBS[v][k != 1]}" for v, k in counts.items()]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "none is decided"
+    return (
+        f"Of the {len(checks)} checks ({len(checks) - ours} of the FastMix paper's claims about Figure 3, "
+        f"{ours} of our own), {listed}."
+    )
+
+
+def verdict_line(c) -> str:
+    """One claim that does not simply hold: its verdict, whose claim, and why (setting or size)."""
+    text = f"*{c.claim}* ({c.source}): {c.verdict}"
+    if c.verdict == NOT_COMPARABLE:
+        return text + f", because the run differs from the paper's: {'; '.join(c.setting.differences)}."
+    outside = [m for m in c.magnitudes if m.in_size is False]
+    if c.verdict == HOLDS_IN_DIRECTION and outside:
+        ratios = [m.ratio.estimate for m in outside]
+        return (
+            text + f": {len(outside)} of its {len(c.magnitudes)} numbers of the paper are outside a factor "
+            f"{outside[0].factor:g}, measured / paper {min(ratios):.3g} to {max(ratios):.3g}."
+        )
+    return text + "."
+
+
+def caption_text(tables, low: float = 2.0, high: float = 3.0) -> str:
+    """Figure 3's caption ("in most cases FastIHM is 2 to 3 times faster than IHM") against FastIHM's measured
+    speedups over dense IHM at the shapes with a row of the paper's table: reproduced in size when more than half
+    of their 95% intervals reach into ``[low, high]``."""
     rt = study.ratio_table(tables, baseline="IHM")
     info = tables["datasets"].set_index("shape")
-    for shape in dict.fromkeys(tables["runs"]["dataset"]):
-        key = info.loc[shape, "paper_dataset"]
-        if key not in study.PAPER_TABLE:
-            continue
-        name, _, _, paper_vals = study.PAPER_TABLE[key]
-        above: list[str] = []
-        below: list[str] = []
-        within: list[str] = []
-        for series, pv in zip(["FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"], paper_vals, strict=True):
-            r = rt[(rt["shape"] == shape) & (rt["series"] == series)]
-            if r.empty:
-                continue
-            text = f"{series} {r['estimate'].iloc[0]:.3g} (paper {pv:g})"
-            (above if r["low"].iloc[0] > pv else below if r["high"].iloc[0] < pv else within).append(text)
-        parts = []
-        if above:
-            parts.append("larger than the paper's: " + ", ".join(above))
-        if below:
-            parts.append("smaller: " + ", ".join(below))
-        if within:
-            parts.append("compatible with it: " + ", ".join(within))
-        lines.append(f"${tex(shape)}$ (the paper's {name}): speedups over dense IHM " + "; ".join(parts) + ".")
+    paper_shapes = [s for s in info.index if info.loc[s, "paper_dataset"] in study.PAPER_TABLE]
+    cells = rt[rt["shape"].isin(paper_shapes) & rt["series"].str.startswith("FastIHM")]
+    if cells.empty:
+        return ""
+    inside = int(((cells["high"] >= low) & (cells["low"] <= high)).sum())
+    faster = int((cells["low"] > 1.0).sum())
+    verdict = (
+        "reproduced in size"
+        if 2 * inside > len(cells)
+        else ("reproduced in direction, not in size" if faster == len(cells) else "not reproduced")
+    )
+    return (
+        f"Figure 3's caption (FastMix paper) says that in most cases FastIHM is {low:g} to {high:g} times faster "
+        f"than IHM. Here FastIHM is {cells['estimate'].min():.3g} to {cells['estimate'].max():.3g} times faster "
+        f"than dense IHM, with a 95% interval above 1 in {faster} of {len(cells)} cases, and {inside} of the "
+        f"{len(cells)} intervals reach into [{low:g}, {high:g}]: the caption is {verdict}."
+    )
+
+
+def findings_text(tables, checks) -> str:
+    """The tally of ``checks`` by verdict, a line for each claim that does not simply hold, and Figure 3's
+    caption against the measured speedups."""
+    lines = [tally_text(checks)] + [verdict_line(c) for c in checks if c.verdict != HOLDS]
+    caption = caption_text(tables)
+    if caption:
+        lines.append(caption)
     lines.append(
         "Speedups over dense IHM depend on how fast the machine and its libraries draw Gaussian numbers "
         "(dense IHM) and run Walsh-Hadamard transforms (FastIHM), which differ between machines; the next "
