@@ -6,6 +6,7 @@ Layout, one folder per notebook under ``results/`` (or ``$FASTMIX_RESULTS_DIR``)
     results/<notebook>/provenance.json   commit, versions, threads, machine, load, wall time,
                                          data checksums, one record per sitting
     results/<notebook>/<table>.csv       tidy tables, one row per run, with a ``cell`` column
+    results/<notebook>/manifest.json     each file's SHA-256, each table's rows and cell keys
 
 A paper-scale run is split into *cells* (for Figure 2: one dataset, method, epsilon and
 ``k2`` ratio with all its trials). :meth:`ResultsStore.add_cell` appends a finished cell's
@@ -18,6 +19,15 @@ draw their figures from it. :func:`entry_status` tells whether an entry is missi
 partial or complete, and which fastmix version computed it; :func:`stale_entries` lists
 entries computed by an older minor version than the installed one (the release command
 refuses to release while there are any).
+
+Every entry proves what it holds with its manifest (:mod:`fastmix_companion.manifest`, which
+also states the threat model): :meth:`ResultsStore.load`, :meth:`ResultsStore.table`,
+:meth:`ResultsStore.cells_done` and :func:`entry_status` check each file against it and raise
+:class:`StoreIntegrityError` for an edited, truncated or added file, corrupt JSON or a forged
+provenance, and for an entry without a manifest (adopt one written before manifests existed
+with ``python -m fastmix_companion.store --write-manifests NAME``, :func:`write_manifest`).
+Every write takes the entry's lock (``filelock``) and replaces files atomically, so concurrent
+runs of the same entry never lose or duplicate a cell.
 """
 
 from __future__ import annotations
@@ -27,13 +37,25 @@ import json
 import math
 import os
 import platform
-import tempfile
 import time
 from collections.abc import Iterable, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from fastmix_companion.machine import machine_load, steal_seconds, thread_settings
+from fastmix_companion.manifest import (
+    ENV_RESULTS_DIR,
+    MANIFEST_FILE,
+    PARAMETERS_FILE,
+    PROVENANCE_FILE,
+    Entry,
+    StoreIntegrityError,
+    default_results_dir,
+    verify_entries,
+    write_manifest,
+)
 
 __all__ = [
     "ENV_RESULTS_DIR",
@@ -48,101 +70,17 @@ __all__ = [
     "steal_seconds",
     "parameters_differ",
     "entry_markdown",
+    "StoreIntegrityError",
+    "write_manifest",
+    "verify_entries",
+    "MANIFEST_FILE",
 ]
-
-ENV_RESULTS_DIR = "FASTMIX_RESULTS_DIR"
-PARAMETERS_FILE = "parameters.json"
-PROVENANCE_FILE = "provenance.json"
-
-
-def default_results_dir() -> Path:
-    """``$FASTMIX_RESULTS_DIR``, else ``results/`` beside the package (the repository root), else ``./results``."""
-    env = os.environ.get(ENV_RESULTS_DIR)
-    if env:
-        return Path(env)
-    beside = Path(__file__).resolve().parent.parent
-    if (beside / "notebooks").is_dir():
-        return beside / "results"
-    return Path.cwd() / "results"
 
 
 def _jsonable(value: Any) -> Any:
     from fastmix_companion.provenance import jsonable as convert
 
     return convert(value)
-
-
-def _write_text_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=path.suffix, dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def thread_settings() -> dict[str, Any]:
-    """BLAS/OpenMP thread counts in effect (threadpoolctl) and the thread environment variables."""
-    env = {
-        k: os.environ.get(k)
-        for k in (
-            "OMP_NUM_THREADS",
-            "OPENBLAS_NUM_THREADS",
-            "MKL_NUM_THREADS",
-            "FHT_NUM_THREADS",
-            "FASTMIX_HADAMARD_BACKEND",
-        )
-    }
-    pools: list[dict[str, Any]] = []
-    try:
-        from threadpoolctl import threadpool_info
-
-        for info in threadpool_info():
-            pools.append(
-                {
-                    "user_api": info.get("user_api"),
-                    "internal_api": info.get("internal_api"),
-                    "num_threads": info.get("num_threads"),
-                }
-            )
-    except Exception:  # threadpoolctl missing: record the environment only
-        pools = []
-    return {"environment": {k: v for k, v in env.items() if v is not None}, "pools": pools}
-
-
-def machine_load() -> list[float] | None:
-    """The 1, 5 and 15 minute load averages (``None`` where the platform has none)."""
-    try:
-        return [round(x, 2) for x in os.getloadavg()]
-    except (AttributeError, OSError):
-        return None
-
-
-def steal_seconds(path: str = "/proc/stat") -> float:
-    """CPU time the hypervisor gave to other guests since boot, summed over this machine's CPUs.
-
-    On a virtual machine, a timed solve whose wall time includes steal time ran slower than the
-    code is; each sitting of a results-store entry and each cell of the timed studies record the
-    difference of two readings beside the load average. Read from the ``steal`` field (the eighth
-    value, in clock ticks) of the aggregate ``cpu`` line of ``/proc/stat``; ``nan`` where that file
-    or field does not exist.
-    """
-    try:
-        with open(path, encoding="ascii") as f:
-            fields = f.readline().split()
-        ticks = float(os.sysconf("SC_CLK_TCK"))
-    except (OSError, ValueError, AttributeError):
-        return float("nan")
-    if len(fields) < 9 or fields[0] != "cpu":
-        return float("nan")
-    try:
-        return round(float(fields[8]) / ticks, 2)
-    except ValueError:
-        return float("nan")
 
 
 def _canonical(params: Mapping[str, Any]) -> dict[str, Any]:
@@ -195,8 +133,9 @@ class ResultsStore:
             raise ValueError(f"A store entry is named after its notebook, like 'figure2_dp_ols'; got {name!r}.")
         self.name = name
         self.root = Path(root) if root is not None else default_results_dir()
-        self._done: dict[str, set[str]] = {}
+        self._seen: dict[str, set[str]] = {}
         self._cells_this_sitting = 0
+        self._entry = Entry(self.path, name)
 
     # ------------------------------------------------------------------ reading
     @property
@@ -207,68 +146,97 @@ class ResultsStore:
         """True when the entry has its parameters file (a run was started)."""
         return (self.path / PARAMETERS_FILE).is_file()
 
+    def _json(self, file: str) -> Any:
+        p = self.path / file
+        if not p.is_file():
+            return None
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise StoreIntegrityError(
+                f"{p} is not valid JSON ({exc}). Recompute the entry with "
+                f"`.venv/bin/python -m fastmix_companion.run --paper-scale {self.name} --restart`."
+            ) from None
+
     def parameters(self) -> dict[str, Any] | None:
         """The stored parameters, or ``None`` when the entry does not exist."""
-        p = self.path / PARAMETERS_FILE
-        if not p.is_file():
-            return None
-        return json.loads(p.read_text(encoding="utf-8"))["parameters"]
+        record = self._json(PARAMETERS_FILE)
+        return None if record is None else record["parameters"]
 
     def provenance(self) -> dict[str, Any] | None:
-        p = self.path / PROVENANCE_FILE
-        if not p.is_file():
-            return None
-        return json.loads(p.read_text(encoding="utf-8"))
+        """The stored provenance record, or ``None`` before the first sitting."""
+        return self._json(PROVENANCE_FILE)
+
+    def verify(self) -> dict[str, Any]:
+        """Check every file of the entry against its manifest and return the manifest.
+
+        Raises :class:`StoreIntegrityError` (one message: each file that differs, what differs,
+        and the command that recomputes the entry). Repeated calls re-read only changed files.
+        """
+        return self._entry.verify()
 
     def tables(self) -> list[str]:
         """Names of the stored tables (their CSV files without the suffix)."""
         if not self.path.is_dir():
             return []
-        return sorted(p.stem for p in self.path.glob("*.csv"))
+        return sorted(p.stem for p in self.path.glob("*.csv") if not p.name.startswith("."))
 
     def table(self, table: str):
-        """The stored table as a :class:`pandas.DataFrame`.
+        """The stored table as a :class:`pandas.DataFrame`, read after checking it against the manifest.
 
         Raises
         ------
         FileNotFoundError
             If the table does not exist; the message gives the command that computes it.
+        StoreIntegrityError
+            If the entry does not match its manifest.
         """
+        import io
+
         import pandas as pd
 
         p = self.path / f"{table}.csv"
-        if not p.is_file():
+        if not self.exists() or not p.is_file():
             raise FileNotFoundError(
                 f"The results store has no table {table!r} for {self.name} (looked for {p}). "
                 f"Compute it with: .venv/bin/python -m fastmix_companion.run --paper-scale {self.name}"
             )
-        return pd.read_csv(p)
+        data, record = self._entry.table_bytes(table)
+        frame = pd.read_csv(io.BytesIO(data))
+        if len(frame) != record["rows"] or list(frame.columns) != record["columns"]:
+            raise StoreIntegrityError(f"{p} reads as {len(frame)} rows where its manifest records {record['rows']}.")
+        return frame
 
     def load(self, *required: str) -> dict | None:
         """Every stored table by name, or ``None`` while the entry or one of ``required`` is missing.
 
         A page calls this once for its paper-scale section and draws nothing when it gets ``None``
-        (the note from :func:`entry_markdown` then says what to run).
+        (the note from :func:`entry_markdown` then says what to run). The entry is verified against
+        its manifest first (:class:`StoreIntegrityError` if anything differs).
         """
-        names = self.tables()
-        if not self.exists() or any(t not in names for t in required):
+        if not self.exists():
+            return None
+        names = sorted(self.verify()["tables"])
+        if any(t not in names for t in required):
             return None
         return {t: self.table(t) for t in names}
 
-    def cells_done(self, table: str) -> set[str]:
-        """Keys of the cells of ``table`` already stored."""
-        if table not in self._done:
-            p = self.path / f"{table}.csv"
-            if p.is_file():
-                import pandas as pd
+    def _stored_cells(self, table: str) -> set[str]:
+        if not self.exists():
+            return set()
+        record = self.verify()["tables"].get(table)
+        return set(record["cells"]) if record else set()
 
-                keys = pd.read_csv(p, usecols=["cell"])["cell"].astype(str)
-                self._done[table] = set(keys)
-            else:
-                self._done[table] = set()
-        return self._done[table]
+    def cells_done(self, table: str) -> set[str]:
+        """Keys of the cells of ``table`` already stored (by this run or another), checked against the manifest."""
+        self._seen[table] = self._stored_cells(table)
+        return set(self._seen[table])
 
     # ------------------------------------------------------------------ writing
+    @staticmethod
+    def _csv(frame) -> str:
+        return frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
+
     def start(self, parameters: Mapping[str, Any], *, restart: bool = False) -> None:
         """Record the run's parameters, or check them against those of the stored run.
 
@@ -276,56 +244,59 @@ class ResultsStore:
         differ raises unless ``restart=True``, which deletes its tables first.
         """
         params = _canonical(parameters)
-        stored = self.parameters()
-        if stored is not None and not restart:
-            diff = parameters_differ(stored, params)
-            if diff:
-                lines = ", ".join(
-                    f"{k}: stored {a!r}, requested {b!r}" for k, a, b in ((k, *v) for k, v in diff.items())
-                )
-                raise StoredParametersDiffer(
-                    f"The results store already holds {self.name} with other parameters ({lines}). "
-                    "Resume with the stored parameters, or pass --restart to discard the stored results."
-                )
-        if stored is not None and restart:
-            for p in self.path.glob("*.csv"):
-                p.unlink()
-            prov = self.path / PROVENANCE_FILE
-            if prov.exists():
-                prov.unlink()
-            self._done.clear()
-        if stored is None or restart:
-            _write_text_atomic(
-                self.path / PARAMETERS_FILE,
-                json.dumps({"notebook": self.name, "parameters": params}, indent=2, sort_keys=True) + "\n",
-            )
+        with self._entry.locked():
+            stored = self.parameters()
+            if stored is not None and not restart:
+                self.verify()  # resume only an entry that is what its manifest says
+                diff = parameters_differ(stored, params)
+                if diff:
+                    lines = ", ".join(
+                        f"{k}: stored {a!r}, requested {b!r}" for k, a, b in ((k, *v) for k, v in diff.items())
+                    )
+                    raise StoredParametersDiffer(
+                        f"The results store already holds {self.name} with other parameters ({lines}). "
+                        "Resume with the stored parameters, or pass --restart to discard the stored results."
+                    )
+            if stored is None or restart:
+                self._seen.clear()
+                text = json.dumps({"notebook": self.name, "parameters": params}, indent=2, sort_keys=True) + "\n"
+                self._entry.commit(parameters=text, fresh=True)  # deletes the tables and provenance
 
-    def add_cell(self, table: str, cell: str, rows) -> None:
+    def add_cell(self, table: str, cell: str, rows) -> bool:
         """Append one finished cell's rows (a DataFrame or a list of dicts) to ``table``.
 
-        The file is rewritten to a temporary name and moved into place, so a stopped run
-        never leaves a half-written table. A cell already stored raises (compute each once).
+        Under the entry's lock, the table is read back (checked against the manifest), the rows
+        appended, and the file and the manifest replaced atomically, so a stopped run never leaves
+        a half-written table and concurrent runs never lose a cell. A cell this store already
+        reported stored (:meth:`cells_done`) raises (compute each once); a cell that another run
+        stored meanwhile is kept as that run stored it, and ``False`` is returned. Returns ``True``
+        when the rows were stored.
         """
         import pandas as pd
 
         if not self.exists():
             raise RuntimeError(f"Call start(parameters) before adding results to {self.name}.")
         cell = str(cell)
-        if cell in self.cells_done(table):
+        if table not in self._seen:
+            self.cells_done(table)
+        if cell in self._seen[table]:
             raise ValueError(f"Cell {cell!r} of table {table!r} is already stored for {self.name}.")
         frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
         if frame.empty:
             raise ValueError(f"Cell {cell!r} of {self.name}/{table} has no rows; a cell must store what it computed.")
         frame = frame.copy()
         frame.insert(0, "cell", cell)
-        p = self.path / f"{table}.csv"
-        if p.is_file():
-            old = pd.read_csv(p)
-            frame = pd.concat([old, frame], ignore_index=True, sort=False)
-        _write_text_atomic(p, frame.to_csv(index=False, float_format="%.10g", lineterminator="\n"))
-        self._done.setdefault(table, set()).add(cell)
-        self._cells_this_sitting += 1
-        self._update_progress()
+        with self._entry.locked():
+            if cell in self._stored_cells(table):
+                self._seen[table].add(cell)
+                return False  # another run stored it while this one computed it
+            if table in self.verify()["tables"]:
+                frame = pd.concat([self.table(table), frame], ignore_index=True, sort=False)
+            self._entry.commit(tables={table: self._csv(frame)})
+            self._seen[table].add(cell)
+            self._cells_this_sitting += 1
+            self._update_progress()
+        return True
 
     def put_table(self, table: str, frame) -> None:
         """Store a whole table at once (for small derived tables computed in one go)."""
@@ -334,12 +305,11 @@ class ResultsStore:
         frame = frame.copy()
         if "cell" not in frame.columns:
             frame.insert(0, "cell", "all")
-        _write_text_atomic(
-            self.path / f"{table}.csv", frame.to_csv(index=False, float_format="%.10g", lineterminator="\n")
-        )
-        self._done.pop(table, None)
-        self._cells_this_sitting += 1
-        self._update_progress()
+        with self._entry.locked():
+            self._entry.commit(tables={table: self._csv(frame)})
+            self._seen.pop(table, None)
+            self._cells_this_sitting += 1
+            self._update_progress()
 
     def supersede_cells(self, table: str, cells: Iterable[str], reason: str) -> int:
         """Remove stored cells of ``table`` so the next sitting computes them again, recording why.
@@ -350,36 +320,31 @@ class ResultsStore:
         cells (:func:`entry_markdown` says on the page that cells were recomputed, and why).
         Returns the number of rows removed.
         """
-        import pandas as pd
-
         cells = [str(c) for c in cells]
         if not reason or not reason.strip():
             raise ValueError("say why the cells are computed again: the reason is part of the record.")
-        frame = self.table(table)
-        missing = sorted(set(cells) - set(frame["cell"].astype(str)))
-        if missing:
-            raise ValueError(
-                f"{self.name}/{table} stores no cell {missing[0]!r}; stored: {sorted(set(frame['cell']))}."
+        with self._entry.locked():
+            frame = self.table(table)
+            missing = sorted(set(cells) - set(frame["cell"].astype(str)))
+            if missing:
+                raise ValueError(
+                    f"{self.name}/{table} stores no cell {missing[0]!r}; stored: {sorted(set(frame['cell']))}."
+                )
+            gone = frame["cell"].astype(str).isin(cells)
+            record = self.provenance() or {}
+            record.setdefault("superseded_cells", []).append(
+                {
+                    "table": table,
+                    "cells": cells,
+                    "computed_at": record.get("git", {}).get("commit"),
+                    "superseded_at": _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds"),
+                    "reason": reason.strip(),
+                    "rows": json.loads(frame[gone].to_json(orient="records")),
+                }
             )
-        gone = frame["cell"].astype(str).isin(cells)
-        record = self.provenance() or {}
-        record.setdefault("superseded_cells", []).append(
-            {
-                "table": table,
-                "cells": cells,
-                "computed_at": record.get("git", {}).get("commit"),
-                "superseded_at": _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds"),
-                "reason": reason.strip(),
-                "rows": json.loads(frame[gone].to_json(orient="records")),
-            }
-        )
-        record["complete"] = False
-        kept: pd.DataFrame = frame[~gone]
-        _write_text_atomic(
-            self.path / f"{table}.csv", kept.to_csv(index=False, float_format="%.10g", lineterminator="\n")
-        )
-        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
-        self._done.pop(table, None)
+            record["complete"] = False
+            self._entry.commit(tables={table: self._csv(frame[~gone])}, provenance=json.dumps(record, indent=2) + "\n")
+            self._seen.pop(table, None)
         return int(gone.sum())
 
     @contextmanager
@@ -400,7 +365,9 @@ class ResultsStore:
         """
         self.start(parameters, restart=restart)
         before = self.path / PROVENANCE_FILE
-        kept = before.read_text(encoding="utf-8") if before.is_file() else None
+        with self._entry.locked():
+            self.verify()
+            kept = before.read_text(encoding="utf-8") if before.is_file() else None
         was_complete = bool((self.provenance() or {}).get("complete"))
         self._started = time.time()
         self._load_before = machine_load()
@@ -414,7 +381,8 @@ class ResultsStore:
             finished = True
         finally:
             if was_complete and not self._cells_this_sitting and kept is not None:
-                _write_text_atomic(before, kept)  # nothing computed: not a sitting of the record
+                with self._entry.locked():  # nothing computed: not a sitting of the record
+                    self._entry.commit(provenance=kept)
             else:
                 self._record_sitting(finished=finished, extra=extra or {}, new=False)
 
@@ -422,19 +390,24 @@ class ResultsStore:
         """Data sources (Dataset objects, files or mappings) to record in the provenance."""
         self._data_sources = list(getattr(self, "_data_sources", [])) + list(sources)
 
+    def _write_provenance(self, record: Mapping[str, Any]) -> None:
+        with self._entry.locked():
+            self._entry.commit(provenance=json.dumps(_jsonable(dict(record)), indent=2) + "\n")
+
     def _update_progress(self) -> None:
-        """After a stored cell: bring the current sitting's time and cell count up to date."""
+        """After a stored cell: bring the current sitting's time and cell count up to date (under the lock)."""
         record = self.provenance()
-        if not record or not record.get("sittings") or not hasattr(self, "_started"):
+        index = getattr(self, "_sitting_index", None)
+        if not record or index is None or index >= len(record.get("sittings") or []):
             return
-        last = record["sittings"][-1]
+        last = record["sittings"][index]
         last["finished_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
         last["seconds"] = round(time.time() - self._started, 1)
         last["cells_computed"] = self._cells_this_sitting
         last.update(self._steal_record(False))
         record["wall_time_seconds"] = round(sum(s["seconds"] for s in record["sittings"]), 1)
         record["complete"] = False
-        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+        self._write_provenance(record)
 
     def _steal_record(self, new: bool) -> dict[str, float]:
         """``steal_seconds``: CPU seconds a hypervisor took from the machine during the sitting (where known)."""
@@ -443,7 +416,7 @@ class ResultsStore:
         return {} if math.isnan(stolen) else {"steal_seconds": round(stolen, 2)}
 
     def _record_sitting(self, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
-        from fastmix_companion.provenance import collect_provenance, describe_source
+        from fastmix_companion.provenance import collect_provenance
 
         base = collect_provenance(self.parameters(), seed=(self.parameters() or {}).get("seed"))
         if new or not hasattr(self, "_base_at_start"):
@@ -451,35 +424,40 @@ class ResultsStore:
             # even if the checkout moves on while it runs (the end's commit is noted beside it)
             self._base_at_start = base
         start = self._base_at_start
+        with self._entry.locked():  # read, change and write the record as one step
+            self.verify()
+            self._record_sitting_locked(base, start, finished=finished, extra=extra, new=new)
+
+    def _record_sitting_locked(self, base, start, *, finished: bool, extra: Mapping[str, Any], new: bool) -> None:
+        from fastmix_companion.provenance import describe_source
+
         record = self.provenance() or {}
         sittings = list(record.get("sittings", []))
-        if not new and sittings:
-            sittings.pop()
+        index = getattr(self, "_sitting_index", None)
+        if new or index is None or index >= len(sittings):
+            index = self._sitting_index = len(sittings)
+            sittings.append({})
         now = _dt.datetime.now(tz=_dt.timezone.utc)
-        sittings.append(
-            {
-                "started_at": _dt.datetime.fromtimestamp(self._started, tz=_dt.timezone.utc).isoformat(
-                    timespec="seconds"
-                ),
-                "finished_at": now.isoformat(timespec="seconds"),
-                "seconds": round(time.time() - self._started, 1),
-                "cells_computed": self._cells_this_sitting,
-                "finished": finished,
-                "commit": start["git"].get("commit"),
-                "dirty": start["git"].get("dirty"),
-                **(
-                    {"commit_at_end": base["git"].get("commit"), "dirty_at_end": base["git"].get("dirty")}
-                    if not new and base["git"] != start["git"]
-                    else {}
-                ),
-                "fastmix_version": start["fastmix_version"],
-                "load_before": self._load_before,
-                "load_after": None if new else machine_load(),
-                **self._steal_record(new),
-                "threads": thread_settings(),
-                "host": platform.node(),
-            }
-        )
+        sittings[index] = {
+            "started_at": _dt.datetime.fromtimestamp(self._started, tz=_dt.timezone.utc).isoformat(timespec="seconds"),
+            "finished_at": now.isoformat(timespec="seconds"),
+            "seconds": round(time.time() - self._started, 1),
+            "cells_computed": self._cells_this_sitting,
+            "finished": finished,
+            "commit": start["git"].get("commit"),
+            "dirty": start["git"].get("dirty"),
+            **(
+                {"commit_at_end": base["git"].get("commit"), "dirty_at_end": base["git"].get("dirty")}
+                if not new and base["git"] != start["git"]
+                else {}
+            ),
+            "fastmix_version": start["fastmix_version"],
+            "load_before": self._load_before,
+            "load_after": None if new else machine_load(),
+            **self._steal_record(new),
+            "threads": thread_settings(),
+            "host": platform.node(),
+        }
         sources = {s.get("name", str(i)): s for i, s in enumerate(record.get("data_sources", []))}
         for item in getattr(self, "_data_sources", []):
             desc = describe_source(item)
@@ -503,18 +481,20 @@ class ResultsStore:
             }
         )
         record.update(_jsonable(dict(extra)))
-        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(_jsonable(record), indent=2) + "\n")
+        self._write_provenance(record)
 
     def mark_complete(self) -> None:
-        """Record that every cell of the run is stored (call after the last sitting)."""
-        record = self.provenance()
-        if record is None:
-            raise RuntimeError(f"{self.name} has no provenance yet; run a sitting first.")
-        if record.get("complete") and record.get("completed_at"):
-            return  # complete already (a sitting that computed nothing): keep when it was completed
-        record["complete"] = True
-        record["completed_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
-        _write_text_atomic(self.path / PROVENANCE_FILE, json.dumps(record, indent=2) + "\n")
+        """Record that every cell of the run is stored (call after the last sitting); rewrites the manifest."""
+        with self._entry.locked():
+            self.verify()
+            record = self.provenance()
+            if record is None:
+                raise RuntimeError(f"{self.name} has no provenance yet; run a sitting first.")
+            if record.get("complete") and record.get("completed_at"):
+                return  # complete already (a sitting that computed nothing): keep when it was completed
+            record["complete"] = True
+            record["completed_at"] = _dt.datetime.now(tz=_dt.timezone.utc).isoformat(timespec="seconds")
+            self._write_provenance(record)
 
 
 # --------------------------------------------------------------------------- status
@@ -549,11 +529,17 @@ class EntryStatus:
         )
 
 
-def entry_status(name: str, root: str | os.PathLike | None = None) -> EntryStatus:
-    """The state of ``results/<name>/``: missing, partial (a run started) or complete."""
+def entry_status(name: str, root: str | os.PathLike | None = None, *, verify: bool = True) -> EntryStatus:
+    """The state of ``results/<name>/``: missing, partial (a run started) or complete.
+
+    The entry is first checked against its manifest (:class:`StoreIntegrityError` when it does not
+    match or has none); ``verify=False`` reads the state without that check.
+    """
     store = ResultsStore(name, root)
     if not store.exists():
         return EntryStatus(name, "missing", None, None, (), None, None)
+    if verify:
+        store.verify()
     prov = store.provenance() or {}
     sittings = prov.get("sittings") or [{}]
     state = "complete" if prov.get("complete") else "partial"
@@ -584,7 +570,8 @@ def stale_entries(
     """``(name, reason)`` for each entry computed by an older minor version, or not complete.
 
     ``names`` defaults to every folder in the store; ``current_version`` to the installed
-    ``fastmix.__version__``.
+    ``fastmix.__version__``. This reads the entries' state only; :func:`verify_entries` checks
+    them against their manifests.
     """
     from fastmix import __version__
 
@@ -598,7 +585,7 @@ def stale_entries(
         )
     out = []
     for name in names:
-        status = entry_status(name, folder)
+        status = entry_status(name, folder, verify=False)
         if status.state == "missing":
             out.append((name, "missing"))
         elif status.state != "complete":
@@ -686,3 +673,12 @@ def entry_markdown(name: str, root: str | os.PathLike | None = None) -> str:
             f"reproduce at {commit_text}."
         )
     return text
+
+
+# --------------------------------------------------------------------------- manifests
+
+
+if __name__ == "__main__":
+    from fastmix_companion.manifest import main
+
+    raise SystemExit(main())

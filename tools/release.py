@@ -15,8 +15,9 @@ Steps, each of which stops the release when it fails:
    section and nothing left under ``## [Unreleased]`` (changes listed there belong to no
    version yet: rename that heading to the new version's before releasing), the tag
    ``v<version>`` does not exist yet, and no tracked file has uncommitted changes;
-1. every results-store entry a page reads is complete and was computed by the released minor
-   version (``fastmix_companion.store.stale_entries``; recompute with
+1. every results-store entry matches its manifest (``fastmix_companion.store.verify_entries``:
+   no file edited, truncated or forged), and every entry a page reads is complete and was computed
+   by the released minor version (``fastmix_companion.store.stale_entries``; recompute with
    ``python -m fastmix_companion.run --paper-scale NAME``);
 2. the release metadata agree (``tools/citation.py --check``: the version in
    ``fastmix/__init__.py``, ``CITATION.cff``, ``.zenodo.json``, a CHANGELOG section for it,
@@ -269,16 +270,18 @@ def _tool_versions() -> dict:
 
 
 def stale_store_entries(root: Path = ROOT, results: Path | None = None) -> list[tuple[str, str]]:
-    """``(name, reason)`` for each notebook with a paper-scale study whose store entry is missing,
-    partial, or computed by an older minor version than the one being released."""
+    """``(name, reason)`` for each store entry that does not match its manifest (or has none), and each
+    notebook with a paper-scale study whose store entry is missing, partial, or computed by an older
+    minor version than the one being released."""
     sys.path.insert(0, str(root))
     try:
-        from fastmix_companion.store import stale_entries
+        from fastmix_companion.store import stale_entries, verify_entries
         from fastmix_companion.studies import STUDIES
     finally:
         sys.path.pop(0)
     folder = results if results is not None else root / "results"
-    return stale_entries(sorted(STUDIES), root=folder, current_version=package_version(root))
+    tampered = [(name, f"fails its integrity check: {message}") for name, message in verify_entries(root=folder)]
+    return tampered + stale_entries(sorted(STUDIES), root=folder, current_version=package_version(root))
 
 
 def _step(title: str) -> None:
@@ -344,9 +347,9 @@ def main(argv: list[str] | None = None) -> int:
         for name, reason in stale:
             print(f"  {name}: {reason}", file=sys.stderr)
         print(
-            "error: the results store is not up to date for this version; recompute the entries above with "
-            ".venv/bin/python -m fastmix_companion.run --paper-scale NAME (add --restart for an entry computed by an "
-            "older version)",
+            "error: the results store is not up to date for this version, or does not match its manifests; "
+            "recompute the entries above with .venv/bin/python -m fastmix_companion.run --paper-scale NAME (add "
+            "--restart for an entry computed by an older version or one that fails its integrity check)",
             file=sys.stderr,
         )
         return 1

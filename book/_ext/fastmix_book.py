@@ -21,6 +21,10 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
    extension points the theme's Binder and Colab buttons there.
 4. **Figure labels as in the papers.** Sphinx's book-wide figure numbers are dropped
    (``fastmix_number_figures = False``); each caption carries its label written out.
+5. **A results store that proves what it holds.** Before any page executes, every entry of the
+   results store is checked against its manifest (``fastmix_companion.store.verify_entries``); an
+   edited, truncated or forged entry stops the build with the store's message, whatever the
+   build's warning settings (a page that raised would fail only under ``-W``).
 """
 
 from __future__ import annotations
@@ -279,10 +283,23 @@ def _rewrite_launch_buttons(app: Sphinx, pagename: str, templatename: str, conte
 # --------------------------------------------------------------------------- setup
 
 
+def verify_results_store(app: Sphinx) -> None:
+    """At ``builder-inited``: stop the build if an entry of the results store does not match its manifest."""
+    try:
+        from fastmix_companion.store import default_results_dir, verify_entries
+    except ImportError:  # the companion is not installed: no page can read the store either
+        return
+    problems = verify_entries(root=app.config.fastmix_results_dir or default_results_dir())
+    if problems:
+        raise ExtensionError("the results store fails its integrity check:\n" + "\n".join(m for _, m in problems))
+
+
 def setup(app: Sphinx) -> dict:
     app.add_config_value("fastmix_launch_branch", "launch", "html")
     app.add_config_value("fastmix_rerun_box", True, "env")
     app.add_config_value("fastmix_number_figures", False, "env")
+    app.add_config_value("fastmix_results_dir", None, "env")  # None: the store the pages read
+    app.connect("builder-inited", verify_results_store)
     # Sphinx loads MathJax only on pages where it saw a math node, and it misses the maths that
     # autodoc pulls in from docstrings (the API page showed raw \\( ... \\)); load it everywhere.
     app.set_html_assets_policy("always")
@@ -296,4 +313,12 @@ def setup(app: Sphinx) -> dict:
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
-__all__ = ["mathjax_source_dir", "launcher_command", "papermill_box_command", "rerun_box", "launch_url", "setup"]
+__all__ = [
+    "verify_results_store",
+    "mathjax_source_dir",
+    "launcher_command",
+    "papermill_box_command",
+    "rerun_box",
+    "launch_url",
+    "setup",
+]
