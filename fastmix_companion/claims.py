@@ -53,6 +53,7 @@ __all__ = [
     "log_ratio_interval",
     "one_sided_less",
     "holm",
+    "holm_adjusted",
     "percentile_of",
     "claims_frame",
     "claims_markdown",
@@ -168,6 +169,22 @@ def holm(p_values: Sequence[float], alpha: float = 0.05) -> list[bool]:
     return reject.tolist()
 
 
+def holm_adjusted(p_values: Sequence[float]) -> list[float]:
+    """Holm's adjusted p-values: reject hypothesis ``i`` at family-wise level ``alpha`` iff ``p_adj[i] <= alpha``.
+
+    ``p_adj`` of the ``j``-th smallest p-value is ``max_{l <= j} min(1, (m - l + 1) p_(l))``
+    (Holm 1979); the rejections agree with :func:`holm` at every ``alpha``.
+    """
+    p = np.asarray(p_values, dtype=float)
+    order = np.argsort(p)
+    adjusted = np.empty(p.size)
+    running = 0.0
+    for rank, idx in enumerate(order):
+        running = max(running, min(1.0, (p.size - rank) * p[idx]))
+        adjusted[idx] = running
+    return adjusted.tolist()
+
+
 def percentile_of(value: float, sample: Sequence[float]) -> float:
     """Percentage of ``sample`` at or below ``value`` (ties count half), in [0, 100]."""
     x = np.asarray(sample, dtype=float)
@@ -222,7 +239,7 @@ class Source:
     def __str__(self) -> str:
         if self.is_ours:
             return f"ours ({self.location})" if self.location else "ours"
-        return f"{self.paper}, {self.location}" if self.location else self.paper
+        return f"{self.paper}, {self.location}" if self.location else str(self.paper)
 
 
 OURS = Source(None)

@@ -24,6 +24,7 @@ from fastmix_companion.claims import (
     claims_markdown,
     fastmix_paper,
     holm,
+    holm_adjusted,
     kernel_paper,
     log_ratio_interval,
     mean_interval,
@@ -148,3 +149,13 @@ def test_verdict_counts_cover_every_word_and_the_words_are_defined_once():
     assert (
         str(kernel_paper("Theorem 3")) == "kernel paper, Theorem 3" and str(Source(None, "caption")) == "ours (caption)"
     )
+
+
+def test_holm_adjusted_agrees_with_holm_at_every_level():
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        p = rng.uniform(0, 0.2, size=rng.integers(1, 8)).tolist()
+        adjusted = holm_adjusted(p)
+        for alpha in (0.01, 0.05, 0.1):
+            assert [a <= alpha for a in adjusted] == holm(p, alpha)
+    assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
