@@ -178,8 +178,10 @@ if stored is not None:
 # before the numbers were computed.
 
 # %% tags=["remove-input"]
-CLAIMS = study.claims(stored) if stored is not None else []
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
 page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
+if CLAIMS:
+    display(Markdown(text.checks_text(CLAIMS)))
 
 # %% [markdown]
 # ## Running the same code on a cluster

@@ -271,7 +271,7 @@ if stored is not None:
 # (no sampling error); the attack's bound carries its own confidence level.
 
 # %% tags=["remove-input"]
-CLAIMS = study.claims(stored) if stored is not None else []
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
 page.show_claims(CLAIMS, missing="The claims table needs the stored results (see the note at the top).")
 
 # %% tags=["remove-input"]

@@ -226,8 +226,10 @@ if len(D_SWEEP):
 # fixed before the numbers were computed.
 
 # %% tags=["remove-input"]
-CLAIMS = study.claims(stored) if stored is not None else []
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
 page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
+if CLAIMS:
+    display(Markdown(text.checks_text(CLAIMS)))
 
 # %% [markdown]
 # ## What this map does and does not say

@@ -112,3 +112,48 @@ def test_same_release_claim_flips_with_the_largest_difference():
     same = verdict(1e-13)
     assert same.holds is True and same.measured == "largest relative difference of theta over 3 solves: 1.0e-13"
     assert verdict(1e-8).holds is False
+
+
+def test_every_claim_is_ours_with_the_run_setting_and_its_sentence_uses_the_verdict():
+    from fastmix_companion.claims import OURS
+
+    tables = {
+        "setting": _setting(),
+        "runs": pd.DataFrame(
+            [
+                _row("in memory", 22, "FastIHM", 1.0),
+                _row("dask", 22, "FastIHM", 1.2, diff=1e-15),
+                _row("dask", 22, "FastIHM", 1.2, diff=1e-15),
+            ]
+        ),
+    }
+    params = {"d": 32, "n_workers": 2, "chunk_log2_rows": 20, "processes": True, "k2_ratio": 4.0}
+    claims = B.claims(tables, params)
+    assert all(c.source.is_ours and c.source != OURS and c.source.location for c in claims)
+    assert "d = 32, 2 local single-threaded worker processes, chunks of 2^20 rows" in str(claims[0].setting)
+    assert BT.checks_text(claims).startswith('Of the 2 checks, the verdict is "holds" for 2.\n\nOur own question (')
+    slow = dict(tables, runs=tables["runs"].assign(wall_s=[1.0, 2.0, 2.0]))
+    assert BT.checks_text(B.claims(slow, params)).startswith(
+        'Of the 2 checks, the verdict is "holds" for 1 and "does not hold" for 1.'
+    )
+
+
+def test_stored_claims_state_their_sources_and_verdicts():
+    import pytest
+
+    from fastmix_companion.claims import verdict_counts
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(B.NOTEBOOK)
+    tables = store.load()
+    if tables is None:
+        pytest.skip("no stored entry")
+    claims = B.stored_claims(tables, store.parameters())
+    assert all(c.source is not None and c.source.is_ours for c in claims)
+    assert verdict_counts(claims) == {
+        "holds": 4,
+        "holds in direction, not in size": 0,
+        "not comparable": 0,
+        "undecided": 0,
+        "does not hold": 0,
+    }

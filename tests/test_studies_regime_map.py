@@ -1,4 +1,4 @@
-"""The sentences of the regime map page (fastmix_companion.studies.regime_map_text), on small hand-made tables."""
+"""The regime map page: its sentences (regime_map_text) and the study's verdicts, on small hand-made tables."""
 
 import pandas as pd
 
@@ -78,3 +78,104 @@ def test_crossover_text_flips():
     assert RT.crossover_text((3000.0, False), 1024).endswith(
         "$d \\approx 3,000$ for $n = 2^{10}$ (an extrapolation beyond the measured range)."
     )
+
+
+# --------------------------------------------------------------------------- the verdicts of the claims
+
+DENSE = "FastIHM (r = 4) is faster than IHM with the dense sketch"
+
+
+def _timed(cells, repeats=5, noise=0.05, seed=0, design="synthetic_correlated"):
+    """``cells``: ``(sweep, log2 n, d, k2_r4, {series: seconds})``; lognormal repeats around each time."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows, shapes = [], []
+    for sweep, log2_n, d, k2, times in cells:
+        n = 2**log2_n
+        shapes.append({"sweep": sweep, "n": n, "d": d, "k2_r4": k2, "design": design})
+        for series, seconds in times.items():
+            for _ in range(repeats):
+                t = seconds * float(np.exp(noise * rng.standard_normal()))
+                rows.append({"sweep": sweep, "n": n, "d": d, "series": series, "status": R.TIMED, "cpu_s": t})
+    return {"shapes": pd.DataFrame(shapes), "runs": pd.DataFrame(rows)}
+
+
+def _claims(tables):
+    return {c.claim: c for c in R.claims(tables)}
+
+
+def test_the_paper_speedup_holds_in_direction_or_in_size_at_the_paper_shape():
+    from fastmix_companion.claims import HOLDS, HOLDS_IN_DIRECTION
+
+    near = _claims(_timed([("n", 19, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 2.33 * 1.3})]))[DENSE]
+    assert near.verdict == HOLDS and near.source.paper == "FastMix paper"
+    assert near.magnitudes[0].paper == 2.33 and near.magnitudes[0].in_size is True
+    far = _claims(_timed([("n", 19, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 2.33 * 6})]))[DENSE]
+    assert far.verdict == HOLDS_IN_DIRECTION and far.magnitudes[0].in_size is False
+    elsewhere = _claims(_timed([("n", 18, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 20.0})]))[DENSE]
+    assert elsewhere.magnitudes == () and elsewhere.verdict == HOLDS and "no size comparison" in elsewhere.rule
+    sphere = _claims(
+        _timed([("n", 19, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 2.52})], design="synthetic_sphere")
+    )[DENSE]
+    assert sphere.magnitudes[0].paper == 2.52
+
+
+def test_the_claims_fail_or_stay_undecided_by_their_intervals():
+    from fastmix_companion.claims import DOES_NOT_HOLD, UNDECIDED
+
+    slow = _claims(_timed([("n", 17, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 0.5, "IHM (Gram)": 0.5})]))
+    assert slow[DENSE].verdict == DOES_NOT_HOLD
+    assert slow["IHM through its Gram factor is faster than FastIHM (r = 4)"].verdict != DOES_NOT_HOLD
+    noisy = _timed([("n", 17, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 1.05})], repeats=3, noise=0.5)
+    assert _claims(noisy)[DENSE].verdict == UNDECIDED
+
+
+def test_shapes_with_a_large_k2_are_left_out_of_the_paper_claim():
+    from fastmix_companion.claims import HOLDS
+
+    tables = _timed(
+        [
+            ("d", 17, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 3.0}),
+            ("d", 17, 4096, 2**16, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 0.5}),  # k2 = n / 2
+        ]
+    )
+    claim = _claims(tables)[DENSE]
+    assert claim.verdict == HOLDS and "1 shapes; smallest" in claim.measured
+    assert "1 shapes with k2 > 0.31 n left out" in claim.setting.differences
+
+
+def test_the_page_family_sets_the_level_of_every_comparison():
+    tables = _timed(
+        [
+            ("n", 17, 32, 128, {"FastIHM (r = 4)": 1.0, "IHM (dense)": 3.0, "IHM (Gram)": 0.5}),
+            ("n", 18, 32, 128, {"FastIHM (r = 4)": 2.0, "IHM (dense)": 6.0, "IHM (Gram)": 1.0}),
+        ]
+    )
+    claims = _claims(tables)
+    assert "98.75% Welch interval" in claims[DENSE].rule and "the page's 4 comparisons" in claims[DENSE].rule
+
+
+def test_stored_claims_state_their_sources_and_verdicts():
+    import pytest
+
+    from fastmix_companion.claims import verdict_counts
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(R.NOTEBOOK)
+    tables = store.load()
+    if tables is None:
+        pytest.skip("no stored entry")
+    claims = R.stored_claims(tables, store.parameters())
+    assert all(c.source is not None for c in claims)
+    assert [c.source.is_ours for c in claims] == [False, True, True]
+    assert verdict_counts(claims) == {
+        "holds": 2,
+        "holds in direction, not in size": 1,
+        "not comparable": 0,
+        "undecided": 0,
+        "does not hold": 0,
+    }
+    text = RT.checks_text(claims)
+    assert text.startswith('Of the 3 checks, the verdict is "holds" for 2 and "holds in direction, not in size" for 1.')
+    assert '(r = 4) is faster than IHM with the dense sketch": holds in direction, not in size (IHM / FastIHM' in text

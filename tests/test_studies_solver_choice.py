@@ -1,7 +1,9 @@
-"""The sentences of the solver choice page (fastmix_companion.studies.solver_choice_text), on hand-made tables."""
+"""The solver choice page: its sentences (solver_choice_text) and the study's verdicts, on hand-made tables."""
 
 import pandas as pd
 
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED, verdict_counts
+from fastmix_companion.studies import solver_choice as S
 from fastmix_companion.studies import solver_choice_text as ST
 
 P = {"design": "synthetic_sphere", "log2_ns": "9, 10", "ds": "4,8", "epsilons": "1.259", "T": 4, "trials": 2}
@@ -123,3 +125,126 @@ def test_the_runs_table_keeps_its_columns_in_their_order():
     if stored.is_file():  # the committed entry: the cell key, then these columns
         header = stored.read_text(encoding="utf-8").splitlines()[0].split(",")
         assert header[1 : 1 + len(expected)] == expected
+
+
+# --------------------------------------------------------------------------- the verdicts of the runtime claims
+
+
+PAPER_RUNTIME = "FastIHM is faster than IHM with the dense sketch (n >= 2^17, k2 <= 0.31 n)"
+OURS_RUNTIME = "FastIHM at its default k2 is faster than dense IHM also where k2 > 0.31 n"
+
+
+def _timing_runs(cells, trials=6, noise=0.05, seed=0):
+    """Runs of FastIHM and dense IHM: ``cells`` is a list of ``(log2 n, d, k2, speedup)``; FastIHM takes 1 s."""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    rows = []
+    for log2_n, d, k2, speedup in cells:
+        n = 2**log2_n
+        for series, seconds in (("FastIHM", 1.0), ("IHM (dense)", speedup)):
+            for t in range(trials):
+                rows.append(
+                    {
+                        "series": series,
+                        "n": n,
+                        "d": d,
+                        "epsilon": 1.0,
+                        "trial": t,
+                        "excess_risk": 0.01 * float(np.exp(0.05 * rng.standard_normal())),
+                        "ols_mse": 0.1,
+                        "runtime_s": seconds * float(np.exp(noise * rng.standard_normal())),
+                        "eta": 0.0 if series == "FastIHM" else np.nan,
+                        "delta": 1.0 / n**2,
+                        "rho": 0.1 / n**2,
+                        "T": 4,
+                        "k1": 6 * d,
+                        "k2": k2 if series == "FastIHM" else np.nan,
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _by_name(runs, parameters=None):
+    return {c.claim: c for c in S.claims({"runs": runs}, parameters=parameters)}
+
+
+def test_the_paper_runtime_claim_holds_fails_and_is_undecided_within_its_setting():
+    small_k2 = 2**12  # k2 / n = 1/32 at n = 2^17
+    held = _by_name(_timing_runs([(17, 8, small_k2, 3.0)]))[PAPER_RUNTIME]
+    assert held.verdict == HOLDS and held.source.paper == "FastMix paper" and "Figure 3" in held.source.location
+    assert held.setting.comparable and "one BLAS thread" in held.setting.differences
+    failed = _by_name(_timing_runs([(17, 8, small_k2, 3.0), (18, 8, small_k2, 0.5)]))[PAPER_RUNTIME]
+    assert failed.verdict == DOES_NOT_HOLD
+    unclear = _by_name(_timing_runs([(17, 8, small_k2, 1.0)], trials=3, noise=0.5))[PAPER_RUNTIME]
+    assert unclear.verdict == UNDECIDED
+    assert OURS_RUNTIME not in _by_name(_timing_runs([(17, 8, small_k2, 3.0)]))  # no cell beyond the limit
+
+
+def test_cells_where_k2_is_a_large_fraction_of_n_do_not_count_against_the_paper():
+    # at 2^17 x 128 FastIHM keeps 0.78 n rows and is slower; at 2^18 x 8 it keeps 0.09 n and is faster
+    claims = _by_name(_timing_runs([(17, 128, 102400, 0.85), (18, 8, 24000, 9.0)]))
+    assert claims[PAPER_RUNTIME].verdict == HOLDS
+    ours = claims[OURS_RUNTIME]
+    assert ours.source.is_ours and ours.verdict == DOES_NOT_HOLD and "k2 = 0.78 n" in ours.measured
+    # every cell beyond the limit: the paper's claim is not comparable, whatever the numbers
+    only_big = _by_name(_timing_runs([(17, 128, 102400, 0.85)]))
+    assert only_big[PAPER_RUNTIME].verdict == NOT_COMPARABLE and not only_big[PAPER_RUNTIME].setting.comparable
+    assert only_big[PAPER_RUNTIME].holds is False and only_big[OURS_RUNTIME].verdict == DOES_NOT_HOLD
+    assert 0.15 < S.PAPER_MAX_K2_FRACTION < 0.16 and S.K2_FRACTION_LIMIT == 2 * S.PAPER_MAX_K2_FRACTION
+
+
+def test_a_shape_of_the_paper_table_compares_the_size_of_the_speedup():
+    p = {"design": "synthetic_correlated", "k2_ratio": 800.0}
+    k2 = 25600  # 800 x 32 at 2^19 x 32: 0.05 n
+    near = _by_name(_timing_runs([(19, 32, k2, 1.91 * 1.2)]), p)[PAPER_RUNTIME]
+    assert near.verdict == HOLDS and near.magnitudes[0].paper == 1.91 and near.magnitudes[0].in_size is True
+    far = _by_name(_timing_runs([(19, 32, k2, 1.91 * 5)]), p)[PAPER_RUNTIME]
+    assert far.verdict == HOLDS_IN_DIRECTION and far.magnitudes[0].in_size is False
+    assert "within a factor 2" in far.rule
+    other = _by_name(_timing_runs([(19, 32, k2, 1.91 * 5)]), dict(p, k2_ratio=200.0))[PAPER_RUNTIME]
+    assert other.magnitudes == () and "no size comparison" in other.rule and other.verdict == HOLDS
+
+
+def test_the_page_corrects_for_all_its_runtime_cells():
+    claims = _by_name(_timing_runs([(17, 8, 2**12, 3.0), (18, 8, 2**12, 3.0), (17, 128, 102400, 0.9)]))
+    assert "98.33% Welch interval" in claims[PAPER_RUNTIME].rule and "over the 3 cells" in claims[PAPER_RUNTIME].rule
+
+
+def test_stored_claims_state_their_sources_and_verdicts():
+    import pytest
+
+    from fastmix_companion.store import ResultsStore
+
+    store = ResultsStore(S.NOTEBOOK)
+    tables = store.load()
+    if tables is None:
+        pytest.skip("no stored entry")
+    claims = S.stored_claims(tables, store.parameters())
+    assert all(c.source is not None for c in claims)
+    assert [c.source.is_ours for c in claims] == [False, True, True, True]
+    assert verdict_counts(claims) == {
+        HOLDS: 3,
+        HOLDS_IN_DIRECTION: 0,
+        NOT_COMPARABLE: 0,
+        UNDECIDED: 0,
+        DOES_NOT_HOLD: 1,
+    }
+    text = ST.checks_text(claims)
+    assert text.startswith('Of the 4 checks, the verdict is "holds" for 3 and "does not hold" for 1.')
+    assert 'The FastMix paper, Section 4.1 and Figure 3 (runtime table), "FastIHM is faster' in text
+
+
+def test_checks_text_names_whose_claim_and_says_not_comparable_with_the_reason():
+    within = ST.checks_text(S.claims({"runs": _timing_runs([(17, 8, 2**12, 3.0)])}))
+    beyond = ST.checks_text(S.claims({"runs": _timing_runs([(17, 128, 102400, 0.85)])}))
+    assert within.startswith('Of the 3 checks, the verdict is "holds" for 3.')
+    assert '(runtime table), "FastIHM is faster than IHM with the dense sketch (n >= 2^17, k2 <= 0.31 n)": holds.' in (
+        within
+    )
+    assert beyond.startswith(
+        'Of the 4 checks, the verdict is "holds" for 2, "not comparable" for 1 and "does not hold" for 1.'
+    )
+    assert ": not comparable, because the run is outside the paper's setting (" in beyond
+    assert "every cell has k2 > 0.31 n, where the paper has k2 <= 0.15 n)." in beyond
+    assert "Our own question (FastIHMRegressor's default k2 reaches a large fraction of n" in beyond

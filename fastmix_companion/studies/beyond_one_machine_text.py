@@ -12,8 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from fastmix_companion.studies import beyond_one_machine as study
+from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["MODE_ORDER", "setting_text", "runs_markdown"]
+__all__ = ["checks_text", "MODE_ORDER", "setting_text", "runs_markdown"]
 
 MODE_ORDER = ("in memory", "dask", "out of core")
 """The order of the paths within a size and solver in :func:`runs_markdown`."""

@@ -46,7 +46,17 @@ import numpy as np
 from fastmix_companion.parameters import Integer, Real
 from fastmix_companion.studies import CellTable
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "BOUNDS", "run", "claims"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "BOUNDS",
+    "BOUND_LOCATIONS",
+    "run",
+    "claim_setting",
+    "claims",
+    "stored_claims",
+]
 
 NOTEBOOK = "privacy_audit"
 
@@ -288,20 +298,52 @@ def run(params, store=None, log=print) -> dict:
     }
 
 
-def claims(tables):
+#: Where the FastMix paper states each bound of Lemma 1 (the keys of :data:`BOUNDS`).
+BOUND_LOCATIONS = {
+    "exact": "Appendix C.1, eq. (50)-(52) and (54): the bound phi the proof of Lemma 1 establishes",
+    "bar": "Appendix C.1, eq. (55)-(57): phi_bar, the bound Theorem 1 accounts with",
+    "simple": "Lemma 1 (Section 3), eq. (8)",
+}
+
+
+def claim_setting(parameters=None):
+    """How the audit's setting compares with Lemma 1's: the lemma covers every dataset and neighbour,
+    the audit a finite set of them at one size (:class:`~fastmix_companion.claims.Setting`, comparable)."""
+    from fastmix_companion.claims import Setting
+
+    p = dict(parameters or {})
+    size = (
+        f"one SRHT of k2 = {p['k2']} rows on n = {p['n']}, d = {p['d']}, noise set so that eq. (7) holds with "
+        f"gamma = {float(p['gamma']):g}"
+        if {"n", "d", "k2", "gamma"} <= set(p)
+        else "one SRHT at the audit's size, noise set so that eq. (7) holds with equality"
+    )
+    return Setting(
+        (size, "a finite set of neighbour pairs (hand-built designs, optimised rows), not every pair the lemma covers"),
+        comparable=True,
+    )
+
+
+def claims(tables, parameters=None):
     """The audit's claims as :class:`fastmix_companion.claims.Claim` (all rules fixed here, before the numbers).
+
+    Each is a claim of the FastMix paper (Lemma 1 and the conversion it is used with), checked
+    in the audit's setting (:func:`claim_setting`). An audit can refute a worst-case bound, not
+    prove it: "holds" says that no audited pair exceeds it.
 
     1. Lemma 1's exact bound holds on every audited pair: the largest ratio exact divergence /
        ``phi`` over designs, rows, directions, the alpha grid and the optimised rows is at most 1
        (the divergences are exact, so no interval is needed).
     2. The same for ``phi_bar`` (the bound Theorem 1 accounts with) and 3. for eq. (8).
     4. The attack cannot refute the accounting: its certified lower bound (Clopper-Pearson,
-       ``confidence``) is at most the smallest accounted epsilon.
+       ``confidence``, Bonferroni over the thresholds) is at most the smallest accounted epsilon.
+       It is the page's only check that rests on a sampled statistic, so the family is this one test.
     5. The accounted epsilons are sound for the pair: the exact delta of the pair at each accounted
        epsilon is at most the audited delta.
     """
-    from fastmix_companion.claims import Claim
+    from fastmix_companion.claims import Claim, fastmix_paper
 
+    setting = claim_setting(parameters)
     des, opt, att = tables["designs"], tables["optimised"], tables["attack"].iloc[0]
     out = []
     for b, label in BOUNDS.items():
@@ -312,37 +354,50 @@ def claims(tables):
         out.append(
             Claim(
                 claim=f"Lemma 1's bound {SHORT[b]} holds",
-                paper=f"Lemma 1: the Renyi divergence of one released row is at most {label}",
+                paper=f"the Renyi divergence of one released row between neighbours is at most {label}",
                 measured=(
                     f"largest exact divergence / bound: {worst:.3g} over {int(des['pairs'].sum())} neighbour pairs "
                     f"of {des['design'].nunique()} designs and {len(opt)} optimised rows (exact, no sampling error)"
                 ),
-                rule="holds if the largest ratio over the alpha grid is at most 1",
+                rule="holds if the largest ratio over the alpha grid is at most 1 (no audited pair exceeds the bound; "
+                "an audit cannot prove a worst-case bound)",
                 holds=bool(worst <= 1.0),
+                source=fastmix_paper(BOUND_LOCATIONS[b]),
+                setting=setting,
             )
         )
     acc_min = min(float(att[f"epsilon_accounted_{b}"]) for b in BOUNDS)
     out.append(
         Claim(
             claim="the attack stays below the accounted epsilon",
-            paper="the sketch is (epsilon, delta)-DP at the accounted epsilon (Lemma 1 with Proposition 1)",
+            paper="the sketch is (epsilon, delta)-DP at the accounted epsilon",
             measured=(
                 f"certified lower bound {att['epsilon_lower']:.3g} ({att['confidence']:.0%} confidence, "
                 f"{int(att['n_releases']):,} releases per hypothesis); point estimate {att['epsilon_point']:.3g}; "
                 f"exact epsilon of the pair {att['epsilon_exact']:.3g}; smallest accounted epsilon {acc_min:.3g}"
             ),
-            rule="holds if the certified lower bound is at most the smallest accounted epsilon",
+            rule="holds if the certified lower bound (Clopper-Pearson, Bonferroni over the attack's thresholds; the "
+            "page's only sampled test) is at most the smallest accounted epsilon",
             holds=bool(att["epsilon_lower"] <= acc_min),
+            source=fastmix_paper("Lemma 1 (Section 3) converted by Proposition 1 (Section 2.1)"),
+            setting=setting,
         )
     )
     worst_delta = max(float(att[f"delta_at_accounted_{b}"]) for b in BOUNDS)
     out.append(
         Claim(
             claim="the accounted epsilons are sound for the worst pair",
-            paper=f"delta(epsilon_accounted) <= delta = {att['delta']:g} (Proposition 1)",
+            paper=f"delta(epsilon_accounted) <= delta = {att['delta']:g}",
             measured=f"largest exact delta of the pair at an accounted epsilon: {worst_delta:.3g} (Imhof inversion)",
             rule="holds if the exact delta at every accounted epsilon is at most the audited delta",
             holds=bool(worst_delta <= float(att["delta"])),
+            source=fastmix_paper("Proposition 1 (Section 2.1) applied to Lemma 1's bounds"),
+            setting=setting,
         )
     )
     return out
+
+
+def stored_claims(tables, parameters) -> list:
+    """The claims the page shows, decided on the stored ``tables`` with the ``parameters`` they were computed with."""
+    return claims(tables, parameters)

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from fastmix_companion.pages import tex_num
 from fastmix_companion.studies import privacy_audit as study
+from fastmix_companion.studies._verdict_sentences import checks_text
 
 __all__ = [
+    "checks_text",
     "audit_setting",
     "stored_setting_text",
     "design_table",
@@ -96,19 +98,16 @@ def tradeoff_caption(tables) -> str:
 
 
 def findings_text(tables, checks) -> str:
-    """The tally of ``checks``, how much of Lemma 1's bound the worst pair uses, and the epsilon of each step.
+    """The verdicts of ``checks`` (:func:`checks_text`), how much of Lemma 1's bound the worst pair uses, and the
+    epsilon of each step.
 
     The phrase "which bind only for worse pairs than any found here" appears when no exact divergence
     exceeds the tightest bound (largest ratio at most 1).
     """
     att = tables["attack"].iloc[0]
     worst = design_table(tables)["worst ratio (φ)"].max()
-    held = sum(c.holds is True for c in checks)
-    failed = [c.claim for c in checks if c.holds is False]
     acc = {b: float(att[f"epsilon_accounted_{b}"]) for b in study.BOUNDS}
-    lines = [
-        f"Of the {len(checks)} checks, {held} hold" + (f"; these do not: {'; '.join(failed)}" if failed else "") + "."
-    ]
+    lines = [checks_text(checks)] if checks else []
     lines.append(
         "The largest ratio of an exact divergence to the tightest bound ($\\phi$) is "
         f"{worst:.3g}, "

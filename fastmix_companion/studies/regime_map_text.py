@@ -10,8 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from fastmix_companion.studies import regime_map as study
+from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["setting_text", "exponents_markdown", "winners_text", "crossover_text"]
+__all__ = ["checks_text", "setting_text", "exponents_markdown", "winners_text", "crossover_text"]
 
 
 def setting_text(tables, p) -> str:

@@ -11,8 +11,9 @@ import numpy as np
 
 from fastmix.regression import NOISE_DOMINATES_RATIO
 from fastmix_companion.studies import solver_choice as study
+from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["setting_text", "map_markdown", "map_text", "gap_text", "former_warning_text"]
+__all__ = ["checks_text", "setting_text", "map_markdown", "map_text", "gap_text", "former_warning_text"]
 
 
 def setting_text(tables, p) -> str:

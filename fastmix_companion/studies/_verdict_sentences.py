@@ -1,0 +1,48 @@
+"""Sentences that summarise a page's checks by their verdicts, shared by the studies' text modules.
+
+Each sentence counts :attr:`fastmix_companion.claims.Claim.verdict` (never ``holds``), names whose
+claim it is (the paper with its location, or the companion's own question and what prompted it)
+and, for a paper's claim tested outside its setting, says "not comparable" with the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fastmix_companion.claims import HOLDS_IN_DIRECTION, NOT_COMPARABLE, Claim, verdict_counts
+
+__all__ = ["tally", "claim_sentence", "checks_text"]
+
+
+def tally(claims: Iterable[Claim]) -> str:
+    """``'Of the 4 checks, the verdict is "holds" for 3 and "does not hold" for 1.'`` ("" for none)."""
+    claims = list(claims)
+    if not claims:
+        return ""
+    parts = [f'"{word}" for {k}' for word, k in verdict_counts(claims).items() if k]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
+    return f"Of the {len(claims)} check{'s' if len(claims) != 1 else ''}, the verdict is {listed}."
+
+
+def claim_sentence(c: Claim) -> str:
+    """One claim: whose it is, its name and its verdict, with the reason when not comparable."""
+    if c.source is None:
+        whose = "A check that does not say whose claim it is"
+    elif c.source.is_ours:
+        whose = "Our own question" + (f" ({c.source.location})" if c.source.location else "")
+    else:
+        whose = f"The {c.source}"
+    text = f'{whose}, "{c.claim}": {c.verdict}'
+    if c.verdict == NOT_COMPARABLE:
+        text += f", because the run is outside the paper's setting ({'; '.join(c.setting.differences)})"
+    elif c.verdict == HOLDS_IN_DIRECTION:
+        text += f" ({c.size})"
+    return text + "."
+
+
+def checks_text(claims: Iterable[Claim]) -> str:
+    """The tally, then one sentence per claim (paragraph breaks between); "" for no claims."""
+    claims = list(claims)
+    if not claims:
+        return ""
+    return tally(claims) + "\n\n" + " ".join(claim_sentence(c) for c in claims)
