@@ -14,14 +14,21 @@ Usage (from the repository root)::
 overrides one entry of the notebook's ``parameters`` cell; values are parsed like
 papermill's ``-p`` (``True``/``False``, ``None``, integers, floats) and, beyond that, Python
 literals (``"[1, 2]"``, ``"(0.5, 1.0)"``); anything else stays a string, and a parameter
-declared ``str`` takes the text as typed.
+declared ``str`` takes the text as typed. A value may start with ``-`` (``-p eps_min -inf``):
+the two words after ``-p`` are taken before the other options are parsed
+(:func:`fastmix_companion.cli_checks.split_parameter_args`).
 
 Parameters are checked before anything starts (:func:`check_notebook_parameters`): unknown
 names, values of the wrong type, and values outside what each parameter admits (the rules of
 :mod:`fastmix_companion.parameters`, declared once per notebook: a study's ``PARAMETERS``, or
 :data:`fastmix_companion.studies.NOTEBOOK_PARAMETERS`) end the command with a one-line message and
 exit status 2, without importing papermill or starting a kernel. ``--help-notebook`` lists
-each parameter with its default and what it admits.
+each parameter with its default and what it admits. A study may also estimate the cost of a
+run (its ``cost_model``, see :func:`fastmix_companion.cli_checks.check_run_cost`): a run whose
+memory estimate exceeds the memory available is refused the same way, and one estimated to
+take more than an hour needs ``--yes``. A run that runs out of memory all the same (a
+:class:`MemoryError` in a study computed in process or in the notebook's kernel) ends with one
+line saying so, and exit status 2.
 
 The notebook is executed in process through papermill (``jupytext.read`` then
 ``papermill.execute_notebook``) with the notebook's folder as working directory, showing
@@ -74,6 +81,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from fastmix_companion.cli_checks import check_run_cost, out_of_memory_line, split_parameter_args
 from fastmix_companion.notebook_parameters import ENV_NOTEBOOKS_DIR as ENV_NOTEBOOKS_DIR
 from fastmix_companion.notebook_parameters import (
     PAPER_SCALE_FILE,
@@ -310,7 +318,10 @@ examples:
 parameters:
   Every value is checked before anything starts: a name the notebook does not declare, or a
   value outside what the parameter admits (--help-notebook lists both), ends the command at
-  once with a one-line message and exit status 2.
+  once with a one-line message and exit status 2. A value may start with '-' (-p eps_min -1e3).
+  A study that estimates its cost refuses a run needing more memory than is available, and
+  asks for --yes before one estimated to take more than an hour. Running out of memory all
+  the same ends the command with one line and exit status 2.
 
 progress and failures:
   A notebook run shows papermill's cell progress bar, streams what the cells print and, for
@@ -370,6 +381,9 @@ def _build_parser() -> argparse.ArgumentParser:
         "--help-notebook",
         action="store_true",
         help="show the notebook's parameters with their defaults and what each admits, and exit",
+    )
+    parser.add_argument(
+        "--yes", action="store_true", help="start a run even if its study estimates it takes more than an hour"
     )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar, no streamed cell output")
     parser.add_argument("-v", "--verbose", action="store_true", help="on failure, also print the traceback")
@@ -444,13 +458,16 @@ def _report_cell_failure(exc, path: Path, args) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the process exit status.
 
-    0 on success, 2 for a usage error (unknown notebook or parameter, inadmissible value;
-    reported in one line before anything starts), 1 when the notebook or study fails.
+    0 on success, 2 for a usage error (unknown notebook or parameter, inadmissible value, a
+    run its study's cost model refuses; reported in one line before anything starts) or for a
+    run that ran out of memory (one line), 1 when the notebook or study fails otherwise.
     """
     from fastmix_companion.parameters import ParameterError
 
     parser = _build_parser()
-    args = parser.parse_args(argv)
+    rest, pairs = split_parameter_args(sys.argv[1:] if argv is None else list(argv), parser)
+    args = parser.parse_args(rest)
+    args.parameter = [*pairs, *args.parameter]
     if args.list:
         rows = list_notebooks()
         width = max((len(n) for n, _ in rows), default=0)
@@ -473,6 +490,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         overrides = validate_parameters(overrides, spec, notebook=path.name)
         check_notebook_parameters(path, overrides, spec)
         _check_run_options(path, args)
+        effective = {**{name: p.default_value for name, p in spec.items()}, **overrides}
+        note = check_run_cost(path, effective, assume_yes=args.yes)
+        if note:
+            print(note, file=sys.stderr, flush=True)
     except ParameterError as exc:
         print(f"error: {exc.summary}", file=sys.stderr)
         return 2
@@ -501,21 +522,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except MemoryError as exc:  # a study computed in this process
+        from fastmix_companion.studies import has_study
+
+        stored = args.paper_scale and has_study(path.stem)  # its finished cells are in the results store
+        print(out_of_memory_line(path.stem, exc, stored=stored), file=sys.stderr)
+        _traceback_if_verbose(args)
+        return 2
     except Exception as exc:  # papermill execution errors, study failures and the like
         if type(exc).__name__ == "PapermillExecutionError":
+            if getattr(exc, "ename", None) == "MemoryError":  # raised in the kernel
+                print(out_of_memory_line(path.stem, exc), file=sys.stderr)
+                trace = getattr(exc, "traceback", None) or []
+                if args.verbose and trace:
+                    print(_ANSI.sub("", "\n".join(trace)), file=sys.stderr)
+                return 2
             _report_cell_failure(exc, path, args)
             return 1
         if type(exc).__name__ == "StoredParametersDiffer":  # fastmix_companion.store: a usage error, not a failure
             print(f"error: {_first_line(exc)}", file=sys.stderr)
             return 2
         print(f"error: {type(exc).__name__} while running {path.stem}: {_first_line(exc)}", file=sys.stderr)
-        if args.verbose:
-            import traceback
-
-            traceback.print_exc()
-        else:
+        if not _traceback_if_verbose(args):
             print("  (--verbose prints the traceback)", file=sys.stderr)
         return 1
+
+
+def _traceback_if_verbose(args) -> bool:
+    """With ``--verbose``, print the traceback of the exception being handled; True if printed."""
+    if args.verbose:
+        import traceback
+
+        traceback.print_exc()
+    return bool(args.verbose)
 
 
 def _check_run_options(path: Path, args) -> None:

@@ -704,3 +704,206 @@ def test_cli_refuses_an_unwritable_output_dir(tmp_path):
         assert done.returncode == 2 and "is not writable" in done.stderr
     finally:
         locked.chmod(0o700)
+
+
+# --------------------------------------------------------------------------- values starting with '-', cost, memory
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [("-1", "-1.0: must be a number > 0"), ("-inf", "-inf: must be a finite number > 0"), ("-1e3", "-1000.0")],
+)
+def test_cli_takes_a_value_starting_with_a_minus_as_a_value(tmp_path, value, shown):
+    done = _cli("figure1", "-p", "eps_min", value, "--output-dir", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: parameter eps_min = {shown}"), done.stderr
+    assert "usage:" not in done.stderr and done.stdout == ""
+    assert not (tmp_path / "out").exists()
+
+
+def test_split_parameter_args_takes_two_words_after_p_whatever_they_start_with():
+    from fastmix_companion.cli_checks import split_parameter_args
+
+    parser = run._build_parser()
+    argv = ["figure1", "-p", "eps_min", "-inf", "--output-dir", "-p", "--parameter", "x", "-1e3", "--yes"]
+    rest, pairs = split_parameter_args(argv, parser)
+    assert pairs == [("eps_min", "-inf"), ("x", "-1e3")]
+    assert rest == ["figure1", "--output-dir", "-p", "--yes"]  # the value of --output-dir is not a -p
+    assert split_parameter_args(["--param", "a", "-b"], parser) == ([], [("a", "-b")])  # argparse's abbreviation
+    assert split_parameter_args(["x", "--", "-p", "a", "b"], parser) == (["x", "--", "-p", "a", "b"], [])
+    # a missing value is left to argparse, which names it
+    assert split_parameter_args(["-p", "eps_min", "--verbose"], parser) == (["-p", "eps_min", "--verbose"], [])
+    assert split_parameter_args(["figure1", "-p", "eps_min"], parser) == (["figure1", "-p", "eps_min"], [])
+    with pytest.raises(SystemExit):
+        run.main(["figure1", "-p", "eps_min", "--verbose"])
+
+
+FAKE_STUDY_NOTEBOOK = """# %% [markdown]
+# # A fake study's notebook
+
+# %% tags=["parameters"]
+n: int = 8  # rows
+seed: int = 0  # seed
+
+# %%
+print(n, seed)
+"""
+
+
+@pytest.fixture
+def fake_study(tmp_path, monkeypatch):
+    """A study module ``fakestudy`` (no real study is touched) with a notebook in a temporary folder."""
+    import sys
+    import types
+
+    import papermill
+
+    from fastmix_companion import studies
+
+    folder = tmp_path / "nbs"
+    folder.mkdir()
+    (folder / "fakestudy.py").write_text(FAKE_STUDY_NOTEBOOK)
+    module = types.ModuleType("fastmix_companion.studies._fake_cli_study")
+    module.NOTEBOOK = "fakestudy"
+    module.DEFAULTS = {"n": 8, "seed": 0}
+    module.PARAMETERS = {}
+    module.calls = []
+    module.run = lambda params, store=None, log=print: module.calls.append(dict(params)) or {}
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    monkeypatch.setitem(studies.STUDIES, "fakestudy", "_fake_cli_study")
+    monkeypatch.setenv(run.ENV_NOTEBOOKS_DIR, str(folder))
+    monkeypatch.setattr(run, "paper_scale_parameters", lambda path: {})
+    started = []
+    monkeypatch.setattr(run, "run_paper_scale", lambda path, spec, overrides, **kw: started.append(overrides) or 0)
+
+    def no_kernel(*args, **kwargs):
+        raise AssertionError("papermill.execute_notebook was called")
+
+    monkeypatch.setattr(papermill, "execute_notebook", no_kernel)
+    module.started = started
+    return module
+
+
+def test_a_run_needing_more_memory_than_available_is_refused_in_one_line(fake_study, monkeypatch, capsys, tmp_path):
+    from fastmix_companion import cli_checks
+
+    seen = []
+
+    def cost_model(params):
+        seen.append(params)
+        return cli_checks.RunCost(memory_bytes=params["n"] * 2**30, note="an n GiB matrix")
+
+    fake_study.cost_model = cost_model
+    monkeypatch.setattr(cli_checks, "available_memory", lambda: 12 * 2**30)
+    for args in (["fakestudy"], ["--paper-scale", "fakestudy"]):
+        assert run.main([*args, "-p", "n", "16", "--yes", "--output-dir", str(tmp_path / "out")]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err == [
+            "error: fakestudy at these parameters needs about 16.0 GiB of memory (an n GiB matrix), more than the "
+            "12.0 GiB available; lower its sizes (--help-notebook lists them) or free memory"
+        ]
+    assert seen[-1] == {"n": 16, "seed": 0}  # the study's parameters: its DEFAULTS updated by -p
+    assert not fake_study.started and not (tmp_path / "out").exists()
+    assert run.main(["--paper-scale", "fakestudy", "-p", "n", "4", "--output-dir", str(tmp_path / "out")]) == 0
+    assert fake_study.started == [{"n": 4}] and capsys.readouterr().err == ""
+
+
+def test_a_run_estimated_over_an_hour_needs_yes(fake_study, capsys, tmp_path):
+    from fastmix_companion import cli_checks
+
+    fake_study.cost_model = lambda params: {"seconds": params["n"] * 900.0}  # a mapping works too
+    out = str(tmp_path / "out")
+    assert run.main(["--paper-scale", "fakestudy", "-p", "n", "12", "--output-dir", out]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: fakestudy at these parameters is estimated to take about 3.0 h; add --yes to start it anyway"
+    ]
+    assert not fake_study.started
+    assert run.main(["--paper-scale", "fakestudy", "-p", "n", "12", "--yes", "--output-dir", out]) == 0
+    assert (
+        capsys.readouterr().err.strip()
+        == "note: fakestudy at these parameters is estimated to take about 3.0 h; starting it (--yes)"
+    )
+    assert fake_study.started == [{"n": 12}]
+    assert run.main(["--paper-scale", "fakestudy", "-p", "n", "4", "--output-dir", out]) == 0  # one hour: no question
+    assert capsys.readouterr().err == "" and cli_checks.LONG_RUN_SECONDS == 3600
+
+
+def test_a_study_without_a_cost_model_or_with_a_broken_one_is_not_stopped(fake_study, capsys, tmp_path):
+    out = str(tmp_path / "out")
+    assert run.main(["--paper-scale", "fakestudy", "-p", "n", "99", "--output-dir", out]) == 0
+    assert capsys.readouterr().err == ""
+    fake_study.cost_model = lambda params: 1 / 0
+    assert run.main(["--paper-scale", "fakestudy", "--output-dir", out]) == 0
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("warning: the cost model of fakestudy failed (ZeroDivisionError")
+    assert len(fake_study.started) == 2
+
+
+def test_a_memory_error_in_a_study_run_in_process_ends_in_one_line(fake_study, monkeypatch, capsys, tmp_path):
+    def runs_out(params, store=None, log=print):
+        raise MemoryError("Unable to allocate 64.0 GiB for an array with shape (2**33,) and data type float64")
+
+    fake_study.run = runs_out
+    monkeypatch.setattr(run, "run_paper_scale", paper_scale.run_paper_scale)  # the real one, computing in process
+    args = ["--paper-scale", "fakestudy", "--no-progress", "--output-dir", str(tmp_path / "out")]
+    assert run.main(args) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "error: fakestudy ran out of memory (MemoryError: Unable to allocate 64.0 GiB for an array with shape "
+        "(2**33,) and data type float64); lower its sizes or free memory, then run the same command: the cells "
+        "stored so far are kept"
+    ]
+    fake_study.run = lambda params, store=None, log=print: (_ for _ in ()).throw(MemoryError())
+    assert run.main(args) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "error: fakestudy ran out of memory (MemoryError); lower its sizes or free memory, then run the same "
+        "command: the cells stored so far are kept"
+    ]
+
+
+def test_a_memory_error_in_the_kernel_ends_in_one_line(monkeypatch, capsys, tmp_path):
+    import papermill
+
+    def kernel_runs_out(*args, **kwargs):
+        raise papermill.PapermillExecutionError(
+            cell_index=4,
+            exec_count=3,
+            source="X = np.empty((2**40, 8))",
+            ename="MemoryError",
+            evalue="Unable to allocate 64.0 TiB for an array with shape (1099511627776, 8) and data type float64",
+            traceback=["Traceback (most recent call last)", "MemoryError: Unable to allocate 64.0 TiB"],
+        )
+
+    monkeypatch.setattr(papermill, "execute_notebook", kernel_runs_out)
+    assert run.main(["hello_fastmix", "--no-progress", "--output-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    partial = tmp_path / "hello_fastmix" / "hello_fastmix__defaults.ipynb"
+    assert err == [
+        "error: hello_fastmix ran out of memory in cell 5 of the executed notebook (In [3]) (MemoryError: Unable "
+        "to allocate 64.0 TiB for an array with shape (1099511627776, 8) and data type float64); lower its sizes "
+        f"or free memory; partial executed notebook: {partial}"
+    ]
+
+
+OUT_OF_MEMORY = """# %% tags=["parameters"]
+log2_bytes: int = 62  # size of the array to allocate
+
+# %%
+import numpy as np
+
+x = np.empty(2**log2_bytes, dtype=np.uint8)
+"""
+
+
+@pytest.mark.notebook
+def test_a_kernel_that_runs_out_of_memory_ends_the_command_in_one_line(tmp_path):
+    nb = tmp_path / "greedy.py"
+    nb.write_text(OUT_OF_MEMORY)
+    done = _cli(str(nb), "--no-progress", "--output-dir", str(tmp_path / "out"), cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    # what the command writes (the kernel may log a line of its own as it starts)
+    lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("[IPKernelApp]")]
+    assert len(lines) == 1 and lines[0].startswith("error: greedy ran out of memory in cell 2"), done.stderr
+    assert "(MemoryError: Unable to allocate 4.00 EiB" in lines[0] and "partial executed notebook: " in lines[0]
