@@ -54,6 +54,7 @@ RUN = ".venv/bin/python -m fastmix_companion.run"
 
 #: Book page (path in ``_toc.yml``) -> what it reproduces in its paper, in the paper's numbering.
 PAPER_ITEMS = {
+    "notebooks/what_holds": "every checked claim of both papers, with its verdict (summary)",
     "notebooks/figure1_noise_scale": "Figure 1 (noise for a target epsilon)",
     "notebooks/section3_fastmix": "Section 3: Lemma 1, Theorem 1, choosing k2",
     "notebooks/figure2_dp_ols": "Figure 2 (FastIHM against IHM)",
