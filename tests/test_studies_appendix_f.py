@@ -5,7 +5,18 @@ import math
 import numpy as np
 import pandas as pd
 
-from fastmix_companion.claims import Claim
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    UNDECIDED,
+    Claim,
+    Source,
+    fastmix_paper,
+    verdict_counts,
+)
+from fastmix_companion.studies import appendix_f as AF
 from fastmix_companion.studies import appendix_f_text as FT
 
 ROUGH = "The coherence itself, like its upper bound, grows like log(n/rho)"
@@ -43,8 +54,11 @@ def _summary(grow=1.2):
     )
 
 
-def _claim(holds, name):
-    return Claim(claim=name, paper="Appendix F", measured="x", rule="y", holds=holds)
+OURS = Source(None, "Appendix F's bound")
+
+
+def _claim(holds, name, source=OURS):
+    return Claim(claim=name, paper="Appendix F", measured="x", rule="y", holds=holds, source=source)
 
 
 def test_settings_and_tables_in_words():
@@ -74,8 +88,11 @@ def test_reference_table_places_the_authors_value_among_the_draws():
 
 
 def test_findings_tally_and_growth():
-    text = FT.findings_text(_summary(), [_claim(True, "a"), _claim(False, "b")])
-    assert text.startswith("Of the 2 checks, 1 hold and 1 does not (b).")
+    text = FT.findings_text(_summary(), [_claim(True, "a", fastmix_paper("Appendix F, eq. (240)")), _claim(False, "b")])
+    assert text.startswith(
+        "Of the 2 checks, 1 test claims of the FastMix paper (holds: 1) and 1 answer questions of our own (does not "
+        "hold: 1). Our own questions whose verdict is not 'holds': b (ours: Appendix F's bound): does not hold.\n\n"
+    )
     assert (
         "the mean ratio to Welch's bound grows from 2 to 2.4, a factor of 1.2, while $\\log(n/\\varrho)$ grows by 2"
         in text
@@ -85,6 +102,8 @@ def test_findings_tally_and_growth():
 
 def test_findings_explain_a_failed_log_growth_and_which_growth_is_closer():
     held = FT.findings_text(_summary(), [_claim(True, ROUGH)])
+    undecided = FT.findings_text(_summary(), [_claim(None, ROUGH)])
+    assert "So $\\log(n/\\varrho)$ describes the upper bound (241)" not in undecided
     sqrt_like = FT.findings_text(_summary(grow=1.2), [_claim(False, ROUGH)])
     log_like = FT.findings_text(_summary(grow=2.0), [_claim(False, ROUGH)])
     assert "So $\\log(n/\\varrho)$ describes the upper bound (241)" not in held
@@ -93,3 +112,100 @@ def test_findings_explain_a_failed_log_growth_and_which_growth_is_closer():
     assert "its growth with $n$ is closer to that of $\\sqrt{2\\ln(2n)}$." in sqrt_like
     assert "its growth with $n$ is closer to that of $\\log(n/\\varrho)$." in log_like
     assert "only 0.2 to 0.12 of" not in sqrt_like and "only 0.12 to 0.20 of" in sqrt_like
+
+
+# --------------------------------------------------------------------------- claims and their verdicts
+
+
+def _draws(ratio_to_welch, log2_ns=(12, 14), ks=(16, 32, 64), draws=4, spread=0.02, rho=0.05):
+    """Coherence = ratio x Welch's bound (with a small spread), at k <= n/64 for each n."""
+    rows = []
+    for lg in log2_ns:
+        n = 2**lg
+        for k in ks:
+            welch = math.sqrt((n - k) / (k * (n - 1)))
+            for draw in range(draws):
+                value = ratio_to_welch(n) * welch * (1 + spread * (draw - (draws - 1) / 2))
+                rows.append(
+                    {
+                        "log2_n": lg,
+                        "n": n,
+                        "k": k,
+                        "draw": draw,
+                        "coherence": value,
+                        "welch": welch,
+                        "heuristic": math.sqrt(2 * math.log(2 * n) / k),
+                        "upper_scale": math.log(n / rho) / math.sqrt(k),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def _by_name(tables, **kw):
+    return {c.claim: c for c in AF.claims(tables, **kw)}
+
+
+UPPER = "The coherence is at most log(n/rho) times Welch's bound"
+ROUGH_CLAIM = "The coherence itself, like its upper bound, is roughly log(n/rho) times Welch's bound"
+
+
+def test_the_upper_bound_is_the_papers_claim_and_can_hold_or_stay_undecided_but_not_fail():
+    below = _by_name({"coherence": _draws(lambda n: 4.0)})
+    above = _by_name({"coherence": _draws(lambda n: 2.0 * math.log(n / 0.05))})
+    assert below[UPPER].verdict == HOLDS and str(below[UPPER].source) == (
+        "FastMix paper, Appendix F, eq. (241) and the sentence after it"
+    )
+    assert above[UPPER].verdict == UNDECIDED  # the paper's constant is not given: a larger one would cover them
+    assert below[UPPER].setting.comparable and "runs no experiment" in below[UPPER].setting.differences[0]
+
+
+def test_the_log_factor_of_the_measured_coherence_is_our_question_and_takes_each_verdict():
+    far = _by_name({"coherence": _draws(lambda n: 4.0)})[ROUGH_CLAIM]
+    near = _by_name({"coherence": _draws(lambda n: math.log(n / 0.05))})[ROUGH_CLAIM]
+    # a ratio spread so wide that the interval straddles half of log(n/rho)
+    edge = _by_name({"coherence": _draws(lambda n: 0.5 * math.log(n / 0.05), spread=0.6, draws=2)})[ROUGH_CLAIM]
+    assert far.source.is_ours and "the bound (241)" in far.source.location
+    assert (far.verdict, near.verdict, edge.verdict) == (DOES_NOT_HOLD, HOLDS, UNDECIDED)
+
+
+def test_the_authors_values_are_our_question_and_few_draws_leave_them_undecided():
+    coh = _draws(lambda n: 4.0)
+
+    def reference(n_draws, theirs):
+        ref = pd.DataFrame(
+            [
+                {"n": 2**17, "k": 280, "draw": r, "coherence": 0.20 + 0.01 * r / n_draws, "authors_value": theirs}
+                for r in range(n_draws)
+            ]
+        )
+        name = "The authors' coherence at n = 2^17, k = 280 is a typical draw"
+        return _by_name({"coherence": coh, "reference": ref})[name]
+
+    assert reference(20, 0.205).verdict == HOLDS
+    assert reference(20, 0.26).verdict == UNDECIDED  # above all 20 draws: rank p-value 2/21, not small enough
+    assert reference(2000, 0.26).verdict == DOES_NOT_HOLD  # above all 2000: rank p-value 2/2001
+    assert reference(20, 0.26).source.is_ours and "not in the paper" in reference(20, 0.26).source.location
+    assert AF.rank_p_value(5.0, [1.0, 2.0, 3.0]) == 0.5 and AF.rank_p_value(2.0, [1.0, 2.0, 3.0]) == 1.0
+
+
+def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
+    out = AF.stored_claims(*_committed(AF.NOTEBOOK))
+    assert len(out) == 7 and all(c.source is not None for c in out)
+    assert [c.claim for c in out if not c.source.is_ours] == ["Welch's lower bound (240) holds for every draw", UPPER]
+    assert verdict_counts(out) == {HOLDS: 6, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 0, DOES_NOT_HOLD: 1}
+    assert {c.claim: c.verdict for c in out}[ROUGH_CLAIM] == DOES_NOT_HOLD
+    assert "99.4% interval (95% simultaneous over the page's 8 interval and rank checks" in out[2].rule
+
+
+def _committed(notebook):
+    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
+    import json
+    from pathlib import Path
+
+    import pytest
+
+    folder = Path(__file__).resolve().parents[1] / "results" / notebook
+    if not (folder / "parameters.json").is_file():
+        pytest.skip(f"results/{notebook}/ is not computed yet")
+    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
+    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from fastmix_companion.claims import Claim
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, UNDECIDED, Claim, Source, fastmix_paper, verdict_counts
 from fastmix_companion.store import ResultsStore
 from fastmix_companion.studies import figure1 as F
 from fastmix_companion.studies import figure1_text as FT
@@ -49,8 +49,12 @@ def _c2_used(tmp_path):
     return pd.concat([used, missing], ignore_index=True)
 
 
-def _claim(holds, name):
-    return Claim(claim=name, paper="Figure 1", measured="x", rule="y", holds=holds)
+PAPER = fastmix_paper("Section 3")
+OURS_C2 = Source(None, "Figure 1 caption's illustrative C^2 = 2")
+
+
+def _claim(holds, name, source=None):
+    return Claim(claim=name, paper="Figure 1", measured="x", rule="y", holds=holds, source=source)
 
 
 def test_panels_and_setting():
@@ -73,8 +77,14 @@ def test_stored_setting_says_when_the_section3_entry_changed(tmp_path):
 
 
 def test_findings_tally_weakest_reduction_and_the_cost_of_the_measured_c2():
-    text = FT.findings_text({"curves": _curves()}, [_claim(True, "a"), _claim(False, "b"), _claim(False, "c")])
-    assert text.startswith("Of the 3 checks, 1 hold and 2 do not (b; c).")
+    checks = [_claim(True, "a"), _claim(False, "b", OURS_C2), _claim(False, "c", PAPER)]
+    text = FT.findings_text({"curves": _curves()}, checks)
+    assert text.startswith(
+        "Of the 3 checks, 1 test claims of the FastMix paper (does not hold: 1), 1 answer questions of our own "
+        "(does not hold: 1) and 1 do not say whose claim they test (holds: 1). Claims of the paper whose verdict is "
+        "not 'holds': c (FastMix paper, Section 3): does not hold. Our own questions whose verdict is not 'holds': "
+        "b (ours: Figure 1 caption's illustrative C^2 = 2): does not hold.\n\n"
+    )
     assert "The smallest median reduction against the constant-free Upadhyay form is " in text
     assert (
         "For $n = 10000$, with the sphere design's $C^2 = 4$ FastMix needs 16 to 16 times the variance of the "
@@ -103,3 +113,97 @@ def test_measured_c2_text_and_the_gaussmix_comparison_flips(tmp_path):
     never = _curves()
     never.loc[never["curve"] == "gaussmix", "sigma"] = 0.0
     assert "GaussMix's variance" not in FT.measured_c2_text({"c2_used": used, "curves": never}, P)
+
+
+# --------------------------------------------------------------------------- claims and their verdicts
+
+
+def _tables(c2_values=(1.5, 1.6, 1.7), fastmix_sigma=(1.0, 0.5, 0.0), tmp_path=None):
+    """Figure 1 tables: a Section 3 entry with the given C^2 draws and the curves of ``_curves``, FastMix scaled."""
+    used = pd.DataFrame([F.measured_c2("sec3", "synthetic_sphere", 800.0, root=tmp_path)])
+    curves = _curves().copy()
+    for curve in ("fastmix_c2", "fastmix_measured"):
+        curves.loc[curves["curve"] == curve, "sigma"] = list(fastmix_sigma)
+    curves["delta"] = 1e-8
+    curves["lambda_min_x"] = curves["n"] / 80.0
+    return {"c2_used": used, "curves": curves}
+
+
+def _section3(tmp_path, c2_values):
+    store = ResultsStore("sec3", tmp_path)
+    store.start({"seed": 0})
+    store.put_table(
+        "sweep",
+        pd.DataFrame(
+            {
+                "design": ["synthetic_sphere"] * len(c2_values),
+                "k2_ratio": [800.0] * len(c2_values),
+                "c2": list(c2_values),
+                "n": [2**16] * len(c2_values),
+                "d": [32] * len(c2_values),
+                "k2": [25600] * len(c2_values),
+                "lambda_ratio": [0.9] * len(c2_values),
+                "cell": [str(i) for i in range(len(c2_values))],
+            }
+        ),
+    )
+
+
+def _c2_verdict(tmp_path, c2_values):
+    _section3(tmp_path, c2_values)
+    out = F.claims(_tables(tmp_path=tmp_path), parameters={"k": 64})
+    (c2,) = [c for c in out if c.claim.startswith("C^2 = 2")]
+    return c2
+
+
+def test_the_caption_c2_is_our_question_and_its_verdict_follows_the_interval(tmp_path):
+    below = _c2_verdict(tmp_path / "a", (1.5, 1.6, 1.7))
+    above = _c2_verdict(tmp_path / "b", (9.9, 10.0, 10.1))
+    straddles = _c2_verdict(tmp_path / "c", (1.0, 3.0))
+    assert below.source == OURS_C2 and below.source.is_ours
+    assert (below.verdict, above.verdict, straddles.verdict) == (HOLDS, DOES_NOT_HOLD, UNDECIDED)
+    assert "(95% simultaneous" not in below.rule  # one interval check: no family to control
+    assert below.rule.startswith("holds if the 95% interval of the mean is at most 2")
+
+
+def test_reduction_claims_say_whose_claim_and_the_setting_and_can_fail(tmp_path):
+    _section3(tmp_path, (4.0, 4.1))
+    good = {c.claim: c for c in F.claims(_tables(tmp_path=tmp_path), parameters={"k": 64})}
+    paper = good["sigma^2 more than 100 times below Upadhyay's: FastMix, C^2 = 2"]
+    assert str(paper.source).startswith("FastMix paper, Section 3, 'Comparison to Existing Literature'")
+    assert paper.setting.comparable and paper.setting.differences[0].startswith(
+        "d = 10, k = 64 Gaussian rows and delta = n^-2 are our choices"
+    )
+    assert paper.verdict == HOLDS  # Upadhyay's free form is 10.5 / 1 -> 110 times at eps = 0.1, inf at 10
+    measured = next(c for c in good.values() if "measured C^2" in c.claim)
+    assert measured.source.is_ours and "measured at n = 65536, d = 32" in measured.setting.differences[-1]
+    close = F.claims(_tables(fastmix_sigma=(5.0, 5.0, 5.0), tmp_path=tmp_path))
+    assert close[0].verdict == DOES_NOT_HOLD and close[0].source == paper.source
+
+
+def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
+    out = F.stored_claims(*_committed(F.NOTEBOOK))
+    assert out and all(c.source is not None for c in out)
+    assert sum(c.source.is_ours for c in out) == 4
+    assert verdict_counts(out) == {
+        HOLDS: 4,
+        "holds in direction, not in size": 0,
+        "not comparable": 0,
+        UNDECIDED: 0,
+        DOES_NOT_HOLD: 2,
+    }
+    assert all(c.verdict == DOES_NOT_HOLD for c in out if c.claim.startswith("C^2 = 2"))
+
+
+def _committed(notebook):
+    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
+    import json
+    from pathlib import Path
+
+    import pytest
+
+    folder = Path(__file__).resolve().parents[1] / "results" / notebook
+    if not (folder / "parameters.json").is_file():
+        pytest.skip(f"results/{notebook}/ is not computed yet")
+    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
+    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]

@@ -4,10 +4,26 @@ import math
 
 import pandas as pd
 
-from fastmix_companion.claims import Claim
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    UNDECIDED,
+    Claim,
+    Interval,
+    Magnitude,
+    Setting,
+    Source,
+    fastmix_paper,
+    verdict_counts,
+)
+from fastmix_companion.studies import section3 as S3
 from fastmix_companion.studies import section3_text as ST
 
 N = 1024
+PAPER = fastmix_paper("Section 3")
+OURS = Source(None, "Figure 1 caption's illustrative C^2 = 2")
 
 
 def _sweep(c2_at=lambda k2: 1 + 2 * math.sqrt(N / k2), designs=("synthetic_sphere",)):
@@ -36,8 +52,8 @@ def _tables(**kw):
     return {"sweep": _sweep(**kw), "designs": pd.DataFrame({"op_norm_x": [31.6, 40.0]})}
 
 
-def _claim(holds, name):
-    return Claim(claim=name, paper="Section 3", measured="x", rule="y", holds=holds)
+def _claim(holds, name, source=None, **kw):
+    return Claim(claim=name, paper="Section 3", measured="x", rule="y", holds=holds, source=source, **kw)
 
 
 def test_settings_in_words():
@@ -63,9 +79,13 @@ def test_paper_size_table():
 
 
 def test_findings_tally_and_say_where_c2_reaches_2_and_it_flips():
-    never = ST.findings_text(_tables(), [_claim(True, "a"), _claim(False, "b")])
+    never = ST.findings_text(_tables(), [_claim(True, "a", PAPER), _claim(False, "b", OURS)])
     reached = ST.findings_text(_tables(c2_at=lambda k2: 1 + 512 / k2), [])
-    assert never.startswith("Of the 2 checks, 1 hold and 1 does not (b).")
+    assert never.startswith(
+        "Of the 2 checks, 1 test claims of the FastMix paper (holds: 1) and 1 answer questions of our own "
+        "(does not hold: 1). Our own questions whose verdict is not 'holds': b (ours: Figure 1 caption's "
+        "illustrative C^2 = 2): does not hold.\n\n"
+    )
     assert (
         "On the **sphere** design, the paper's largest SRHT ($k_2 = 512$, $r = 400$) gives $C^2_{S_f X} = 3.83$"
         in never
@@ -76,8 +96,10 @@ def test_findings_tally_and_say_where_c2_reaches_2_and_it_flips():
 
 
 def test_findings_explain_the_rate_only_when_every_slope_check_holds():
-    held = ST.findings_text(_tables(), [_claim(True, "m_hat falls like k2^-1/2: sphere")])
-    failed = ST.findings_text(_tables(), [_claim(False, "m_hat falls like k2^-1/2: sphere")])
+    held = ST.findings_text(_tables(), [_claim(True, "m_hat falls like k2^-1/2: sphere", PAPER)])
+    failed = ST.findings_text(_tables(), [_claim(False, "m_hat falls like k2^-1/2: sphere", PAPER)])
+    undecided = ST.findings_text(_tables(), [_claim(None, "m_hat falls like k2^-1/2: sphere", PAPER)])
+    assert "The reason $C^2$ stays large" not in undecided
     assert "The reason $C^2$ stays large is the rate at which $\\widehat m$ falls" in held
     assert held.endswith("which is about 32 here, not to $C_X = 1$.")
     assert "The reason $C^2$ stays large" not in failed
@@ -109,3 +131,126 @@ def test_accounting_table_heads_each_epsilon_by_its_source():
     table = ST.accounting_table(acc)
     assert list(table.columns) == ["gamma", "sigma", "eq. (9)", "eq. (114)", "exact"]
     assert table.iloc[0].tolist() == [1.0, 0.5, 3.0, 2.0, 1.5]
+
+
+# --------------------------------------------------------------------------- verdicts in words
+
+
+def test_verdicts_text_names_each_verdict_whose_claim_and_why_not_comparable():
+    off = Setting(("a tiny dataset where the paper has n = 2^19",), comparable=False)
+    size = Magnitude("C^2", 2.0, Interval(5.0, 4.5, 5.5))
+    checks = [
+        _claim(True, "a", PAPER),
+        _claim(True, "b", PAPER, setting=off),
+        _claim(True, "c", PAPER, magnitudes=(size,)),
+        _claim(None, "d", OURS),
+    ]
+    assert [c.verdict for c in checks] == [HOLDS, NOT_COMPARABLE, HOLDS_IN_DIRECTION, UNDECIDED]
+    assert ST.verdicts_text(checks) == (
+        "Of the 4 checks, 3 test claims of the FastMix paper (holds: 1; holds in direction, not in size: 1; not "
+        "comparable: 1) and 1 answer questions of our own (undecided: 1). Claims of the paper whose verdict is not "
+        "'holds': b (FastMix paper, Section 3): not comparable, because the run is not in the paper's setting: a "
+        "tiny dataset where the paper has n = 2^19; c (FastMix paper, Section 3): holds in direction, not in size "
+        "(C^2: measured/paper 5 [4.5, 5.5] (outside a factor 2)). Our own questions whose verdict is not 'holds': "
+        "d (ours: Figure 1 caption's illustrative C^2 = 2): undecided."
+    )
+    flipped = ST.verdicts_text([_claim(True, "a", PAPER), _claim(True, "d", OURS)])
+    assert flipped == (
+        "Of the 2 checks, 1 test claims of the FastMix paper (holds: 1) and 1 answer questions of our own (holds: 1)."
+    )
+    assert ST.verdicts_text([]) == "No check could be decided."
+
+
+# --------------------------------------------------------------------------- claims and their verdicts
+
+
+def _claims_sweep(lam=0.95, c2=1.5, slope=-0.5, spread=0.01, draws=5):
+    """Both designs: a k2 grid where m_hat follows k2^slope, and the paper's r = 400, 800 with given means."""
+    rows = []
+    for design in S3.DESIGNS:
+        for k2, ratio in ((32, None), (64, None), (128, None), (12800, 400.0), (25600, 800.0)):
+            for draw in range(draws):
+                jitter = 1 + spread * (draw - (draws - 1) / 2)
+                m = 50 * (k2 / 32) ** slope * jitter if ratio is None else (c2 - 1) / 2 * jitter
+                rows.append(
+                    {
+                        "design": design,
+                        "n": 2**19,
+                        "d": 32,
+                        "k2": k2,
+                        "k2_ratio": ratio,
+                        "draw": draw,
+                        "m_hat": m,
+                        "c2": 1 + 2 * m,
+                        "lambda_ratio": lam * jitter,
+                        "delta_hat": 0.03,
+                    }
+                )
+    designs = pd.DataFrame({"design": list(S3.DESIGNS), "lambda_min_x": [16147.2, 3.998]})
+    return {"sweep": pd.DataFrame(rows), "designs": designs}
+
+
+def _verdicts(**kw):
+    return {c.claim.split(" (")[0]: c.verdict for c in S3.claims(_claims_sweep(**kw)) if "sphere" in c.claim}
+
+
+def test_section3_claims_take_each_verdict_and_say_whose_claim():
+    lam = "lambda_min(S_f X) keeps at least 5/6 of lambda_min(X) at r = 400 and 800"
+    c2 = "C^2 = 2, the caption's illustration, at the paper's largest k2"
+    slope = "m_hat falls at least like k2^(-1/2)"
+    assert _verdicts() == {lam: HOLDS, c2: HOLDS, slope: HOLDS}
+    assert _verdicts(lam=0.6, c2=10.0, slope=-0.2) == {lam: DOES_NOT_HOLD, c2: DOES_NOT_HOLD, slope: DOES_NOT_HOLD}
+    # two draws far apart: every interval straddles its threshold
+    assert _verdicts(lam=0.84, c2=2.0, spread=0.5, draws=2) == {lam: UNDECIDED, c2: UNDECIDED, slope: UNDECIDED}
+    out = {c.claim: c for c in S3.claims(_claims_sweep())}
+    assert out[f"{c2} (synthetic_sphere)"].source == OURS
+    assert str(out[f"{lam} (synthetic_sphere)"].source).startswith("FastMix paper, Section 3, 'Analytical Bound'")
+    assert out[f"{slope} (synthetic_correlated)"].setting.differences == (
+        "the correlated design drawn afresh from Appendix H's recipe (seeded): lambda_min(X) = 3.998, Appendix J "
+        "prints 3.27",
+    )
+    # six interval checks (two lambda sizes, C^2 and the slope per design): each at 1 - 0.05/8
+    assert (
+        "99.4% interval (95% simultaneous over the page's 8 interval checks, Bonferroni)"
+        in out[f"{c2} (synthetic_sphere)"].rule
+    )
+
+
+def test_family_levels_and_three_way_rules():
+    assert S3.family_level(1) == 0.95 and abs(S3.family_level(5) - 0.99) < 1e-12
+    iv = S3.rescaled_interval(10.0, 9.0, 11.0, 30, 0.95)
+    assert abs(iv.low - 9.0) < 1e-12 and abs(iv.high - 11.0) < 1e-12
+    wider = S3.rescaled_interval(10.0, 9.0, 11.0, 30, 0.99)
+    assert wider.low < 9.0 and wider.high > 11.0
+    band = Interval(0.5, 0.4, 0.6)
+    assert S3.within(band, 0.3, 0.7) is True and S3.within(band, 0.7, 0.9) is False
+    assert S3.within(band, 0.5, 0.9) is None
+    assert S3.at_least(band, 0.4) is True and S3.at_least(band, 0.7) is False and S3.at_least(band, 0.5) is None
+    assert S3.at_most(band, 0.6) is True and S3.at_most(band, 0.3) is False and S3.at_most(band, 0.5) is None
+    assert S3.all_of([True, None]) is None and S3.all_of([None, False]) is False and S3.all_of([]) is True
+
+
+def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
+    out = S3.stored_claims(*_committed(S3.NOTEBOOK))
+    assert len(out) == 8 and all(c.source is not None for c in out)
+    assert [c.claim for c in out if c.source.is_ours] == [
+        "C^2 = 2, the caption's illustration, at the paper's largest k2 (synthetic_sphere)",
+        "C^2 = 2, the caption's illustration, at the paper's largest k2 (synthetic_correlated)",
+    ]
+    assert verdict_counts(out) == {HOLDS: 6, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 0, DOES_NOT_HOLD: 2}
+    theorem = next(c for c in out if c.claim.startswith("Theorem 1"))
+    assert "n = 64, d = 4, k2 = 32, k1 = 20" in theorem.setting.differences[0]
+
+
+def _committed(notebook):
+    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
+    import json
+    from pathlib import Path
+
+    import pytest
+
+    folder = Path(__file__).resolve().parents[1] / "results" / notebook
+    if not (folder / "parameters.json").is_file():
+        pytest.skip(f"results/{notebook}/ is not computed yet")
+    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
+    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]

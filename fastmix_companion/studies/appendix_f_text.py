@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastmix_companion.claims import percentile_of
+from fastmix_companion.claims import DOES_NOT_HOLD, percentile_of
 from fastmix_companion.studies.section3 import log_slope_interval
+from fastmix_companion.studies.section3_text import verdicts_text
 
 __all__ = [
     "coherence_text",
@@ -78,15 +79,10 @@ def whole_grid_slopes_text(coh) -> str:
 
 
 def findings_text(summary, checks) -> str:
-    """The tally of ``checks``, how the ratio to Welch's bound grows from the smallest to the largest n, and,
-    when the check "The coherence itself, like its upper bound ..." fails, which growth it is closer to."""
-    held = sum(c.holds is True for c in checks)
-    failed = [c.claim for c in checks if c.holds is False]
-    text = [
-        f"Of the {len(checks)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
+    """The verdicts of ``checks`` (:func:`~fastmix_companion.studies.section3_text.verdicts_text`), how the
+    ratio to Welch's bound grows from the smallest to the largest n, and, when the check "The coherence itself,
+    like its upper bound ..." has the verdict "does not hold", which growth it is closer to."""
+    text = [verdicts_text(checks)]
     lo, hi = summary.iloc[0], summary.iloc[-1]
     text.append(
         f"From $n = 2^{{{int(lo.log2_n)}}}$ to $2^{{{int(hi.log2_n)}}}$ the mean ratio to Welch's bound grows from "
@@ -99,7 +95,7 @@ def findings_text(summary, checks) -> str:
         "$\\log(n/\\varrho)/\\sqrt{k}$ already covers every draw."
     )
     rough = [c for c in checks if c.claim.startswith("The coherence itself, like its upper bound")]
-    if rough and rough[0].holds is False:
+    if rough and rough[0].verdict == DOES_NOT_HOLD:
         share = summary["welch_ratio_mean"] / summary["log_n_rho"]
         grow, grow_log = hi.welch_ratio_mean / lo.welch_ratio_mean, hi.log_n_rho / lo.log_n_rho
         grow_heur = np.sqrt(np.log(2 * hi.n) / np.log(2 * lo.n))

@@ -38,9 +38,22 @@ import numpy as np
 
 from fastmix_companion.parameters import Choice, ChoiceList, Integer, Real
 from fastmix_companion.studies import CellTable
+from fastmix_companion.studies.section3 import C2_CAPTION, design_setting
 from fastmix_companion.studies.section3 import DESIGNS as _SECTION3_DESIGNS
 
-__all__ = ["NOTEBOOK", "DEFAULTS", "PARAMETERS", "NS", "run", "measured_c2"]
+__all__ = [
+    "NOTEBOOK",
+    "DEFAULTS",
+    "PARAMETERS",
+    "NS",
+    "run",
+    "measured_c2",
+    "curve_label",
+    "variance_ratios",
+    "figure_setting",
+    "claims",
+    "stored_claims",
+]
 
 NOTEBOOK = "figure1_noise_scale"
 
@@ -252,23 +265,68 @@ def variance_ratios(curves, reference: str = "upadhyay_free"):
     return pd.DataFrame(rows)
 
 
-def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
+UPADHYAY_SOURCE = (
+    "Section 3, 'Comparison to Existing Literature': by Figure 1, FastMix 'typically reduces sigma^2 by more than "
+    "two orders of magnitude' against Upadhyay (2014)"
+)
+"""Where the FastMix paper makes the claim the reduction checks test."""
+
+MEASURED_C2_QUESTION = (
+    "Section 3's 'two orders of magnitude', redone with the C^2 the Section 3 page measures in place of the caption's 2"
+)
+"""What prompts our own question about the measured-C^2 curves (the paper draws no such curve)."""
+
+
+def figure_setting(curves, parameters=None, extra=()):
+    """What differs from Figure 1: d, k and delta are ours (the caption fixes only the lambda_min), and Upadhyay's
+    bound is a stated form; ``extra`` adds further differences."""
+    from fastmix_companion.claims import Setting
+
+    lam = curves.drop_duplicates("n")
+    d = sorted({round(float(r.n) / (8.0 * float(r.lambda_min_x))) for r in lam.itertuples()})
+    x = sorted({round(-math.log(float(r.delta)) / math.log(float(r.n)), 6) for r in lam.itertuples()})
+    k = f", k = {int(parameters['k'])} Gaussian rows" if parameters and "k" in parameters else ""
+    return Setting(
+        (
+            f"d = {', '.join(str(v) for v in d)}{k} and delta = n^-{', '.join(f'{v:g}' for v in x)} are our choices "
+            "(the caption fixes only lambda_min(X) = n/(8d) and lambda_min(S_f X) = 5/6 lambda_min(X))",
+            "Upadhyay's bound in a stated form, its theorem's constants not available: decided on the constant-free "
+            "form, the lower of the two drawn",
+            *extra,
+        ),
+        comparable=True,
+    )
+
+
+def claims(tables, *, parameters=None, factor: float = 100.0, c2_target: float = 2.0, level: float = 0.95) -> list:
     """Figure 1's claims as stated checks on the study's tables.
 
-    * "FastMix typically reduces sigma^2 by more than two orders of magnitude" (Section 3),
-      one check per FastMix curve: holds when, in both panels, the median over the epsilon
-      grid of ``sigma_U^2 / sigma_FastMix^2`` exceeds ``factor`` for the *constant-free* form
-      of Upadhyay's bound (the smaller of the two drawn), counting epsilons where FastMix
-      needs no noise as an infinite reduction.
-    * Figure 1's ``C^2 = 2`` is what the SRHT gives at the paper's k2: per measured design,
-      holds when the upper 95% bound of the mean measured ``C^2`` is at most ``c2_target``.
+    * Section 3 ('Comparison to Existing Literature'): "by Figure 1, our approach typically
+      reduces sigma^2 by more than two orders of magnitude", for the two FastMix curves the
+      paper draws (``C^2 = 2`` and ``C^2 -> infinity``): holds when, in both panels, the median
+      over the epsilon grid of ``sigma_U^2 / sigma_FastMix^2`` exceeds ``factor`` for the
+      *constant-free* form of Upadhyay's bound, counting epsilons where FastMix needs no noise
+      as an infinite reduction (exact values, no sampling). The same rule on the curves with the
+      measured ``C^2`` answers a question of ours.
+    * Ours, prompted by the caption's illustrative ``C^2 = 2``: per measured design, does the
+      SRHT of the paper's largest size give a mean ``C^2`` at most ``c2_target``? The intervals
+      of these checks are ``level`` simultaneous (Bonferroni); the outcome is three-way.
+
+    ``parameters`` (the stored run's) name ``k`` in the setting.
     """
-    from fastmix_companion.claims import Claim
+    from fastmix_companion.claims import Claim, Source, fastmix_paper, format_interval
+    from fastmix_companion.studies.section3 import at_most, family_level, family_text, rescaled_interval
 
     curves, used = tables["curves"], tables["c2_used"]
     out = []
     free = variance_ratios(curves, "upadhyay_free")
     blocki = variance_ratios(curves, "upadhyay")
+    have = used[(used["state"] != "missing") & np.isfinite(used["c2_mean"].astype(float))]
+    section3 = {
+        r.design: f"C^2 of the {r.design.replace('synthetic_', '')} design measured at n = {int(r.n_section3)}, "
+        f"d = {int(r.d_section3)} (the Section 3 page) and used at Figure 1's n and d"
+        for r in have.itertuples()
+    }
     for (curve, design), g in free.groupby(["curve", free["design"].fillna("")], sort=False):
         b = blocki[(blocki["curve"] == curve) & (blocki["design"].fillna("") == design)]
         label = curve_label(curve, design or None, g["c2"].iloc[0])
@@ -282,38 +340,60 @@ def claims(tables, *, factor: float = 100.0, c2_target: float = 2.0) -> list:
             )
             for r in g.itertuples()
         )
+        measured_curve = curve == "fastmix_measured"
         out.append(
             Claim(
                 claim=f"sigma^2 more than 100 times below Upadhyay's: {label}",
-                paper="Section 3, by Figure 1: FastMix typically reduces sigma^2 by more than two orders of magnitude",
+                paper=("our question: " if measured_curve else "")
+                + "by Figure 1, FastMix typically reduces sigma^2 by more than two orders of magnitude against "
+                "Upadhyay's bound" + (" (the paper draws no measured-C^2 curve)" if measured_curve else ""),
                 measured=f"sigma_U^2 / sigma_F^2 over {int(g['points'].max())} targets (exact values, no "
                 f"draws): {text}",
                 rule=f"holds if the median over the epsilon grid exceeds {factor:g} in both panels for the "
-                "constant-free form",
+                f"constant-free form; does not hold otherwise (the paper gives a threshold, not a value to compare "
+                "in size)",
                 holds=bool((g["median"] > factor).all()),
+                source=Source(None, MEASURED_C2_QUESTION) if measured_curve else fastmix_paper(UPADHYAY_SOURCE),
+                setting=figure_setting(curves, parameters, (section3[design],) if design in section3 else ()),
             )
         )
+    m = len(have)
+    each = family_level(m, level)
     for r in used.itertuples():
+        claim = f"C^2 = 2, the caption's illustration, at the paper's largest k2 ({r.design})"
+        says = (
+            "our question: Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2 to illustrate; the paper does not claim "
+            "its k2 gives it"
+        )
         if r.state == "missing" or not np.isfinite(r.c2_mean):
             out.append(
                 Claim(
-                    claim=f"C^2 = 2 at the paper's k2 ({r.design})",
-                    paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
+                    claim=claim,
+                    paper=says,
                     measured="no Section 3 measurement stored",
-                    rule=f"upper 95% bound at most {c2_target:g}",
+                    rule=f"the mean C^2 is at most {c2_target:g}",
                     holds=None,
+                    source=Source(None, C2_CAPTION),
                 )
             )
             continue
+        iv = rescaled_interval(r.c2_mean, r.c2_low, r.c2_high, int(r.n_draws), each)
         out.append(
             Claim(
-                claim=f"C^2 = 2 at the paper's k2 ({r.design})",
-                paper="Figure 1 takes C^2_(S_f X) = 2 C_X^2",
+                claim=claim,
+                paper=says,
                 measured=f"Section 3, n = {int(r.n_section3)}, d = {int(r.d_section3)}, k2 = {int(r.k2)} "
-                f"(r = {r.k2_ratio:g}), {int(r.n_draws)} draws: mean C^2 {r.c2_mean:.3g} "
-                f"[{r.c2_low:.3g}, {r.c2_high:.3g}]",
-                rule=f"holds if the upper 95% bound is at most {c2_target:g}",
-                holds=bool(r.c2_high <= c2_target),
+                f"(r = {r.k2_ratio:g}), {int(r.n_draws)} draws: mean C^2 {format_interval(iv)}",
+                rule=f"holds if the {family_text(m, level)} of the mean is at most {c2_target:g}; does not hold if it "
+                "lies wholly above; undecided otherwise",
+                holds=at_most(iv, c2_target),
+                source=Source(None, C2_CAPTION),
+                setting=design_setting(str(r.design)),
             )
         )
     return out
+
+
+def stored_claims(tables, parameters) -> list:
+    """The claims the page shows, decided on the stored tables with the parameters they were computed with."""
+    return claims(tables, parameters=parameters, c2_target=float(parameters.get("c2", 2.0)))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastmix_companion.studies import figure1 as study
+from fastmix_companion.studies.section3_text import verdicts_text
 
 __all__ = ["panels_text", "setting_text", "stored_setting_text", "findings_text", "sigma_table", "measured_c2_text"]
 
@@ -65,16 +66,11 @@ def stored_setting_text(tables, p, root=None) -> str:
 
 
 def findings_text(tables, checks) -> str:
-    """The tally of ``checks``, the weakest reduction against the constant-free Upadhyay form, and per n what
-    the measured C^2 costs against the caption's C^2 = 2 (variance factor, and from which target no noise)."""
+    """The verdicts of ``checks`` (:func:`~fastmix_companion.studies.section3_text.verdicts_text`), the
+    weakest reduction against the constant-free Upadhyay form, and per n what the measured C^2 costs
+    against the caption's C^2 = 2 (variance factor, and from which target no noise)."""
     curves = tables["curves"]
-    held = sum(c.holds is True for c in checks)
-    failed = [c.claim for c in checks if c.holds is False]
-    text = [
-        f"Of the {len(checks)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
+    text = [verdicts_text(checks)]
     free = study.variance_ratios(curves, "upadhyay_free")
     worst = free.loc[free["median"].idxmin()]
     text.append(

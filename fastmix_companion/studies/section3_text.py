@@ -7,9 +7,11 @@ what the claims mean for Figure 1's constants, and how loose Theorem 1's bounds 
 
 from __future__ import annotations
 
+from fastmix_companion.claims import HOLDS
 from fastmix_companion.studies import section3 as study
 
 __all__ = [
+    "verdicts_text",
     "sweep_setting",
     "accounting_setting",
     "stored_setting_text",
@@ -18,6 +20,61 @@ __all__ = [
     "accounting_text",
     "accounting_table",
 ]
+
+
+def _counts(group) -> str:
+    from fastmix_companion.claims import verdict_counts
+
+    return "; ".join(f"{word}: {k}" for word, k in verdict_counts(group).items() if k)
+
+
+def _detail(c) -> str:
+    """One check that does not simply hold: its name, whose claim, its verdict and, where it applies, why."""
+    from fastmix_companion.claims import HOLDS_IN_DIRECTION, NOT_COMPARABLE
+
+    if c.source is None:
+        whose = "whose claim is not stated"
+    elif c.source.is_ours:
+        whose = f"ours: {c.source.location}" if c.source.location else "ours"
+    else:
+        whose = str(c.source)
+    why = ""
+    if c.verdict == NOT_COMPARABLE:
+        why = ", because the run is not in the paper's setting: " + "; ".join(c.setting.differences)
+    elif c.verdict == HOLDS_IN_DIRECTION:
+        why = f" ({c.size})"
+    return f"{c.claim} ({whose}): {c.verdict}{why}"
+
+
+def verdicts_text(checks) -> str:
+    """The verdicts of ``checks`` in words: how many test a paper's claims and how many ask our own questions,
+    the count of each verdict, and every check whose verdict is not "holds", with whose claim it is (and, for a
+    paper's claim outside its setting, why it is not comparable)."""
+    from fastmix_companion.claims import HOLDS
+
+    checks = list(checks)
+    if not checks:
+        return "No check could be decided."
+    papers = sorted({c.source.paper for c in checks if c.source is not None and not c.source.is_ours})
+    groups = [
+        (f"test claims of the {paper}", [c for c in checks if c.source is not None and c.source.paper == paper])
+        for paper in papers
+    ]
+    groups.append(("answer questions of our own", [c for c in checks if c.source is not None and c.source.is_ours]))
+    groups.append(("do not say whose claim they test", [c for c in checks if c.source is None]))
+    parts = [f"{len(g)} {what} ({_counts(g)})" for what, g in groups if g]
+    text = f"Of the {len(checks)} checks, " + (", ".join(parts[:-1]) + " and " if len(parts) > 1 else "") + parts[-1]
+    paper_rest = [c for c in checks if c.source is not None and not c.source.is_ours and c.verdict != HOLDS]
+    ours_rest = [c for c in checks if c.source is not None and c.source.is_ours and c.verdict != HOLDS]
+    unstated_rest = [c for c in checks if c.source is None and c.verdict != HOLDS]
+    for what, rest in (
+        ("Claims of the paper", paper_rest),
+        ("Our own questions", ours_rest),
+        ("Checks that do not say whose claim they test", unstated_rest),
+    ):
+        if rest:
+            text += f". {what} whose verdict is not 'holds': " + "; ".join(_detail(c) for c in rest)
+    return text + "."
 
 
 def sweep_setting(tables) -> str:
@@ -65,20 +122,15 @@ def paper_size_markdown(summary) -> str:
 def findings_text(tables, checks) -> str:
     """The paragraphs under the claims table.
 
-    The tally of ``checks``; per design, C^2 and the kept share of lambda_min at the paper's largest
-    (and smallest) SRHT against Figure 1's 2 and 5/6, and where on the grid C^2 falls to 2 (or that
-    it never does); and, when every "m_hat falls" check holds, why m_hat falls only like k2^(-1/2).
+    The verdicts of ``checks`` (:func:`verdicts_text`); per design, C^2 and the kept share of
+    lambda_min at the paper's largest (and smallest) SRHT against Figure 1's 2 and 5/6, and where on
+    the grid C^2 falls to 2 (or that it never does); and, when every "m_hat falls" check has the
+    verdict "holds", why m_hat falls only like k2^(-1/2).
     """
     sw = tables["sweep"]
     summary = study.paper_size_summary(sw)
     n_big = int(sw["n"].iloc[0])
-    held = sum(c.holds is True for c in checks)
-    failed = [c.claim for c in checks if c.holds is False]
-    text = [
-        f"Of the {len(checks)} checks, {held} hold"
-        + (f" and {len(failed)} {'does' if len(failed) == 1 else 'do'} not ({'; '.join(failed)})" if failed else "")
-        + "."
-    ]
+    text = [verdicts_text(checks)]
     grid = sw[sw["k2_ratio"].isna()].groupby(["design", "k2"])["c2"].mean()
     for design in study.DESIGNS:
         s = summary[summary["design"] == design].sort_values("k2_ratio")
@@ -107,7 +159,7 @@ def findings_text(tables, checks) -> str:
             + "."
         )
     slopes = [c for c in checks if c.claim.startswith("m_hat falls")]
-    if slopes and all(c.holds for c in slopes):
+    if slopes and all(c.verdict == HOLDS for c in slopes):
         text.append(
             "The reason $C^2$ stays large is the rate at which $\\widehat m$ falls: it shrinks like "
             "$k_2^{-1/2}$ (the fitted exponents are in the table), so each halving of $C^2 - 1$ costs four times the "
