@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, UNDECIDED, Claim, Interval
+from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, UNDECIDED, Claim, Interval
 from fastmix_companion.studies import figure2 as F
 from fastmix_companion.studies import figure2_claims as FC
 from fastmix_companion.studies import figure2_text as FT
@@ -154,11 +154,13 @@ def test_matching_ihm_means_within_a_factor_two_and_straddling_it_is_undecided()
     assert "[1/2, 2]" in _claims(_tables(fast_level=paper_like))[MATCH].rule
 
 
-def test_fastihm_far_below_fastihs_does_not_match_it_and_the_row_says_so():
-    low = _claims(_tables(fast_level=paper_like, ihs_level=4.0))[IHS]  # FastIHM at 0.5, FastIHS at 4: eight times lower
-    assert low.verdict == DOES_NOT_HOLD
+def test_fastihm_far_below_fastihs_reaches_the_baseline_but_not_level_with_it():
+    # FastIHM at 0.5, FastIHS at 4: eight times lower, so not worse (the direction) but not level (the size)
+    low = _claims(_tables(fast_level=paper_like, ihs_level=4.0))[IHS]
+    assert low.verdict == HOLDS_IN_DIRECTION
     assert low.measured.endswith("FastIHM is more than 2 times below the non-private level, not level with it")
-    high = _claims(_tables(fast_level=paper_like, ihs_level=0.06))[IHS]
+    assert "measured/paper" in low.size and "outside a factor 2" in low.size
+    high = _claims(_tables(fast_level=paper_like, ihs_level=0.06))[IHS]  # eight times worse: the claim fails
     assert high.verdict == DOES_NOT_HOLD and low.measured != high.measured
     assert _claims(_tables(fast_level=paper_like, ihs_level=0.5))[IHS].verdict == HOLDS
 
@@ -207,10 +209,10 @@ def test_stored_claims_have_sources_and_their_verdicts_are_recorded():
     assert claims and all(c.source is not None for c in claims)
     assert verdict_counts(claims) == {
         HOLDS: 6,
-        "holds in direction, not in size": 0,
+        "holds in direction, not in size": 1,
         "not comparable": 0,
         UNDECIDED: 1,
-        DOES_NOT_HOLD: 1,
+        DOES_NOT_HOLD: 0,
     }
 
 
