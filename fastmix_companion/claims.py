@@ -363,6 +363,9 @@ class Claim:
         The paper's numbers this claim is about, measured / paper.
     headline : bool
         Whether the book's landing page lists this check among the headline findings.
+    exploratory : bool
+        The rule was chosen after seeing these data: the check is shown (and says so) but not
+        counted among the verdicts (:func:`verdict_counts` skips it).
     """
 
     claim: str
@@ -374,6 +377,7 @@ class Claim:
     setting: Setting = PAPER_SETTING
     magnitudes: tuple[Magnitude, ...] = ()
     headline: bool = False
+    exploratory: bool = False
 
     @property
     def verdict(self) -> str:
@@ -401,10 +405,14 @@ class Claim:
 
 
 def verdict_counts(claims: Iterable[Claim]) -> dict[str, int]:
-    """How many claims carry each verdict, in the order of :data:`VERDICTS` (zeros included)."""
+    """How many claims carry each verdict, in the order of :data:`VERDICTS` (zeros included).
+
+    Exploratory checks (a rule chosen after seeing the data) are not counted.
+    """
     counts = dict.fromkeys(VERDICTS, 0)
     for c in claims:
-        counts[c.verdict] += 1
+        if not c.exploratory:
+            counts[c.verdict] += 1
     return counts
 
 
@@ -429,7 +437,7 @@ def _row(c: Claim) -> dict:
         "measured / paper": c.size,
         "setting": str(c.setting),
         "decision rule": c.rule,
-        "verdict": c.verdict,
+        "verdict": c.verdict + (" (exploratory: rule set after seeing these data)" if c.exploratory else ""),
     }
 
 
@@ -455,7 +463,7 @@ def claims_markdown(claims: Iterable[Claim]) -> str:
     lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
     for c in claims:
         row = _row(c)
-        if c.verdict not in (UNDECIDED, NOT_COMPARABLE):
+        if c.verdict not in (UNDECIDED, NOT_COMPARABLE) and not c.exploratory:
             row["verdict"] = f"**{c.verdict}**"
         lines.append("| " + " | ".join(cell(row[k]) for k in columns) + " |")
     return "\n".join(lines)

@@ -162,9 +162,16 @@ def counts_sentence(rows: Sequence[PageClaim], what: str) -> str:
         return f"No stored result checks {what} yet."
     counts = verdict_counts(r.claim for r in rows)
     listed = "; ".join(f"{word} {k}" for word, k in counts.items() if k)
+    counted = sum(counts.values())
     pages = len({r.notebook for r in rows})
-    checks = "check" if len(rows) == 1 else "checks"
-    return f"{len(rows)} {checks} of {what}, on {pages} page{'s' if pages != 1 else ''}: {listed}."
+    checks = "check" if counted == 1 else "checks"
+    text = f"{counted} {checks} of {what}, on {pages} page{'s' if pages != 1 else ''}: {listed}."
+    skipped = len(rows) - counted
+    if skipped:
+        text += (
+            f" {skipped} exploratory check{'s' if skipped != 1 else ''} (rule set after seeing the data) not counted."
+        )
+    return text
 
 
 def verdicts_markdown() -> str:

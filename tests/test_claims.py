@@ -159,3 +159,11 @@ def test_holm_adjusted_agrees_with_holm_at_every_level():
         for alpha in (0.01, 0.05, 0.1):
             assert [a <= alpha for a in adjusted] == holm(p, alpha)
     assert holm_adjusted([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+
+
+def test_exploratory_checks_are_shown_but_not_counted():
+    seen = Claim("c", "p", "m", "r", True, OURS, exploratory=True)
+    fixed = Claim("d", "p", "m", "r", True, OURS)
+    assert verdict_counts([seen, fixed])[HOLDS] == 1
+    assert "exploratory" in claims_frame([seen])["verdict"][0]
+    assert "**holds**" not in claims_markdown([seen]) and "**holds**" in claims_markdown([fixed])
