@@ -12,6 +12,8 @@ Three things the command line needs beyond :mod:`argparse` and the parameters' r
   :class:`RunCost` (or a mapping with its fields) estimated from the study's parameters: a run
   whose memory estimate exceeds the memory available is refused, and one estimated to take more
   than :data:`LONG_RUN_SECONDS` needs ``--yes``. A study without ``cost_model`` is not checked.
+  A notebook without a study is checked with its entry of
+  :data:`fastmix_companion.studies.NOTEBOOK_COST_MODELS` (:func:`notebook_cost`).
 * :func:`out_of_memory_line` is the one line a :class:`MemoryError` ends a run with, raised in
   this process (a study computed in process) or in a notebook's kernel (papermill's
   ``PapermillExecutionError`` whose ``ename`` is ``MemoryError``).
@@ -32,6 +34,7 @@ __all__ = [
     "LONG_RUN_SECONDS",
     "available_memory",
     "study_cost",
+    "notebook_cost",
     "check_run_cost",
     "out_of_memory_line",
 ]
@@ -171,7 +174,7 @@ def study_cost(name: str, params: Mapping[str, Any]) -> RunCost | None:
     from fastmix_companion.studies import has_study, study_module, study_parameters
 
     if not has_study(name):
-        return None
+        return notebook_cost(name, params)
     module = study_module(name)
     model = getattr(module, "cost_model", None)
     if model is None:
@@ -183,6 +186,24 @@ def study_cost(name: str, params: Mapping[str, Any]) -> RunCost | None:
     if isinstance(cost, Mapping):
         return RunCost(**cost)
     raise TypeError(f"cost_model of the {name} study returned {type(cost).__name__}; return a RunCost or None")
+
+
+def notebook_cost(name: str, params: Mapping[str, Any]) -> RunCost | None:
+    """The estimate for notebook ``name`` that has no study, or None (no model).
+
+    Its model is named by :data:`fastmix_companion.studies.NOTEBOOK_COST_MODELS` (beside the
+    notebook's rules in :data:`fastmix_companion.studies.NOTEBOOK_PARAMETERS`) and called with
+    the notebook's effective parameters.
+    """
+    import importlib
+
+    from fastmix_companion.studies import NOTEBOOK_COST_MODELS
+
+    where = NOTEBOOK_COST_MODELS.get(name)
+    if where is None:
+        return None
+    module, function = where.rsplit(".", 1)
+    return getattr(importlib.import_module(f"fastmix_companion.studies.{module}"), function)(dict(params))
 
 
 def check_run_cost(

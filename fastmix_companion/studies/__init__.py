@@ -41,6 +41,7 @@ __all__ = [
     "study_parameters",
     "rules_for",
     "NOTEBOOK_PARAMETERS",
+    "NOTEBOOK_COST_MODELS",
     "run_study",
     "observe_cells",
     "ENV_CELL_PROGRESS",
@@ -145,6 +146,12 @@ NOTEBOOK_PARAMETERS: dict[str, dict[str, Any]] = {
     # the summary page gathers the verdicts of these pages (empty: every page with stored results)
     "what_holds": {"notebooks": ChoiceList(options=tuple(sorted(STUDIES)), min_items=0)},
 }
+
+
+#: Cost models of the notebooks that have no study: notebook -> ``"<module>.<function>"`` of this
+#: package (resolved when a run is checked, like :data:`STUDIES`), called with the notebook's
+#: parameters and returning a :class:`fastmix_companion.cli_checks.RunCost`.
+NOTEBOOK_COST_MODELS: dict[str, str] = {"hello_fastmix": "cost_models.hello_fastmix_cost"}
 
 
 def rules_for(notebook: str) -> Mapping[str, Any] | None:

@@ -43,6 +43,7 @@ __all__ = [
     "run_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "appendix_f_coherence"
@@ -378,3 +379,15 @@ def claims(
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored tables with the parameters they were computed with."""
     return claims(tables, rho=float(parameters.get("rho", DEFAULTS["rho"])))
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.appendix_f_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import appendix_f_cost
+
+    return appendix_f_cost(params, k_grid=k_grid, log2_ns=log2_ns)

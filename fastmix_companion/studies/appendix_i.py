@@ -71,6 +71,7 @@ __all__ = [
     "choose_dataset",
     "summary_table",
     "noise_summary",
+    "cost_model",
 ]
 
 NOTEBOOK = "appendix_i_airline"
@@ -631,3 +632,15 @@ def claims(tables, alpha: float = 0.05, parameters=None):
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored tables with the parameters they were computed with."""
     return claims(tables, parameters=parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.appendix_i_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import appendix_i_cost
+
+    return appendix_i_cost(params)

@@ -44,6 +44,7 @@ __all__ = [
     "spread_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "appendix_j_statistics"
@@ -331,3 +332,15 @@ def stored_claims(tables, parameters) -> list:
     the table records n and d of every seed)."""
     del parameters
     return claims(tables)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.appendix_j_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import appendix_j_cost
+
+    return appendix_j_cost(params)

@@ -62,6 +62,7 @@ __all__ = [
     "claim_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "beyond_one_machine"
@@ -573,3 +574,15 @@ def claims(tables, parameters=None):
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored ``tables`` with the ``parameters`` they were computed with."""
     return claims(tables, parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.beyond_one_machine_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import beyond_one_machine_cost
+
+    return beyond_one_machine_cost(params)

@@ -53,6 +53,7 @@ __all__ = [
     "figure_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "figure1_noise_scale"
@@ -397,3 +398,15 @@ def claims(tables, *, parameters=None, factor: float = 100.0, c2_target: float =
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored tables with the parameters they were computed with."""
     return claims(tables, parameters=parameters, c2_target=float(parameters.get("c2", 2.0)))
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.figure1_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import figure1_cost
+
+    return figure1_cost(params)

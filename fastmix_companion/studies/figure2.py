@@ -60,6 +60,7 @@ __all__ = [
     "budget_factor",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "figure2_dp_ols"
@@ -273,3 +274,15 @@ def claims(tables, *, epsilons=None, alpha: float = 0.05) -> list:
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored ``tables`` with the run's epsilon grid (``parameters``)."""
     return claims(tables, epsilons=(parameters or {}).get("epsilons"))
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.figure2_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import figure2_cost
+
+    return figure2_cost(params, dataset_ratios=dataset_ratios)

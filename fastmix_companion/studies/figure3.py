@@ -52,6 +52,7 @@ __all__ = [
     "SIZE_FACTOR",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "figure3_runtime"
@@ -471,3 +472,15 @@ def claims(tables, alpha: float = 0.05, parameters=None):
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored ``tables`` run with ``parameters``."""
     return claims(tables, parameters=parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.figure3_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import figure3_cost
+
+    return figure3_cost(params, paper_ratios=paper_ratios)

@@ -45,6 +45,7 @@ __all__ = [
     "capped_points",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "kernel_rates"
@@ -395,3 +396,15 @@ def claims(slopes, level=0.95, checks=None, capped=None, parameters=None):
                 )
             )
     return out
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.kernel_rates_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import kernel_rates_cost
+
+    return kernel_rates_cost(params)

@@ -109,6 +109,7 @@ __all__ = [
     "plane_wave_target",
     "rkhs_target",
     "private_path",
+    "cost_model",
 ]
 
 NOTEBOOK = "kernel_rp_vs_rff"
@@ -566,3 +567,15 @@ def run(params, store=None, log=print) -> dict:
             sweep.compute(key, lambda: agg)
             runs.compute(key, lambda: pd.DataFrame(rows))
     return {"runs": runs.frame(), "sweep": sweep.frame(), "noise": noise.frame()}
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.kernel_rp_vs_rff_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import kernel_rp_vs_rff_cost
+
+    return kernel_rp_vs_rff_cost(params)

@@ -56,6 +56,7 @@ __all__ = [
     "claim_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "privacy_audit"
@@ -401,3 +402,15 @@ def claims(tables, parameters=None):
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored ``tables`` with the ``parameters`` they were computed with."""
     return claims(tables, parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.privacy_audit_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import privacy_audit_cost
+
+    return privacy_audit_cost(params)

@@ -63,6 +63,7 @@ __all__ = [
     "design_setting",
     "claims",
     "stored_claims",
+    "cost_model",
 ]
 
 NOTEBOOK = "section3_fastmix"
@@ -583,3 +584,15 @@ def claims(
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored tables with the parameters they were computed with."""
     return claims(tables, parameters=parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.section3_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import section3_cost
+
+    return section3_cost(params, k2_values=k2_values)

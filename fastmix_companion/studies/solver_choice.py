@@ -64,6 +64,7 @@ __all__ = [
     "K2_FRACTION_LIMIT",
     "PAPER_SPEEDUPS",
     "SIZE_FACTOR",
+    "cost_model",
 ]
 
 NOTEBOOK = "solver_choice"
@@ -674,3 +675,15 @@ def claims(tables, alpha: float = 0.05, parameters=None):
 def stored_claims(tables, parameters) -> list:
     """The claims the page shows, decided on the stored ``tables`` with the ``parameters`` they were computed with."""
     return claims(tables, parameters=parameters)
+
+
+def cost_model(params):
+    """Peak memory and duration of a run at ``params``: :func:`.cost_models.solver_choice_cost`.
+
+    Returns a :class:`fastmix_companion.cli_checks.RunCost`; ``python -m fastmix_companion.run``
+    refuses a run whose memory estimate exceeds the memory available, and asks for ``--yes``
+    before one estimated at over an hour.
+    """
+    from fastmix_companion.studies.cost_models import solver_choice_cost
+
+    return solver_choice_cost(params)
