@@ -284,9 +284,12 @@ def _matches(iv, factor: float = MATCH_FACTOR):
 
 def _setting(info, runs, name, *, ihm: bool = False):
     """How the run of ``name`` differs from Figure 2's: a stand-in dataset, IHM's sampler."""
-    from fastmix_companion.claims import Setting
+    import pandas as pd
 
-    diffs = []
+    from fastmix_companion.claims import Setting
+    from fastmix_companion.studies.appendix_i import run_setting
+
+    diffs, comparable = [], True
     if name not in FIGURE2_DATASETS:
         row = info.set_index("dataset").loc[name]
         n, d = int(row["n"]), int(row["d"])
@@ -294,14 +297,17 @@ def _setting(info, runs, name, *, ihm: bool = False):
         pad = f", zero-padded to {int(used):,} rows" if used == used and int(used) > n else ""
         diffs.append(
             f"{name} (n = {n:,}, d = {d}{pad}) at ratios ({row['k2_ratios']}): a stand-in for Appendix I's airline "
-            "data, not one of Figure 2's datasets; it still speaks to the k2 trend, which Section 4.1 states for "
-            "every experiment, Appendix I's included"
+            "data, not one of Figure 2's datasets"
         )
+        # judged as Appendix I judges the same stand-in: comparable only at the airline set's n and lambda_min
+        airline = run_setting(pd.DataFrame([{"dataset": name, "n": n, "lambda_min": row.get("lambda_min")}]))
+        diffs += [x for x in airline.differences if not x.startswith(f"{name} stand-in")]
+        comparable = airline.comparable
     if ihm and _main_sketch(runs) == "gram":
         diffs.append(
             "IHM's sketch drawn through its Gram factor (the dense sketch's distribution; checked on this page)"
         )
-    return Setting(tuple(diffs), comparable=True)
+    return Setting(tuple(diffs), comparable=comparable)
 
 
 def _fmt_cells(cells) -> str:
@@ -324,41 +330,25 @@ def _k2_claim(runs, info, family, name):
         f"r = {hi:g} significantly below r = {lo:g} at {extreme.count(-1)}/{len(grid)} eps "
         f"(risk ratio {min(span):.2g}-{max(span):.2g})"
     )
-    if name != SPHERE:
-        return Claim(
-            claim=f"{name}: the accuracy loss shrinks as k2 grows",
-            paper="FastIHM's accuracy loss against IHM decreases as k2 increases.",
-            measured=below
-            + "; a larger k2 significantly worse at (eps, smaller r): "
-            + _fmt_cells((e, a) for e, a, _ in worse),
-            rule="holds if the largest k2 has lower risk than the smallest at every eps and no larger k2 is worse "
-            f"than a smaller one; does not hold if some larger k2 is worse; undecided otherwise ({family.rule})",
-            holds=True if all(s < 0 for s in extreme) and not worse else (False if worse else None),
-            source=fastmix_paper("Section 4.1, on every experiment of Figure 2"),
-            setting=_setting(info, runs, name),
-        )
-    noise = {(e, a, b): (_eta(runs, name, e, a).mean(), _eta(runs, name, e, b).mean()) for e, a, b in worse}
-    explained = [k for k, (ea, eb) in noise.items() if ea > eb]
-    majority = len(grid) / 2
-    text = "; ".join(
-        f"eps {e:g}: r = {b:g} worse than r = {a:g}, mean eta {noise[(e, a, b)][0]:.3g} against "
-        f"{noise[(e, a, b)][1]:.3g}"
-        for e, a, b in worse
+    measured = (
+        below + "; a larger k2 significantly worse at (eps, smaller r): " + _fmt_cells((e, a) for e, a, _ in worse)
     )
+    if name == SPHERE and worse:
+        # Section 4.1 explains non-monotonicity in eps on this design by the Hessian noise of a small sketch;
+        # the reversals are reported with that noise, but the rule is the one every panel uses
+        noise = {(e, a, b): (_eta(runs, name, e, a).mean(), _eta(runs, name, e, b).mean()) for e, a, b in worse}
+        measured += "; mean eta of the smaller against the larger sketch at each reversal: " + "; ".join(
+            f"eps {e:g}, r = {a:g} vs {b:g}: {noise[(e, a, b)][0]:.3g} against {noise[(e, a, b)][1]:.3g}"
+            for e, a, b in worse
+        )
     return Claim(
-        claim=f"{name}: a larger k2 lowers the loss, except where the smaller sketch's Hessian noise regularises",
-        paper="Section 4.1 qualifies the k2 trend on this design: FastIHM is not monotone here, and the Hessian noise, "
-        "larger for a smaller sketch, acts as an implicit regulariser.",
-        measured=f"{below}; {len(worse)} reversals, {len(explained)} where the smaller sketch has more Hessian noise"
-        + (f" ({text})" if text else ""),
-        rule="holds if the largest k2 has lower risk than the smallest at more than half the eps and at every "
-        "reversal (a larger k2 significantly worse) the smaller sketch has the larger mean eta; does not hold if a "
-        "reversal comes without more Hessian noise in the smaller sketch or the largest k2 is worse at more than "
-        f"half the eps; undecided otherwise ({family.rule})",
-        holds=True
-        if extreme.count(-1) > majority and len(explained) == len(worse)
-        else (False if len(explained) < len(worse) or extreme.count(1) > majority else None),
-        source=fastmix_paper(_SPHERE_PANEL),
+        claim=f"{name}: the accuracy loss shrinks as k2 grows",
+        paper="FastIHM's accuracy loss against IHM decreases as k2 increases.",
+        measured=measured,
+        rule="holds if the largest k2 has lower risk than the smallest at every eps and no larger k2 is worse "
+        f"than a smaller one; does not hold if some larger k2 is worse; undecided otherwise ({family.rule})",
+        holds=True if all(s < 0 for s in extreme) and not worse else (False if worse else None),
+        source=fastmix_paper("Section 4.1, on every experiment of Figure 2"),
         setting=_setting(info, runs, name),
     )
 
@@ -466,6 +456,7 @@ def _sphere_claims(runs, info, calib, family):
         # solver is not worse than the baseline (no interval wholly above the factor); the size, how
         # close to 1 the ratio is, is a magnitude against the paper's 1.
         worse = all(iv.low > MATCH_FACTOR for iv in ivs.values())
+        not_worse = any(iv.high <= MATCH_FACTOR for iv in ivs.values())
         closest = min(ivs, key=lambda k: abs(np.log(ivs[k].estimate)))
         where = ""
         if all(iv.high < 1.0 / MATCH_FACTOR for iv in ivs.values()):
@@ -479,10 +470,11 @@ def _sphere_claims(runs, info, calib, family):
                 measured="FastIHM / FastIHS: "
                 + "; ".join(f"(eps = {e:g}, r = {r:g}) {format_interval(iv)}" for (e, r), iv in ivs.items())
                 + where,
-                rule="direction: FastIHM is not worse than the non-private FastIHS at some (eps, r) where it beats "
-                f"IHM (does not hold if every 95% interval lies wholly above {MATCH_FACTOR:g}); size: the ratio "
-                f"closest to 1 against the paper's 1, within a factor {MATCH_FACTOR:g}",
-                holds=False if worse else True,
+                rule="direction: holds if at some (eps, r) where FastIHM beats IHM its 95% interval against the "
+                f"non-private FastIHS lies at or below {MATCH_FACTOR:g} (not worse); does not hold if every interval "
+                f"lies wholly above {MATCH_FACTOR:g}; undecided otherwise; size: the ratio closest to 1 against the "
+                f"paper's 1, within a factor {MATCH_FACTOR:g}",
+                holds=True if not_worse else (False if worse else None),
                 source=source,
                 setting=_setting(info, runs, SPHERE),
                 magnitudes=(
