@@ -86,8 +86,8 @@ def test_log_factor_text():
     # 2 / mean(ln 100, ln 10000) = 2 / (1.5 ln 100) = 0.29
     assert "$2/\\overline{\\ln n} = 0.29$ over this range of $n$" in KT.log_factor_text("100,10000")
     assert KT.log_factor_text("100,10000").endswith(
-        "The decision rules for the slopes against $n$ allow for it: they compare the interval with the exponent plus "
-        "that margin."
+        "The decision rules do not allow for it: a slope shallower than the exponent is left undecided, since over a "
+        "finite range it cannot refute a bound with an unknown constant."
     )
 
 

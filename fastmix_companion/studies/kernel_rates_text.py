@@ -13,7 +13,15 @@ import numpy as np
 from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, UNDECIDED
 from fastmix_companion.pages import tex_num
 
-__all__ = ["rates_setting", "stored_setting_text", "slopes_markdown", "slopes_text", "log_factor_text", "claims_text"]
+__all__ = [
+    "rates_setting",
+    "stored_setting_text",
+    "slopes_markdown",
+    "slopes_text",
+    "log_factor_text",
+    "claims_text",
+    "smoke_sizes",
+]
 
 
 def rates_setting(runs, p) -> str:
@@ -77,8 +85,9 @@ def log_factor_text(n_values) -> str:
     return (
         f"The exponents ignore logarithmic factors: a factor $\\log^2 n$ (as in the high-probability bound in the "
         f"proof of Theorem 14) would by itself make a fitted slope against $n$ shallower by about "
-        f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules for the slopes against $n$ "
-        f"allow for it: they compare the interval with the exponent plus that margin."
+        f"$2/\\overline{{\\ln n}} = {slack:.2f}$ over this range of $n$. The decision rules do not allow for it: "
+        f"a slope shallower than the exponent is left undecided, since over a finite range it cannot refute a bound "
+        f"with an unknown constant."
     )
 
 
@@ -104,3 +113,13 @@ def claims_text(claims) -> str:
             + "."
         )
     return text.strip()
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    ns = [v.strip() for v in str(p["n_values"]).split(",") if v.strip()]
+    eps = [v.strip() for v in str(p["eps_values"]).split(",") if v.strip()]
+    return (
+        f"$n \\in \\{{{', '.join(ns)}\\}}$, $\\varepsilon \\in \\{{{', '.join(eps)}\\}}$, "
+        f"{int(p['n_reps'])} repetitions per point"
+    )
