@@ -48,6 +48,7 @@ __all__ = [
     "fastmix_paper",
     "kernel_paper",
     "verdict_counts",
+    "group_verdict",
     "Interval",
     "mean_interval",
     "log_ratio_interval",
@@ -366,6 +367,9 @@ class Claim:
     exploratory : bool
         The rule was chosen after seeing these data: the check is shown (and says so) but not
         counted among the verdicts (:func:`verdict_counts` skips it).
+    group : str
+        One question checked in several cells (e.g. every panel of a figure): the book's summary
+        counts the group once (:func:`group_verdict`), the page shows every cell.
     """
 
     claim: str
@@ -378,6 +382,7 @@ class Claim:
     magnitudes: tuple[Magnitude, ...] = ()
     headline: bool = False
     exploratory: bool = False
+    group: str = ""
 
     @property
     def verdict(self) -> str:
@@ -402,6 +407,16 @@ class Claim:
     def size(self) -> str:
         """The magnitudes, one per paper number (empty when the paper gives none)."""
         return "; ".join(str(m) for m in self.magnitudes)
+
+
+def group_verdict(claims: Sequence[Claim]) -> str:
+    """The verdict of one question checked in several cells: the verdict of every cell when they agree;
+    otherwise :data:`DOES_NOT_HOLD` if a cell does not hold, else :data:`UNDECIDED` (a mix of holds,
+    in direction, not comparable and undecided cells does not settle the question)."""
+    verdicts = {c.verdict for c in claims}
+    if len(verdicts) == 1:
+        return verdicts.pop()
+    return DOES_NOT_HOLD if DOES_NOT_HOLD in verdicts else UNDECIDED
 
 
 def verdict_counts(claims: Iterable[Claim]) -> dict[str, int]:

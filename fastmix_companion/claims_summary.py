@@ -39,6 +39,7 @@ __all__ = [
     "counts_sentence",
     "verdicts_markdown",
     "headline_html",
+    "collapse_groups",
 ]
 
 #: The papers, in the book's order, as :class:`fastmix_companion.claims.Source` names them.
@@ -146,10 +147,52 @@ def summary_markdown(rows: Iterable[PageClaim]) -> str:
 
 
 def findings_markdown(rows: Iterable[PageClaim]) -> str:
-    """The companion's own findings as a Markdown list: the question, what was measured, the verdict, the page."""
+    """The companion's own findings as a Markdown list: the question, what was measured, the verdict, the page.
+
+    A group of cells is listed once (:func:`collapse_groups`)."""
+    rows = collapse_groups(list(rows))
     return "\n".join(
         f"* **{_cell(r.claim.claim)}** ({_verdict(r.claim)}): {_cell(r.claim.measured)}. {r.link}" for r in rows
     )
+
+
+def collapse_groups(rows: Sequence[PageClaim]) -> list[PageClaim]:
+    """``rows`` with each group of cells (a :class:`Claim`'s ``group``) replaced by one row.
+
+    The row stands for the question the cells share: its claim is the group's name, its verdict
+    :func:`~fastmix_companion.claims.group_verdict` of the cells (a holds/undecided/does-not-hold
+    outcome), and it says how many cells carry each verdict.
+    """
+    import dataclasses
+
+    from fastmix_companion.claims import group_verdict
+
+    out: list[PageClaim] = []
+    seen: dict[tuple[str, str], int] = {}
+    for r in rows:
+        g = r.claim.group
+        if not g:
+            out.append(r)
+            continue
+        key = (r.notebook, g)
+        if key in seen:
+            continue
+        cells = [x.claim for x in rows if x.notebook == r.notebook and x.claim.group == g]
+        counts = verdict_counts(cells)
+        verdict = group_verdict(cells)
+        holds = {HOLDS: True, HOLDS_IN_DIRECTION: True, DOES_NOT_HOLD: False}.get(verdict)
+        summary = "; ".join(f"{word} {k}" for word, k in counts.items() if k)
+        claim = dataclasses.replace(
+            r.claim,
+            claim=g,
+            measured=f"{len(cells)} cells: {summary}",
+            holds=holds,
+            magnitudes=(),
+            group="",
+        )
+        seen[key] = len(out)
+        out.append(PageClaim(r.notebook, r.title, claim))
+    return out
 
 
 def counts_sentence(rows: Sequence[PageClaim], what: str) -> str:
@@ -160,6 +203,7 @@ def counts_sentence(rows: Sequence[PageClaim], what: str) -> str:
     """
     if not rows:
         return f"No stored result checks {what} yet."
+    rows = collapse_groups(rows)
     counts = verdict_counts(r.claim for r in rows)
     listed = "; ".join(f"{word} {k}" for word, k in counts.items() if k)
     counted = sum(counts.values())

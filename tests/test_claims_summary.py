@@ -89,3 +89,23 @@ def test_verdict_definitions_cover_the_five_words():
 def test_magnitudes_need_a_positive_paper_value(value):
     with pytest.raises(ValueError):
         Magnitude("q", value, Interval(1.0, 0.5, 2.0))
+
+
+def test_a_group_of_cells_counts_once():
+    cells = [
+        S.PageClaim("kernel_rp_vs_rff", "RP vs RFF", Claim(f"cell {i}", "p", "m", "r", h, OURS, group="the matrix"))
+        for i, h in enumerate((True, False, None, False))
+    ]
+    other = S.PageClaim("kernel_rp_vs_rff", "RP vs RFF", Claim("gap", "p", "m", "r", True, OURS))
+    rows = cells + [other]
+    collapsed = S.collapse_groups(rows)
+    assert [r.claim.claim for r in collapsed] == ["the matrix", "gap"]
+    assert collapsed[0].claim.verdict == "does not hold"
+    assert collapsed[0].claim.measured == "4 cells: holds 1; undecided 1; does not hold 2"
+    assert S.counts_sentence(rows, "ours").startswith("2 checks of ours, on 1 page: holds 1; does not hold 1")
+    agree = [S.PageClaim("k", "K", Claim(f"c{i}", "p", "m", "r", True, OURS, group="g")) for i in range(3)]
+    assert S.collapse_groups(agree)[0].claim.verdict == "holds"
+    mixed = [
+        S.PageClaim("k", "K", Claim(f"c{i}", "p", "m", "r", h, OURS, group="g")) for i, h in enumerate((True, None))
+    ]
+    assert S.collapse_groups(mixed)[0].claim.verdict == "undecided"

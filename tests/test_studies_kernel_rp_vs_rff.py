@@ -250,7 +250,10 @@ def test_cells_hold_when_rp_is_better_everywhere_and_more_so_with_d():
         if k not in ("RP consistently better than RFF across epsilon", "the gap widens with d")
     }
     assert ours and all(w == HOLDS for w in ours.values()), ours
-    assert "rkhs d=20 (private): RP consistently better" in v and "gap widens with d: rkhs (theory)" in v
+    assert (
+        "rkhs d=20 (private): in our protocol, RP better and RFF better at no epsilon" in v
+        and "gap widens with d: rkhs (theory)" in v
+    )
 
 
 def test_cells_fail_when_rff_is_better_and_more_so_with_d():
@@ -261,7 +264,7 @@ def test_cells_fail_when_rff_is_better_and_more_so_with_d():
 
 def test_cells_stay_undecided_when_the_methods_are_level_or_the_trials_few():
     v = _verdicts({"runs": _runs_with_ratio({1: 0.0, 20: 0.0}, reps=4, noise=0.01), "sweep": _sweep_with_ratio(1.0)})
-    cells = {k: w for k, w in v.items() if k.endswith("RP consistently better")}
+    cells = {k: w for k, w in v.items() if k.endswith("in our protocol, RP better and RFF better at no epsilon")}
     assert cells and all(w == UNDECIDED for w in cells.values()), cells
     assert all(v[k] == UNDECIDED for k in v if k.startswith("equal M"))
 
@@ -385,3 +388,10 @@ def test_stored_claims_on_the_committed_results():
         DOES_NOT_HOLD: 15,
     }
     assert sum(KC.is_cell(c) for c in claims) == 27
+
+
+def test_smoke_sizes_names_the_quick_run_sizes():
+    out = KT.smoke_sizes({"n_train": 200, "dims": "1,5", "epsilons": "0.3,3,30", "n_reps": 2})
+    assert out == (
+        "$n = 200$ training records, $d \\in \\{1, 5\\}$, $\\varepsilon \\in \\{0.3, 3, 30\\}$, 2 repetitions per panel"
+    )

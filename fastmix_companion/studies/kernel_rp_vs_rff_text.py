@@ -37,6 +37,7 @@ __all__ = [
     "hyper_markdown",
     "grid_edge_text",
     "differences_text",
+    "smoke_sizes",
 ]
 
 
@@ -92,7 +93,7 @@ def matrix_markdown(matrix, claims) -> str:
         lines.append("| " + " | ".join(row) + " |")
     reps = int(matrix["reps"].min())
     return "\n".join(lines) + (
-        f'\n\nEach cell: the verdict on "RP consistently better" (our question), the ratio RP / RFF pooled over '
+        f'\n\nEach cell: the verdict on "in our protocol, RP better and RFF better at no epsilon" (our question), the ratio RP / RFF pooled over '
         f"the {int(matrix['epsilons'].max())} epsilons, and at how many epsilons RP and RFF are significantly better "
         f"({reps} repetitions). Rule: {kc.CELL_RULE}."
     )
@@ -302,4 +303,14 @@ def differences_text(runs, p) -> str:
         "so its errors are not directly comparable with the other two protocols; they are the price of "
         "choosing hyperparameters on private data. No ablation that departs from the paper's algorithms (clipped "
         "RP features, sin/cos RFF with norm bound 1) is part of these results."
+    )
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    dims = [v.strip() for v in str(p["dims"]).split(",") if v.strip()]
+    eps = [v.strip() for v in str(p["epsilons"]).split(",") if v.strip()]
+    return (
+        f"$n = {int(p['n_train'])}$ training records, $d \\in \\{{{', '.join(dims)}\\}}$, "
+        f"$\\varepsilon \\in \\{{{', '.join(eps)}\\}}$, {int(p['n_reps'])} repetitions per panel"
     )
