@@ -2,7 +2,7 @@
 
 A page that discusses a claim of a paper states it as a :class:`Claim`: what the paper says,
 what was measured (an estimate with a 95% interval), and whether the measurement supports
-the claim, decided by a rule fixed in advance (the ``rule`` text says which). The functions
+the claim, decided by a rule written in the code (the ``rule`` text says which). The functions
 here are the statistics those rules use; each is small and pure.
 
 * :func:`mean_interval` - a mean with its Student-t interval.
@@ -353,7 +353,7 @@ class Claim:
     measured : str
         What we measured, with its interval.
     rule : str
-        The decision rule, fixed before looking at the numbers.
+        The decision rule. A rule set after seeing the data marks the claim ``exploratory``.
     holds : bool or None
         The outcome of the rule; ``None`` when the data cannot decide.
     source : Source, optional
