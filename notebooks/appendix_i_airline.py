@@ -15,42 +15,14 @@
 # %% [markdown]
 # # Appendix I / Figure 4: the extreme $n/d$ regime
 #
-# Appendix I of {cite:t}`lev2026fastmix` runs private least squares on data with very many rows
-# and very few columns: the airline departure-delay set, subsampled to $n = 2^{22}$ flights with
-# $d = 4$ features, so $n/d = 2^{20}$. Figure 4 of the paper shows the accuracy-runtime trade-off
-# there and a table of speedups over IHM (41.95 for FastIHS, 16.71 to 14.18 for FastIHM).
-#
-# The page compares, at every privacy level $\varepsilon$ of the paper's grid:
-#
-# * FastIHM (Algorithm 2 of the paper), whose FastMix step compresses $X$ with an SRHT of $k_2$ rows
-#   before a $k_1$-row Gaussian sketch, at the paper's three sizes
-#   $k_2 = r\max\{d, \log(4T/\varrho)\}$, $r \in \{4, 600, 1200\}$;
-# * IHM {cite:p}`lev2026near` with a dense $k \times n$ Gaussian sketch, the paper's private baseline;
-# * the same IHM drawn through the Gram factor, $G_t (X^\top X)^{1/2}$ with $G_t$ a $k \times d$
-#   Gaussian matrix, which has exactly the same output distribution (our addition);
-# * the non-private iterative Hessian sketch with an SRHT {cite:p}`pilanci2016iterative` (FastIHS).
-#
-# Sketch sizes follow Appendix H: $T = 4$, $\delta = 1/n^2$, $\varrho = \delta/10$,
-# $k = k_1 = 6\max\{d, \log(4T/\varrho)\}$. The ratios $r$ are used as they are, not rescaled with $n$:
-# what FastIHM's noise depends on is the absolute $k_2$ (through the coherence of the SRHT), as the
-# section on the noise below shows.
-#
-# The page leads with the paper-scale run read from the results store, then a claims table decided
-# from it; a quick run at the notebook's defaults comes last, only to show that the code works.
+# Appendix I of {cite:t}`lev2026fastmix` runs private least squares on the airline departure-delay set,
+# subsampled to $n = 2^{22}$ flights with $d = 4$ features ($n/d = 2^{20}$). Its Figure 4 shows the
+# accuracy-runtime trade-off of FastIHM at three SRHT sizes $k_2$ against IHM {cite:p}`lev2026near` and the
+# non-private FastIHS {cite:p}`pilanci2016iterative`, with a table of speedups over IHM (41.95 for FastIHS,
+# 16.71 to 14.18 for FastIHM). This page reruns that comparison at every $\varepsilon$ of the paper's grid and
+# checks the figure's claims.
 
-# %% tags=["parameters"]
-dataset: str = "auto"  # "airline", "nycflights" or "auto" (airline if cached, else nycflights); nothing is downloaded
-log2_n: int = 16  # draw 2**log2_n complete rows (0: all), then a power of two by n_policy (paper: 2**22 airline rows)
-n_policy: str = "subsample"  # how to reach a power of two: "subsample" (the paper) or "pad" (zero rows)
-epsilons: str = "0.316,1.259,5.012"  # privacy levels (paper: 0.316,0.631,1.259,2.512,5.012,10.0)
-k2_ratios: str = "4,600,1200"  # FastIHM SRHT rows: r times max(d, log(4T/rho)) for each r (paper: 4,600,1200, absolute)
-n_trials: int = 3  # independent trials per method and epsilon (paper: 30)
-T: int = 4  # iterations of every iterative solver (paper: 4)
-blas_threads: int = 1  # BLAS/OpenMP threads (also the Hadamard transform's); 0: library default
-seed: int = 0  # root seed of the subsampling and of every solver run
-
-# %% tags=["hide-input"]
-
+# %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -64,7 +36,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "appendix_i_airline"
 page = stored_entry(NAME, "datasets", "sketch_sizes", "runs", "noise")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {
     "FastIHM r1": ("C1", "o", "-"),
     "FastIHM r2": ("C2", "o", "-"),
@@ -191,14 +162,6 @@ def draw_noise(tables, *, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## Figure 4 at the paper's ratios
-
-# %% tags=["remove-input"]
-page.show_note()
-if stored is not None:
-    display(Markdown(text.stored_setting_text(stored, page.parameters())))
-
 # %% mystnb={"figure": {"caption": "**Figure 4.** {glue:md}`appi-tradeoff-caption:myst`", "name": "appi-tradeoff"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -209,26 +172,18 @@ if stored is not None:
         + ".",
     )
     draw_tradeoff(stored, title="paper-scale ratios (results store)")
-else:
+else:  # nothing stored: the store note says why, where the figure would be
+    page.show_note()
     page.no_figure()
 
 # %% [markdown]
+# ## What to see
+#
 # Read the left panel from the top curve down: the smallest SRHT first, then the two large ones,
 # then the two IHM curves, which must lie on top of each other (they release the same random
 # variable). The right panel places each method by cost and accuracy at the least private
-# $\varepsilon$: down and to the left is better.
-#
-# ## The claims of Appendix I, checked
-#
-# Each row is a statement of the paper about this experiment (the "whose claim" column says where the
-# paper makes it) or a question of our own, the number that decides it with its 95% interval, the
-# paper's number where it gives one (measured / paper), how the run differs from the paper's setting,
-# and a rule fixed before the numbers were computed. A claim of the paper is judged only when the run
-# has the paper's $n = 2^{22}$ and a $\lambda_{\min}(X^\top X)$ within the stated factor of the paper's
-# 0.685: both set what is measured (the dense sketch's cost grows with $n$, the noise is set against
-# $\lambda_{\min}$), and otherwise the verdict is "not comparable". Excess risks and runtimes are compared
-# on the log scale (geometric means), because their spread across trials grows with their level; all the
-# page's tests are corrected together (Holm).
+# $\varepsilon$: down and to the left is better. The sentences and the table below say what the stored run
+# shows, and decide each claim.
 
 # %% tags=["remove-input"]
 CLAIMS = []
@@ -237,59 +192,10 @@ if stored is not None:
         CLAIMS = study.stored_claims(stored, page.parameters())
     except (KeyError, ValueError) as exc:  # a partial entry may lack a series
         display(Markdown(f"The claims need every series of the stored run; this entry is not complete ({exc})."))
-if CLAIMS or stored is None:
-    page.show_claims(CLAIMS)
-
-# %% tags=["remove-input"]
 if CLAIMS:
     display(Markdown(text.findings_text(stored, CLAIMS)))
-
-# %% [markdown]
-# ## What drives the curves: absolute $k_2$, then coherence, then noise
-#
-# FastMix must lift $\lambda_{\min}(S_f X) + \eta^2$ to $\gamma(1 + 2\widetilde m)$ (eq. 7 with
-# Algorithm 1), where $\widetilde m = \widehat m + \omega\widehat\Delta(\tau - z)$ is a private upper
-# estimate of $\widehat m$, padded by the SRHT's coherence $\widehat\Delta$ times
-# $\omega\tau$, with $\omega = 6T/\varepsilon$ and $\tau \approx \log(16T/\varrho)$. With
-# $\lambda_{\min}(X^\top X)$ almost zero, as here, the Hessian noise is therefore
-# $\eta^2 \approx \gamma(1 + 2\widetilde m)$: $\gamma$ is set by $\varepsilon$ alone, and everything
-# else comes from $\widehat m$ and $\widehat\Delta$. Both are governed by the *absolute* number of SRHT
-# rows, not by $k_2/n$: the coherence of an SRHT with $k_2$ rows is about $\sqrt{2\ln(2n)/k_2}$, which
-# depends on $n$ only through a logarithm. IHM adds $\sigma^2 \approx \gamma$, with no such factor.
-#
-# The left panel shows the coherence measured in the stored runs against $k_2$; the right panel the
-# resulting $\eta^2/\gamma$ (about $1 + 2\widetilde m$) at each $\varepsilon$. The table gives the
-# numbers, and the sentence after it what a rescaled $k_2$ would have cost.
-
-# %% mystnb={"figure": {"caption": "**Figure I.1.** {glue:md}`appi-noise-caption:myst`", "name": "appi-noise"}} tags=["remove-input"]
-if stored is not None and not stored["noise"].empty:
-    caption(
-        "appi-noise",
-        "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
-        + text.data_setting(stored, page.parameters())
-        + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
-        "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
-        "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
-        "$\\varepsilon$ and $k_2$.",
-    )
-    draw_noise(stored, title="paper-scale ratios (results store)")
-
-# %% tags=["remove-input"]
-if stored is not None and not stored["noise"].empty:
-    display(text.noise_table(stored).style.format(precision=3, thousands=",").hide(axis="index"))
-    display(Markdown(text.noise_text(stored)))
-
-# %% [markdown]
-# ## Runtime: the table of Figure 4, and the Gram route
-#
-# The table gives, per method, the mean time of one $T$-iteration solve over all runs, the ratio of
-# dense IHM's time to it with a 95% interval (the quantity of the paper's table, whose values are in
-# the next column), and the same ratio for the Gram-factor IHM.
-
-# %% tags=["remove-input"]
-if stored is not None:
-    display(text.runtime_table(stored).style.format(precision=3, na_rep="").hide(axis="index"))
-    display(Markdown(text.runtime_text(stored, page.parameters())))
+if CLAIMS or stored is None:
+    page.show_claims(CLAIMS)
 
 # %% [markdown]
 # ## What differs from the paper, and what it costs
@@ -305,6 +211,7 @@ if stored is not None:
 #   $\eta = \max_t \eta_t$ serves all iterations (Algorithm 3), as on the other pages.
 # * **Threads.** Every run uses one BLAS/OpenMP thread (the paper does not say how many threads its
 #   runs used); the store's provenance records the thread pools and the machine's load.
+# * **Added.** IHM drawn through its Gram factor, which the paper does not consider (see below).
 
 # %% tags=["remove-input"]
 if stored is not None:
@@ -322,13 +229,114 @@ if stored is not None:
 # which replaces the stand-in's entry with the airline run at the paper's $n = 2^{22}$ (hours on one
 # core: dense IHM draws $T k n$ Gaussian numbers per solve).
 #
-# ## Smoke-scale run: the code still works
+# ## The methods and how the checks are decided
 #
-# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
-# defaults unless changed; the caption gives the sizes). It only shows that the code runs from a clean
-# checkout; a few trials decide nothing, so nothing is concluded from it.
+# The page compares, at every privacy level $\varepsilon$ of the paper's grid:
+#
+# * FastIHM (Algorithm 2 of the paper), whose FastMix step compresses $X$ with an SRHT of $k_2$ rows
+#   before a $k_1$-row Gaussian sketch, at the paper's three sizes
+#   $k_2 = r\max\{d, \log(4T/\varrho)\}$, $r \in \{4, 600, 1200\}$;
+# * IHM {cite:p}`lev2026near` with a dense $k \times n$ Gaussian sketch, the paper's private baseline;
+# * the same IHM drawn through the Gram factor, $G_t (X^\top X)^{1/2}$ with $G_t$ a $k \times d$
+#   Gaussian matrix, which has exactly the same output distribution (our addition);
+# * the non-private iterative Hessian sketch with an SRHT {cite:p}`pilanci2016iterative` (FastIHS).
+#
+# Sketch sizes follow Appendix H: $T = 4$, $\delta = 1/n^2$, $\varrho = \delta/10$,
+# $k = k_1 = 6\max\{d, \log(4T/\varrho)\}$. The ratios $r$ are used as they are, not rescaled with $n$:
+# what FastIHM's noise depends on is the absolute $k_2$ (through the coherence of the SRHT), as the
+# section on the noise below shows.
+#
+# Each row of the claims table is a statement of the paper about this experiment (the "whose claim" column says
+# where the paper makes it) or a question of our own, the number that decides it with its 95% interval, the
+# paper's number where it gives one (measured / paper), how the run differs from the paper's setting,
+# and a rule fixed before the numbers were computed. A claim of the paper is judged only when the run
+# has the paper's $n = 2^{22}$ and a $\lambda_{\min}(X^\top X)$ within the stated factor of the paper's
+# 0.685: both set what is measured (the dense sketch's cost grows with $n$, the noise is set against
+# $\lambda_{\min}$), and otherwise the verdict is "not comparable". Excess risks and runtimes are compared
+# on the log scale (geometric means), because their spread across trials grows with their level; all the
+# page's tests are corrected together (Holm).
 
-# %% mystnb={"figure": {"caption": "**Figure 4 (smoke scale).** {glue:md}`appi-smoke-caption:myst`", "name": "appi-smoke"}} tags=["hide-input"]
+# %% [markdown]
+# ## What drives the curves: absolute $k_2$, then coherence, then noise
+#
+# FastMix must lift $\lambda_{\min}(S_f X) + \eta^2$ to $\gamma(1 + 2\widetilde m)$ (eq. 7 with
+# Algorithm 1), where $\widetilde m = \widehat m + \omega\widehat\Delta(\tau - z)$ is a private upper
+# estimate of $\widehat m$, padded by the SRHT's coherence $\widehat\Delta$ times
+# $\omega\tau$, with $\omega = 6T/\varepsilon$ and $\tau \approx \log(16T/\varrho)$. With
+# $\lambda_{\min}(X^\top X)$ almost zero, as here, the Hessian noise is therefore
+# $\eta^2 \approx \gamma(1 + 2\widetilde m)$: $\gamma$ is set by $\varepsilon$ alone, and everything
+# else comes from $\widehat m$ and $\widehat\Delta$. Both are governed by the *absolute* number of SRHT
+# rows, not by $k_2/n$: the coherence of an SRHT with $k_2$ rows is about $\sqrt{2\ln(2n)/k_2}$, which
+# depends on $n$ only through a logarithm. IHM adds $\sigma^2 \approx \gamma$, with no such factor.
+#
+# The left panel shows the coherence measured in the stored runs against $k_2$; the right panel the
+# resulting $\eta^2/\gamma$ (about $1 + 2\widetilde m$) at each $\varepsilon$. The folded table gives the
+# numbers, and the sentence after it what a rescaled $k_2$ would have cost.
+
+# %% mystnb={"figure": {"caption": "**Figure I.1.** {glue:md}`appi-noise-caption:myst`", "name": "appi-noise"}} tags=["remove-input"]
+if stored is not None and not stored["noise"].empty:
+    caption(
+        "appi-noise",
+        "Why FastIHM's excess risk depends on $k_2$, from the stored runs of Figure 4 ("
+        + text.data_setting(stored, page.parameters())
+        + "). Left: coherence $\\widehat\\Delta$ of the SRHT against "
+        "its number of rows $k_2$ (points: mean over the runs' draws; line: $\\sqrt{2\\ln(2n)/k_2}$). Right: "
+        "FastIHM's Hessian noise relative to the calibrated noise level, $\\eta^2/\\gamma$, at each "
+        "$\\varepsilon$ and $k_2$.",
+    )
+    draw_noise(stored, title="paper-scale ratios (results store)")
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None and not stored["noise"].empty:
+    display(text.noise_table(stored).style.format(precision=3, thousands=",").hide(axis="index"))
+
+# %% tags=["remove-input"]
+if stored is not None and not stored["noise"].empty:
+    display(Markdown(text.noise_text(stored)))
+
+# %% [markdown]
+# ## Runtime: the table of Figure 4, and the Gram route
+#
+# The table gives, per method, the mean time of one $T$-iteration solve over all runs, the ratio of
+# dense IHM's time to it with a 95% interval (the quantity of the paper's table, whose values are in
+# the next column), and the same ratio for the Gram-factor IHM.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(text.runtime_table(stored).style.format(precision=3, na_rep="").hide(axis="index"))
+    display(Markdown(text.runtime_text(stored, page.parameters())))
+
+# %% [markdown]
+# ## Where the stored results come from
+
+# %% tags=["remove-input"]
+if stored is not None:  # when nothing is stored, the note stands where the figure would be
+    page.show_note()
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
+
+# %% tags=["parameters", "hide-cell"]
+dataset: str = "auto"  # "airline", "nycflights" or "auto" (airline if cached, else nycflights); nothing is downloaded
+log2_n: int = 16  # draw 2**log2_n complete rows (0: all), then a power of two by n_policy (paper: 2**22 airline rows)
+n_policy: str = "subsample"  # how to reach a power of two: "subsample" (the paper) or "pad" (zero rows)
+epsilons: str = "0.316,1.259,5.012"  # privacy levels (paper: 0.316,0.631,1.259,2.512,5.012,10.0)
+k2_ratios: str = "4,600,1200"  # FastIHM SRHT rows: r times max(d, log(4T/rho)) for each r (paper: 4,600,1200, absolute)
+n_trials: int = 3  # independent trials per method and epsilon (paper: 30)
+T: int = 4  # iterations of every iterative solver (paper: 4)
+blas_threads: int = 1  # BLAS/OpenMP threads (also the Hadamard transform's); 0: library default
+seed: int = 0  # root seed of the subsampling and of every solver run
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+caption("appi-smoke-heading", text.smoke_sizes(PARAMS))  # pasted into the heading below
+
+# %% [markdown]
+# ## Quick check at small scale: {glue:md}`appi-smoke-heading-caption:myst`
+#
+# The same study at the parameters above (the notebook's quick defaults unless changed; the caption gives the
+# data). It only shows that the code runs from a clean checkout; a few trials decide nothing, so nothing is
+# concluded from it.
+
+# %% mystnb={"figure": {"caption": "**Figure 4 (smoke scale).** {glue:md}`appi-smoke-caption:myst`", "name": "appi-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 print(text.run_data_line(smoke))
 caption(
@@ -343,7 +351,7 @@ draw_tradeoff(smoke, title="smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

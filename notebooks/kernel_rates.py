@@ -21,35 +21,8 @@
 # and as $(n\varepsilon)^{-2/3}$ for RFF. This page measures both excess risks against $n$ at fixed $\varepsilon$ and
 # against $\varepsilon$ at fixed $n$, fits the log-log slopes with bootstrap intervals and sets them beside those
 # exponents.
-#
-# Both methods use the theory's hyperparameters (as in the theory protocol of the comparison page): for random
-# projection $M = c_m(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension of the kernel operator under
-# the public input law, for RFF $M = (n\varepsilon)^{2/3}$, and $\lambda$ at the rate raised to the
-# positive-definiteness condition; no budget is spent on them. Inputs are uniform on $[-1, 1]^d$, the target is a
-# fresh random function of the RKHS per repetition (20 kernel sections, root mean square 0.5), responses carry
-# $N(0, 0.1^2)$ noise and are clipped to $[-1, 1]$, and the Gaussian kernel has bandwidth $\sqrt d$. Each private
-# fit is paired with the non-private fit on the same features, $M$ and $\lambda$, so the **privacy cost**
-# (private minus non-private excess risk) is measured on its own: the bounds' privacy terms are about it.
 
-# %% tags=["parameters"]
-seed: int = 0  # master seed
-n_values: str = "200,400,800"  # training sizes of the sweep against n
-epsilon: float = 1.0  # epsilon of the sweep against n
-eps_values: str = "0.3,1,3"  # epsilons of the sweep against epsilon
-n_fixed: int = 400  # n of the sweep against epsilon
-delta: float = 1e-05  # delta of every fit
-d: int = 2  # input dimension
-target: str = "rkhs"  # target family: rkhs or plane_wave
-n_test: int = 200  # noise-free test points
-n_reps: int = 2  # repetitions per point
-rep_block: int = 2  # repetitions per stored cell
-noise_sd: float = 0.1  # response noise standard deviation
-c_m: float = 1.0  # constant of the theory's projection dimension of random projection
-c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
-max_components: int = 512  # cap on M for both methods
-blas_threads: int = 1  # BLAS threads (0: library default)
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -62,7 +35,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "kernel_rates"
 page = stored_entry(NAME, "runs")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
 
@@ -118,19 +90,6 @@ def draw_rates(runs, title):
 
 stored = (page.tables or {}).get("runs")
 
-# %% [markdown]
-# ## Paper-scale results
-#
-# The stored results below are computed by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale kernel_rates` (resumable; the parameters
-# are in `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-if stored is not None:
-    p = page.parameters()
-    display(Markdown(text.stored_setting_text(stored, p)))
-
 # %% mystnb={"figure": {"caption": "**Figure R.1.** {glue:md}`krr-rates-caption:myst`", "name": "krr-rates"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -141,19 +100,38 @@ if stored is not None:
         + ".",
     )
     draw_rates(stored, "theory hyperparameters, results store")
+else:  # nothing stored: the store note says why, where the figure would be
+    page.show_note()
+    page.no_figure()
 
 # %% [markdown]
-# ### Slopes and claims
+# ## What to see
+#
+# In each panel the solid curves are the private fits, the dotted ones their non-private twins and the dashed ones
+# the privacy cost, the difference the bounds' privacy terms are about. The sentences and the table below,
+# generated from the stored runs, compare the fitted slopes with the theory's exponents and decide each claim.
 
 # %% tags=["remove-input"]
 if stored is not None:
+    p = page.parameters()
     slopes = study.fit_slopes(stored)
-    display(Markdown(text.slopes_markdown(slopes)))
-    display(Markdown(text.slopes_text(slopes)))
-    display(Markdown(text.log_factor_text(p["n_values"])))
     claims = study.stored_claims(page.tables, p)
     display(Markdown(text.claims_text(claims)))
     page.show_claims(claims)
+else:
+    page.show_claims([])
+
+# %% [markdown]
+# ## The setting, and what the slopes can say
+#
+# Both methods use the theory's hyperparameters (as in the theory protocol of the comparison page): for random
+# projection $M = c_m(1/\lVert L\rVert + N(\lambda))\log(2n)$ with the effective dimension of the kernel operator under
+# the public input law, for RFF $M = (n\varepsilon)^{2/3}$, and $\lambda$ at the rate raised to the
+# positive-definiteness condition; no budget is spent on them. Inputs are uniform on $[-1, 1]^d$, the target is a
+# fresh random function of the RKHS per repetition (20 kernel sections, root mean square 0.5), responses carry
+# $N(0, 0.1^2)$ noise and are clipped to $[-1, 1]$, and the Gaussian kernel has bandwidth $\sqrt d$. Each private
+# fit is paired with the non-private fit on the same features, $M$ and $\lambda$, so the **privacy cost**
+# (private minus non-private excess risk) is measured on its own: the bounds' privacy terms are about it.
 
 # %% [markdown]
 # The exponents are those of upper bounds with unspecified constants and logarithmic factors, so a measured slope
@@ -165,12 +143,53 @@ if stored is not None:
 # slopes.
 
 # %% [markdown]
-# ## Smoke-scale run
+# ## The fitted slopes
 #
-# The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
-# evidence**.
+# Each slope is fitted on a log-log scale with a bootstrap interval and set beside the theory's exponent.
 
-# %% mystnb={"figure": {"caption": "**Figure R.1 (smoke scale).** {glue:md}`krr-rates-smoke-caption:myst`", "name": "krr-rates-smoke"}} tags=["hide-input"]
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown(text.slopes_markdown(slopes)))
+    display(Markdown(text.slopes_text(slopes)))
+    display(Markdown(text.log_factor_text(p["n_values"])))
+
+# %% [markdown]
+# ## Where the stored results come from
+
+# %% tags=["remove-input"]
+if stored is not None:  # when nothing is stored, the note stands where the figure would be
+    page.show_note()
+    display(Markdown(text.stored_setting_text(stored, p)))
+
+# %% tags=["parameters", "hide-cell"]
+seed: int = 0  # master seed
+n_values: str = "200,400,800"  # training sizes of the sweep against n
+epsilon: float = 1.0  # epsilon of the sweep against n
+eps_values: str = "0.3,1,3"  # epsilons of the sweep against epsilon
+n_fixed: int = 400  # n of the sweep against epsilon
+delta: float = 1e-05  # delta of every fit
+d: int = 2  # input dimension
+target: str = "rkhs"  # target family: rkhs or plane_wave
+n_test: int = 200  # noise-free test points
+n_reps: int = 2  # repetitions per point
+rep_block: int = 2  # repetitions per stored cell
+noise_sd: float = 0.1  # response noise standard deviation
+c_m: float = 1.0  # constant of the theory's projection dimension of random projection
+c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
+max_components: int = 512  # cap on M for both methods
+blas_threads: int = 1  # BLAS threads (0: library default)
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+caption("krr-rates-smoke-heading", text.smoke_sizes(PARAMS))  # pasted into the heading below
+
+# %% [markdown]
+# ## Quick check at small scale: {glue:md}`krr-rates-smoke-heading-caption:myst`
+#
+# The same study at the parameters above (the notebook's quick defaults unless changed), run live: a check that the
+# code still runs, **not evidence**.
+
+# %% mystnb={"figure": {"caption": "**Figure R.1 (smoke scale).** {glue:md}`krr-rates-smoke-caption:myst`", "name": "krr-rates-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)["runs"]
 caption(
     "krr-rates-smoke",
@@ -183,7 +202,10 @@ caption(
 )
 draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
-# %%
+# %% [markdown]
+# ## Provenance
+
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

@@ -15,48 +15,14 @@
 #
 # The headline experiment of {cite:t}`lee2025optimal` compares its differentially private kernel ridge
 # regression by random projection (RP, Algorithm 1) with the version on random Fourier features
-# {cite:p}`rahimi2007random` (RFF, Algorithm 3): average test error over 100 repetitions across a wide range of
-# $\varepsilon$, in panels of growing input dimension $d$. The paper reports RP consistently better, with the gap
-# widening as $d$ grows. (Our copy of the paper lacks its experiments section; this description of the figure
-# comes from a summary of its caption, so the protocol below cannot be matched to the paper's.) Its text states
-# no sample size, projection dimension $M$, penalty $\lambda$, $\delta$ or
-# data set, so this page fixes its own protocol and, because the answer depends on how $M$ and $\lambda$ are
-# chosen, runs three protocols side by side:
-#
-# * **tuned**: each method's $(M, \lambda)$ picked on a validation split (non-private oracle tuning, each method at
-#   its best);
-# * **theory**: $M$ and $\lambda$ from the paper's rates and conditions, using no data;
-# * **private**: $(M, \lambda)$ selected with budget spent and accounted (noisy releases per $M$, then the
-#   exponential mechanism on a disjoint selection split).
-#
-# The protocols are spelled out {ref}`below <kernel-protocols>`; the calibrations are derived in the chapter on
-# calibrating the private kernel learners.
+# {cite:p}`rahimi2007random` (RFF, Algorithm 3) across a wide range of $\varepsilon$, in panels of growing input
+# dimension $d$, and reports RP consistently better, with the gap widening as $d$ grows. The paper states no
+# sample size, projection dimension $M$, penalty $\lambda$, $\delta$ or data set, so this page fixes its own
+# protocol and, because the answer depends on how $M$ and $\lambda$ are chosen, runs three ways of choosing them
+# side by side (tuned on validation, from the theory, and selected privately; {ref}`detailed below
+# <kernel-protocols>`).
 
-# %% tags=["parameters"]
-seed: int = 0  # master seed; each panel and repetition derives its own stream from it
-n_train: int = 200  # training records per repetition (synthetic panels)
-n_val: int = 100  # validation records (oracle tuning only; never charged to the budget)
-n_test: int = 200  # noise-free test points for the excess risk
-dims: str = "1,5"  # input dimensions of the synthetic panels
-targets: str = "plane_wave,rkhs"  # target families: plane_wave and/or rkhs
-real_data: bool = True  # add the panel on scikit-learn's bundled diabetes data
-epsilons: str = "0.3,3,30"  # privacy levels
-delta: float = 1e-05  # delta of every private fit
-n_reps: int = 2  # repetitions per panel
-rep_block: int = 2  # repetitions per stored cell (the unit a stopped run resumes from)
-noise_sd: float = 0.1  # response noise standard deviation
-response_bound: float = 1.0  # T: responses are clipped to [-T, T]
-m_grid: str = "4,16,64"  # projection dimensions M of the tuning grid and the equal-M sweep
-lam_grid: str = "0.0001,0.001,0.01,0.1,1"  # ridge penalties lambda of the tuning grid
-sel_m_grid: str = "4,16,64"  # projection dimensions among which the private selection chooses
-sel_fraction: float = 0.25  # share of the training records the private selection scores on
-sweep_epsilons: str = "3"  # epsilons of the stored equal-M sweep (plus the non-private one)
-c_m: float = 1.0  # constant of the theory's projection dimension of random projection
-c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
-krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
-blas_threads: int = 1  # BLAS threads (0: library default)
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 import math
 
 import matplotlib.pyplot as plt
@@ -72,7 +38,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "kernel_rp_vs_rff"
 page = stored_entry(NAME, "runs")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 PROTOCOLS = study.PROTOCOLS
 STYLE = {"RP": ("C0", "o", "random projection (Alg. 1)"), "RFF": ("C1", "s", "RFF (Alg. 3)")}
 
@@ -223,30 +188,6 @@ def draw_sweep(sweep, lam, title):
 
 stored = page.tables
 
-# %% tags=["remove-input"]
-if stored is not None:
-    CLAIMS = study.stored_claims(stored, page.parameters())
-    TESTS = kc.page_tests(stored)
-    display(Markdown(text.headline_text(CLAIMS)))
-
-# %% [markdown]
-# ## Paper-scale results
-#
-# The stored results below are computed by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale kernel_rp_vs_rff` (resumable; the parameters are
-# in `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-if stored is not None:
-    display(Markdown(text.stored_setting_text(stored["runs"], page.parameters())))
-
-# %% [markdown]
-# ### Test error against epsilon, tuned protocol
-#
-# Dotted lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge
-# regression on the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only).
-
 # %% mystnb={"figure": {"caption": "**Figure K.1.** {glue:md}`krr-errors-caption:myst`", "name": "krr-errors"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -254,9 +195,39 @@ if stored is not None:
         ERRORS_TEXT + ". Paper-scale setting, read from the results store: " + text.runs_setting(stored["runs"]) + ".",
     )
     draw_errors(stored["runs"], "tuned", "tuned protocol (oracle validation), results store")
+else:  # nothing stored: the store note says why, where the figure would be
+    page.show_note()
+    page.no_figure()
 
 # %% [markdown]
-# ### Who wins, under each protocol
+# ## What to see
+#
+# Each panel shows the two methods' private test error, each with its $(M, \lambda)$ tuned on validation. Dotted
+# lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge regression on
+# the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only). The sentence and the table
+# below, generated from the stored runs, decide the paper's claims about its comparison figure.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    CLAIMS = study.stored_claims(stored, page.parameters())
+    TESTS = kc.page_tests(stored)
+    display(Markdown(text.headline_text(CLAIMS)))
+    page.show_claims([c for c in CLAIMS if c.source == kc.FIGURE])
+else:
+    page.show_claims([])
+
+# %% [markdown]
+# ## What differs from the paper's setting
+#
+# Our copy of the paper lacks its experiments section; the description of the comparison figure above comes from a
+# summary of its caption, so the protocol below cannot be matched to the paper's.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown(text.differences_text(stored["runs"], page.parameters())))
+
+# %% [markdown]
+# ## Who wins, under each protocol
 #
 # The ratio of RP's error to RFF's (geometric mean over repetitions, paired: both methods see the same data),
 # below 1 where RP is better.
@@ -270,21 +241,24 @@ if stored is not None:
     draw_ratios(stored["runs"], "error ratio RP / RFF, results store")
 
 # %% [markdown]
-# ### Claims
-#
-# The paper's claims about its comparison figure, then our own question in each panel and protocol as one matrix
-# (its rule stated once below it), why RFF's wins of the tuned protocol cluster at one $\varepsilon$, and the
-# remaining checks. All the page's tests form one family (Holm).
+# Our own question in each panel and protocol forms one matrix (its rule stated once below it; folded, open it to
+# read), followed by why RFF's wins of the tuned protocol cluster at one $\varepsilon$, and the remaining checks
+# (folded too). All the page's tests form one family (Holm).
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
+    display(Markdown(text.matrix_markdown(kc.verdict_matrix(TESTS), CLAIMS)))
 
 # %% tags=["remove-input"]
 if stored is not None:
-    page.show_claims([c for c in CLAIMS if c.source == kc.FIGURE])
-    display(Markdown(text.matrix_markdown(kc.verdict_matrix(TESTS), CLAIMS)))
     display(Markdown(text.cluster_text(TESTS, stored["runs"], study.M_grid(page.parameters()))))
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
     page.show_claims([c for c in CLAIMS if c.source != kc.FIGURE and not kc.is_cell(c)])
 
 # %% [markdown]
-# ### The equal-M sweep
+# ## The equal-M sweep
 #
 # The efficiency claim is about the projection dimension: at equal $M$ the random projection should approximate the
 # kernel better than random Fourier features. The figure shows the mean test error against $M$ at a fixed
@@ -307,7 +281,7 @@ if stored is not None and "sweep" in stored:
         display(Markdown(private))
 
 # %% [markdown]
-# ### The noise table
+# ## The noise table
 #
 # What each method pays for privacy at each $M$ (at the $\varepsilon$ and $\lambda$ named above the table, and the
 # synthetic $n$): the norm bound $D_2$ on
@@ -323,22 +297,15 @@ if stored is not None and "sweep" in stored:
     display(Markdown(text.noise_factor_text(stored["noise"], stored["sweep"], eps_table, SWEEP_LAMBDA)))
 
 # %% [markdown]
-# ### Hyperparameters each protocol chose
+# ## Hyperparameters each protocol chose
 #
 # Medians over repetitions and panels, and how often the tuned choice sat at the edge of its grid (an interior
 # choice means the grid was wide enough) or the theory's $M$ was cut to the largest drawn dimension.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None:
     display(Markdown(text.hyper_markdown(stored["runs"])))
     display(Markdown(text.grid_edge_text(stored["runs"], study.M_grid(page.parameters()))))
-
-# %% [markdown]
-# ### What differs from the paper's setting
-
-# %% tags=["remove-input"]
-if stored is not None:
-    display(Markdown(text.differences_text(stored["runs"], page.parameters())))
 
 # %% [markdown]
 # (kernel-protocols)=
@@ -365,12 +332,48 @@ if stored is not None:
 # inputs of a repetition. The calibrations are derived in the chapter on calibrating the private kernel learners.
 
 # %% [markdown]
-# ## Smoke-scale run
-#
-# The same study at the quick defaults of the parameters cell, run live: a check that the code still runs, **not
-# evidence** (a handful of repetitions at a small $n$).
+# ## Where the stored results come from
 
-# %% mystnb={"figure": {"caption": "**Figure K.1 (smoke scale).** {glue:md}`krr-smoke-errors-caption:myst`", "name": "krr-smoke-errors"}} tags=["hide-input"]
+# %% tags=["remove-input"]
+if stored is not None:  # when nothing is stored, the note stands where the figure would be
+    page.show_note()
+    display(Markdown(text.stored_setting_text(stored["runs"], page.parameters())))
+
+# %% tags=["parameters", "hide-cell"]
+seed: int = 0  # master seed; each panel and repetition derives its own stream from it
+n_train: int = 200  # training records per repetition (synthetic panels)
+n_val: int = 100  # validation records (oracle tuning only; never charged to the budget)
+n_test: int = 200  # noise-free test points for the excess risk
+dims: str = "1,5"  # input dimensions of the synthetic panels
+targets: str = "plane_wave,rkhs"  # target families: plane_wave and/or rkhs
+real_data: bool = True  # add the panel on scikit-learn's bundled diabetes data
+epsilons: str = "0.3,3,30"  # privacy levels
+delta: float = 1e-05  # delta of every private fit
+n_reps: int = 2  # repetitions per panel
+rep_block: int = 2  # repetitions per stored cell (the unit a stopped run resumes from)
+noise_sd: float = 0.1  # response noise standard deviation
+response_bound: float = 1.0  # T: responses are clipped to [-T, T]
+m_grid: str = "4,16,64"  # projection dimensions M of the tuning grid and the equal-M sweep
+lam_grid: str = "0.0001,0.001,0.01,0.1,1"  # ridge penalties lambda of the tuning grid
+sel_m_grid: str = "4,16,64"  # projection dimensions among which the private selection chooses
+sel_fraction: float = 0.25  # share of the training records the private selection scores on
+sweep_epsilons: str = "3"  # epsilons of the stored equal-M sweep (plus the non-private one)
+c_m: float = 1.0  # constant of the theory's projection dimension of random projection
+c_lam: float = 1.0  # constant of the theory's positive-definiteness condition on lambda
+krr_reps: int = 1  # repetitions that also fit exact non-private kernel ridge regression
+blas_threads: int = 1  # BLAS threads (0: library default)
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+caption("krr-smoke-heading", text.smoke_sizes(PARAMS))  # pasted into the heading below
+
+# %% [markdown]
+# ## Quick check at small scale: {glue:md}`krr-smoke-heading-caption:myst`
+#
+# The same study at the parameters above (the notebook's quick defaults unless changed), run live: a check that the
+# code still runs, **not evidence** (a handful of repetitions at a small $n$).
+
+# %% mystnb={"figure": {"caption": "**Figure K.1 (smoke scale).** {glue:md}`krr-smoke-errors-caption:myst`", "name": "krr-smoke-errors"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, store=None, log=None)
 SMOKE_NOTE = " It shows that the code runs; it is not evidence."
 caption(
@@ -385,7 +388,7 @@ caption(
 )
 draw_errors(smoke["runs"], "tuned", "smoke scale (live): a code check, not evidence")
 
-# %% mystnb={"figure": {"caption": "**Figure K.2 (smoke scale).** {glue:md}`krr-smoke-ratios-caption:myst`", "name": "krr-smoke-ratios"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.2 (smoke scale).** {glue:md}`krr-smoke-ratios-caption:myst`", "name": "krr-smoke-ratios"}} tags=["hide-input", "hide-output"]
 caption(
     "krr-smoke-ratios",
     "Smoke-scale run: "
@@ -398,11 +401,14 @@ caption(
 )
 draw_ratios(smoke["runs"], "smoke scale (live): error ratio RP / RFF")
 
-# %% mystnb={"figure": {"caption": "**Figure K.3 (smoke scale).** {glue:md}`krr-smoke-sweep-caption:myst`", "name": "krr-smoke-sweep"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure K.3 (smoke scale).** {glue:md}`krr-smoke-sweep-caption:myst`", "name": "krr-smoke-sweep"}} tags=["hide-input", "hide-output"]
 caption("krr-smoke-sweep", "Smoke-scale run: " + text.sweep_text(smoke["sweep"], SWEEP_LAMBDA) + "." + SMOKE_NOTE)
 draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 
-# %%
+# %% [markdown]
+# ## Provenance
+
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

@@ -15,43 +15,14 @@
 # %% [markdown]
 # # A privacy audit of the FastMix sketch
 #
-# Lemma 1 of the FastMix paper {cite:p}`lev2026fastmix` bounds the Rényi divergence between the
-# releases of the Gaussian step of FastMix on two neighbouring datasets.
-# This notebook checks that bound twice, without relying on its proof.
-#
-# First, exactly: for a small design $X$ and one fixed SRHT draw $S_f$, a released row
-# $\mathsf g^\top S_f X + \sigma\xi^\top$ is $\mathcal N(0, Z^\top Z + \sigma^2 I)$ with $Z = S_f X$,
-# so the divergence between neighbours has a closed form {cite:p}`gil2013renyi`.
-# We compute it for deliberately awkward designs, in both directions (removing a row and adding it back),
-# and divide it by the three bounds the package accounts with.
-#
-# Second, empirically: a likelihood-ratio attack observes many releases, tries to tell the two
-# neighbours apart, and its error rates give a lower bound on the true $\varepsilon$
-# {cite:p}`kairouz2015composition,jagielski2020auditing`.
-# The accounted $\varepsilon$ must sit above it.
-#
-# Throughout, $S_f$ and the noise level $\sigma$ are held fixed: the audit is conditional on them.
-# In FastMix the noise level comes from two Laplace releases ($\tilde m$, $\tilde\lambda$) whose cost
-# and failure probability Theorem 1 accounts separately; those parts are not audited here.
-#
-# The page leads with the larger audit read from the results store, and a claims table decided from
-# it; a quick run at the notebook's defaults comes last, only to show that the code works.
+# Lemma 1 of the FastMix paper {cite:p}`lev2026fastmix` bounds the Rényi divergence between the releases of the
+# Gaussian step of FastMix on two neighbouring datasets. This page checks that bound twice, without relying on its
+# proof: exactly, from the closed-form divergence between the Gaussian releases of deliberately awkward designs
+# {cite:p}`gil2013renyi`, and empirically, with a likelihood-ratio attack whose error rates give a lower bound on
+# the true $\varepsilon$ {cite:p}`kairouz2015composition,jagielski2020auditing`, which the accounted
+# $\varepsilon$ must sit above.
 
-# %% tags=["parameters"]
-n: int = 64  # rows of the audited design (a power of two, for the SRHT)
-d: int = 4  # columns of the design
-k2: int = 16  # rows of the SRHT S_f (small k2/n makes S_f^T S_f far from I, the hard case)
-k1: int = 10  # Gaussian rows per release
-gamma: float = 10.0  # target gamma of eq. (7); the noise is set so that eq. (7) holds with equality
-delta: float = 1e-5  # delta at which the sketch's epsilon is accounted and audited
-n_alphas: int = 40  # Renyi orders on the audit grid
-n_starts: int = 2  # random restarts when optimising the audited row
-n_releases: int = 400_000  # releases per hypothesis in the likelihood-ratio attack
-confidence: float = 0.95  # confidence of the Clopper-Pearson bounds
-seed: int = 0  # seed of every random draw (SRHT, designs, attack)
-
-# %% tags=["hide-input"]
-
+# %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -64,7 +35,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "privacy_audit"
 page = stored_entry(NAME, "designs", "optimised", "curve", "attack", "tradeoff", "profile")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 LABELS = {
     "exact": r"$\phi(\alpha;\gamma,C^2)$ (eq. 50-52)",
     "bar": r"$\bar\phi(\alpha;\gamma)$ (eq. 57)",
@@ -151,20 +121,6 @@ def draw_profile(tables, *, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## The audit at the larger setting
-#
-# The stored audit is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale privacy_audit` (its parameters are in
-# `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-
-# %% [markdown]
-# The figure shows, for the worst neighbouring pair among the designs described below, the exact
-# per-row divergence against $\alpha$ beside the three bounds evaluated at the same $\gamma$ and $C^2$.
-
 # %% mystnb={"figure": {"caption": "**Figure P.1.** {glue:md}`audit-divergence-caption:myst`", "name": "audit-divergence"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -175,11 +131,40 @@ if stored is not None:
         + ".",
     )
     draw_divergence(stored, title="larger setting (results store)")
-else:
+else:  # nothing stored: the store note says why, where the figure would be
+    page.show_note()
     page.no_figure()
 
 # %% [markdown]
-# ### How the audit is built
+# ## What to see
+#
+# The figure shows, for the worst neighbouring pair among the designs described below, the exact
+# per-row divergence against $\alpha$ beside the three bounds evaluated at the same $\gamma$ and $C^2$: a bound
+# holds where its dashed curve stays above the solid one. The sentences and the table below, generated from the
+# stored audit, decide each statement the audit tests. The divergences and the privacy profile are exact (no
+# sampling error); the attack's bound carries its own confidence level.
+
+# %% tags=["remove-input"]
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
+if CLAIMS:
+    display(Markdown(text.findings_text(stored, CLAIMS)))
+page.show_claims(
+    CLAIMS, missing="The claims table needs the stored results (see the store note where the figure would be)."
+)
+
+# %% [markdown]
+# ## What the audit covers, and what it does not
+#
+# Throughout, $S_f$ and the noise level $\sigma$ are held fixed: the audit is conditional on them.
+# In FastMix the noise level comes from two Laplace releases ($\tilde m$, $\tilde\lambda$) whose cost
+# and failure probability Theorem 1 accounts separately; those parts are not audited here.
+#
+# For a small design $X$ and one fixed SRHT draw $S_f$, a released row
+# $\mathsf g^\top S_f X + \sigma\xi^\top$ is $\mathcal N(0, Z^\top Z + \sigma^2 I)$ with $Z = S_f X$,
+# so the divergence between neighbours has a closed form. We compute it in both directions (removing a row and
+# adding it back) and divide it by the three bounds the package accounts with.
+#
+# ## How the audit is built
 #
 # We draw one SRHT with $k_2$ rows and a family of hand-built designs with rows of norm at most one
 # ({func}`fastmix.audit.adversarial_designs`): rows uniform on the sphere, a row along the weakest
@@ -190,14 +175,13 @@ else:
 # Then every row is removed in turn ("remove": $D_\alpha(M(X)\,\|\,M(X_{-i}))$) and added back
 # ("add": $D_\alpha(M(X_{-i})\,\|\,M(X))$); in each direction $\gamma$ and $C^2$ are those of the
 # first argument, which is how Lemma 1 is stated.
-# The table gives the largest ratio of divergence to bound over the rows and the $\alpha$ grid, for the
+# The folded table below gives the largest ratio of divergence to bound over the rows and the $\alpha$ grid, for the
 # exact $\phi(\alpha;\gamma,C^2)$ (eq. 50-52), $\bar\phi(\alpha;\gamma)$ (eq. 57) and
 # $25\alpha/(32\gamma^2)$ (eq. 8); its last rows are the audited row of the worst design optimised
 # over the unit ball ({func}`fastmix.audit.optimise_row`), in both directions.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None:
-    display(Markdown(text.stored_setting_text(page.parameters())))
     display(text.design_table(stored).style.format(precision=3).hide(axis="index"))
 
 # %% [markdown]
@@ -264,33 +248,43 @@ if stored is not None:
     draw_profile(stored, title="larger setting (results store)")
 
 # %% [markdown]
-# ## The claims, checked
-#
-# Each row is a statement of the paper that this audit tests, the number that decides it, and a
-# rule fixed before the numbers were computed. The divergences and the privacy profile are exact
-# (no sampling error); the attack's bound carries its own confidence level.
+# ## Where the stored results come from
 
 # %% tags=["remove-input"]
-CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
-page.show_claims(CLAIMS, missing="The claims table needs the stored results (see the note at the top).")
+if stored is not None:  # when nothing is stored, the note stands where the figure would be
+    page.show_note()
+    display(Markdown(text.stored_setting_text(page.parameters())))
+
+# %% tags=["parameters", "hide-cell"]
+n: int = 64  # rows of the audited design (a power of two, for the SRHT)
+d: int = 4  # columns of the design
+k2: int = 16  # rows of the SRHT S_f (small k2/n makes S_f^T S_f far from I, the hard case)
+k1: int = 10  # Gaussian rows per release
+gamma: float = 10.0  # target gamma of eq. (7); the noise is set so that eq. (7) holds with equality
+delta: float = 1e-5  # delta at which the sketch's epsilon is accounted and audited
+n_alphas: int = 40  # Renyi orders on the audit grid
+n_starts: int = 2  # random restarts when optimising the audited row
+n_releases: int = 400_000  # releases per hypothesis in the likelihood-ratio attack
+confidence: float = 0.95  # confidence of the Clopper-Pearson bounds
+seed: int = 0  # seed of every random draw (SRHT, designs, attack)
 
 # %% tags=["remove-input"]
-if CLAIMS:
-    display(Markdown(text.findings_text(stored, CLAIMS)))
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+caption("audit-smoke-heading", text.smoke_sizes(PARAMS))  # pasted into the heading below
 
 # %% [markdown]
-# ## Smoke-scale run: the code still works
+# ## Quick check at small scale: {glue:md}`audit-smoke-heading-caption:myst`
 #
-# The cells below run the same study at the parameters at the top of the page (the notebook's quick
-# defaults unless changed; the caption gives the setting). They only show that the code runs from a
-# clean checkout; nothing is concluded from them.
+# The cells below run the same study at the parameters above (the notebook's quick defaults unless changed; the
+# caption gives the setting). They only show that the code runs from a clean checkout; nothing is concluded from
+# them.
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 display(text.design_table(smoke).style.format(precision=3).hide(axis="index"))
 display(text.epsilon_summary(smoke).style.format(precision=3))
 
-# %% mystnb={"figure": {"caption": "**Figure P.1 (smoke scale).** {glue:md}`audit-smoke-caption:myst`", "name": "audit-smoke"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure P.1 (smoke scale).** {glue:md}`audit-smoke-caption:myst`", "name": "audit-smoke"}} tags=["hide-input", "hide-output"]
 caption(
     "audit-smoke",
     "Smoke-scale run, computed live at this page's parameters: "
@@ -305,7 +299,7 @@ draw_divergence(smoke, title="smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

@@ -24,10 +24,10 @@
 # assumptions) follow in their own list: a verdict there says something about this code and these
 # runs, not about either paper.
 
-# %% tags=["parameters"]
+# %% tags=["parameters", "hide-cell"]
 notebooks: str = ""  # comma-separated page names to gather (empty: every page with stored results)
 
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 import time
 
 from IPython.display import HTML, Markdown, display
@@ -90,6 +90,8 @@ if kernel_rows:
 # %% tags=["remove-input"]
 ours = own_findings(ROWS)
 display(Markdown(counts_sentence(ours, "the companion's own questions")))
+
+# %% tags=["remove-input", "hide-output"]
 if ours:
     display(Markdown(findings_markdown(ours)))
 rest = unstated(ROWS)
@@ -99,7 +101,7 @@ if rest:
 # %% [markdown]
 # ## Provenance
 
-# %% tags=["hide-input"]
+# %% tags=["hide-input", "hide-output"]
 provenance_report(
     parameters={"notebooks": notebooks},
     data_sources=sorted({f"results/{r.notebook}/provenance.json" for r in ROWS}),

@@ -209,3 +209,8 @@ def _committed(notebook):
         pytest.skip(f"results/{notebook}/ is not computed yet")
     tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
     return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
+
+
+def test_smoke_sizes_names_the_quick_run_sizes():
+    out = FT.smoke_sizes({"log2_ns": "10,12", "n_draws": 5, "k_per_octave": 2})
+    assert out == "$n \\in \\{2^{10}, 2^{12}\\}$, 5 SRHT draws per $(n, k)$, 2 values of $k$ per octave"

@@ -389,3 +389,11 @@ def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts()
         assert counts == {HOLDS: 2, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 7, UNDECIDED: 0, DOES_NOT_HOLD: 0}
     else:  # the paper-scale entry: the paper's claims are judged
         assert counts[NOT_COMPARABLE] == 0 and sum(counts.values()) == 9
+
+
+def test_smoke_sizes_names_the_quick_run_sizes():
+    p = {"log2_n": 16, "epsilons": "0.316,1.259", "n_trials": 3}
+    assert AT.smoke_sizes(p) == (
+        "$n = 2^{16}$ rows, $\\varepsilon \\in \\{0.316, 1.259\\}$, 3 trials per method and $\\varepsilon$"
+    )
+    assert AT.smoke_sizes({**p, "log2_n": 0}).startswith("all complete rows, ")

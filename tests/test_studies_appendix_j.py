@@ -175,3 +175,8 @@ def test_theta0_caption_counts_the_correlated_seeds():
     caption = JT.theta0_caption(spread)
     assert caption.startswith("Correlated design at the paper's scale (results store, 3 seeds): the OLS mean squared")
     assert caption.endswith("the dashed line is the paper's value.")
+
+
+def test_smoke_sizes_names_the_quick_run_sizes():
+    out = JT.smoke_sizes({"log2_n": 14, "d": 32, "n_seeds": 5, "spread_log2_n": 12})
+    assert out == "synthetic designs at $n = 2^{14}$, $d = 32$, and a seed spread of 5 seeds at $n = 2^{12}$"

@@ -165,3 +165,8 @@ def test_stored_claims_state_their_sources_and_verdicts():
         "undecided": 0,
         "does not hold": 0,
     }
+
+
+def test_smoke_sizes_names_the_quick_run_sizes():
+    out = PT.smoke_sizes({"n": 64, "d": 4, "k2": 16, "n_releases": 400_000})
+    assert out == "$n = 64$, $d = 4$, $k_2 = 16$, 400,000 releases per hypothesis"

@@ -21,6 +21,7 @@ __all__ = [
     "whole_grid_slopes_text",
     "findings_text",
     "reference_markdown",
+    "smoke_sizes",
 ]
 
 
@@ -121,3 +122,12 @@ def reference_markdown(ref) -> str:
             f"{g['coherence'].max():.3g} | {theirs:g} | {percentile_of(theirs, g['coherence']):.3g} |"
         )
     return "\n".join(lines)
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    ns = [f"2^{{{int(v)}}}" for v in str(p["log2_ns"]).split(",") if v.strip()]
+    return (
+        f"$n \\in \\{{{', '.join(ns)}\\}}$, {int(p['n_draws'])} SRHT draws per $(n, k)$, "
+        f"{int(p['k_per_octave'])} values of $k$ per octave"
+    )

@@ -28,6 +28,7 @@ __all__ = [
     "noise_table",
     "RUNTIME_ORDER",
     "runtime_table",
+    "smoke_sizes",
 ]
 
 
@@ -338,3 +339,13 @@ def run_data_line(tables) -> str:
     """The data a run used, why that set, and how many solver runs it made, on one line."""
     info = tables["datasets"].iloc[0]
     return f"data: {info['dataset']} ({info['why']}); {len(tables['runs'])} solver runs"
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    rows = "all complete rows" if int(p["log2_n"]) == 0 else f"$n = 2^{{{int(p['log2_n'])}}}$ rows"
+    eps = [e.strip() for e in str(p["epsilons"]).split(",") if e.strip()]
+    return (
+        f"{rows}, $\\varepsilon \\in \\{{{', '.join(eps)}\\}}$, {int(p['n_trials'])} trials per method "
+        f"and $\\varepsilon$"
+    )

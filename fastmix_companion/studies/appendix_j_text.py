@@ -27,6 +27,7 @@ __all__ = [
     "percentile_markdown",
     "checks_sentence",
     "findings_text",
+    "smoke_sizes",
 ]
 
 COLUMNS = ["n", "d", "lambda_min", "lambda_max", "ols_mse", "y_sq_mean", "n_over_d"]
@@ -206,3 +207,11 @@ def findings_text(spread, checks) -> str:
         + "."
     )
     return "\n\n".join(text)
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    return (
+        f"synthetic designs at $n = 2^{{{int(p['log2_n'])}}}$, $d = {int(p['d'])}$, and a seed spread of "
+        f"{int(p['n_seeds'])} seeds at $n = 2^{{{int(p['spread_log2_n'])}}}$"
+    )

@@ -19,6 +19,7 @@ __all__ = [
     "epsilon_summary",
     "tradeoff_caption",
     "findings_text",
+    "smoke_sizes",
 ]
 
 
@@ -124,3 +125,11 @@ def findings_text(tables, checks) -> str:
         f"the price of estimating error rates from {int(att['n_releases']):,} releases per hypothesis."
     )
     return "\n\n".join(lines)
+
+
+def smoke_sizes(p) -> str:
+    """The sizes of a quick run at parameters ``p``, for the heading of the page's smoke-scale run."""
+    return (
+        f"$n = {int(p['n'])}$, $d = {int(p['d'])}$, $k_2 = {int(p['k2'])}$, {int(p['n_releases']):,} releases "
+        "per hypothesis"
+    )
