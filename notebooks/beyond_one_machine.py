@@ -16,13 +16,118 @@
 # # Beyond one machine
 #
 # FastMix {cite:p}`lev2026fastmix` is a private sketch whose cost is that of a fast transform, and
-# FastIHM, the least-squares solver built on it, inherits that cost, which matters most when $n$ is
-# so large that $X$ no longer fits in one machine's memory.
-# The SRHT splits exactly along rows, so FastIHM, and IHM through its Gram factor, run on a
-# Dask array held in row chunks: on local worker processes, out of core from
-# a Zarr store on disk, or on a cluster. This page derives the split, counts what travels, and
-# measures the Dask path against the in-memory one.
+# FastIHM, the least-squares solver built on it, inherits that cost, which matters most when $n$ is so
+# large that $X$ no longer fits in one machine's memory. The paper runs in memory only; this page checks
+# a claim of ours, that the SRHT splits exactly along rows, so FastIHM, and IHM through its Gram factor,
+# run on a Dask array held in row chunks (local workers, out of core from a Zarr store, or a cluster),
+# and measures that path against the in-memory one, read from the results store.
+
+# %% tags=["remove-input"]
+import matplotlib.pyplot as plt
+from IPython.display import Markdown, display
+
+from fastmix_companion.pages import caption, stored_entry, use_book_style
+from fastmix_companion.provenance import provenance_report
+from fastmix_companion.studies import beyond_one_machine as study
+from fastmix_companion.studies import beyond_one_machine_text as text
+from fastmix_companion.studies import run_study
+
+NAME = "beyond_one_machine"
+page = stored_entry(NAME, "setting", "runs")
+STYLE = {"FastIHM": "C1", "IHM (Gram)": "C4"}
+MARKERS = {"in memory": ("o", "-"), "dask": ("s", "--"), "out of core": ("*", "none")}
+
+# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
+use_book_style()
+
+SCALING_TEXT = (
+    "Wall time of one private least-squares solve ($T$ iterations) against $n$: in this process on a NumPy array "
+    "(in memory), on a Dask array persisted in the memory of the local workers (dask), and on a Dask array read "
+    "chunk by chunk from a Zarr store on disk (out of core); median of the timed solves."
+)
+
+
+def draw_scaling(tables, title):
+    """Median wall time per solve against n, one line per path and solver."""
+    runs = tables["runs"]
+    med = runs.groupby(["mode", "series", "n"])["wall_s"].median().reset_index()
+    _, ax = plt.subplots(figsize=(7.5, 4.4))
+    for (mode, series), sub in med.groupby(["mode", "series"], sort=False):
+        marker, ls = MARKERS[mode]
+        ax.plot(
+            sub["n"],
+            sub["wall_s"],
+            marker=marker,
+            ls=ls,
+            color=STYLE[series],
+            ms=9 if mode == "out of core" else 5,
+            label=f"{series}, {mode}",
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.set_xlabel("$n$")
+    ax.set_ylabel("seconds per solve (wall)")
+    ax.legend(fontsize=9, ncol=2)
+    ax.set_title(title, fontsize=10)
+    plt.tight_layout()
+    plt.show()
+
+
+stored = page.tables
+
+# %% mystnb={"figure": {"caption": "**Figure B.1.** {glue:md}`dask-scaling-caption:myst`", "name": "dask-scaling"}} tags=["remove-input"]
+if stored is not None:
+    caption(
+        "dask-scaling", SCALING_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + "."
+    )
+    draw_scaling(stored, "results store")
+else:
+    page.no_figure()
+
+# %% [markdown]
+# ## What to see
 #
+# Seconds per solve against $n$, on log-log axes: circles in this process on a NumPy array, squares on a
+# Dask array held by the local workers, stars out of core from disk; orange is FastIHM and purple IHM
+# through its Gram factor. The distance between a solver's circles and squares is what the scheduler and
+# the data movement cost, and the stars show what reading $X$ from storage adds. Each row of the checks
+# table below is a statement of ours about the Dask path, the number that decides it and a rule fixed
+# before the numbers were computed.
+
+# %% tags=["remove-input"]
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the store note further down).")
+if CLAIMS:
+    display(Markdown(text.checks_text(CLAIMS)))
+
+# %% [markdown]
+# ## What differs from the paper, and what it costs
+#
+# The paper's experiments run in memory on one machine; it has no distributed or out-of-core path, so
+# every check on this page is ours. The chunked path computes the paper's own sketch, the global $S_f$ of
+# Definition 3 (derived below), so no privacy statement changes; what it costs is time, for the
+# scheduler and for moving pieces of size $k_2 \times d$ between the workers and the client, and memory
+# on each worker, both measured in the table further down.
+
+# %% [markdown]
+# ## Every timed path
+#
+# Per path and size: the median wall time, how many times the workers read the size of $X$ from
+# storage (page-cache hits are not counted) and at what rate, the largest resident memory of a worker
+# during a solve, and how far the estimate is from the in-memory one for the same seed. Out of core the
+# wall time is set by the storage: a virtual disk whose host caches it reads faster on some days than
+# on others, which the rate column shows. The line below the table is the benchmark's last line.
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
+    display(Markdown(text.runs_markdown(stored)))
+
+# %% tags=["remove-input"]
+if stored is not None:
+    display(Markdown("`" + study.summary_line(stored) + "`"))
+
+# %% [markdown]
 # ## The exact SRHT in row chunks
 #
 # In Sylvester order the unnormalised Hadamard matrix has entries $(H_n)_{r i} = (-1)^{\langle r, i
@@ -69,120 +174,6 @@
 # returns. A gradient
 # step is one task per chunk, which returns its $d$-vector.
 
-# %% tags=["parameters"]
-log2_ns: str = "14,15"  # comma-separated log2(n) of the in-memory comparison (full run: 20,22,24)
-out_of_core_log2_n: int = 15  # log2(n) of the out-of-core run from a Zarr store; 0 skips it (full run: 27)
-d: int = 8  # number of features (full run: 32)
-chunk_log2_rows: int = 12  # log2 of the rows per chunk (full run: 20, so 256 MiB per chunk at d of 32)
-n_workers: int = 2  # worker processes of the LocalCluster, one thread each
-processes: bool = False  # True: separate worker processes (measures their I/O and memory); False: threads
-series: str = "FastIHM,IHM (Gram)"  # solvers to time
-repeats: int = 2  # timed solves per size and path
-T: int = 4  # iterations (Appendix H)
-epsilon: float = 1.259  # privacy budget (runtime hardly depends on it)
-k2_ratio: float = 4.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)) (4: the paper's smallest ratio)
-zarr_dir: str = ""  # folder for the Zarr store (default _build/dask-data; reused when it holds the same data)
-seed: int = 0  # root seed of the data and of every solve (numpy SeedSequence)
-
-# %% tags=["hide-input"]
-import matplotlib.pyplot as plt
-from IPython.display import Markdown, display
-
-from fastmix_companion.pages import caption, stored_entry, use_book_style
-from fastmix_companion.provenance import provenance_report
-from fastmix_companion.studies import beyond_one_machine as study
-from fastmix_companion.studies import beyond_one_machine_text as text
-from fastmix_companion.studies import run_study
-
-NAME = "beyond_one_machine"
-page = stored_entry(NAME, "setting", "runs")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
-STYLE = {"FastIHM": "C1", "IHM (Gram)": "C4"}
-MARKERS = {"in memory": ("o", "-"), "dask": ("s", "--"), "out of core": ("*", "none")}
-
-# Figures fill the book's content column: larger text (fastmix_companion.pages.BOOK_STYLE).
-use_book_style()
-
-SCALING_TEXT = (
-    "Wall time of one private least-squares solve ($T$ iterations) against $n$: in this process on a NumPy array "
-    "(in memory), on a Dask array persisted in the memory of the local workers (dask), and on a Dask array read "
-    "chunk by chunk from a Zarr store on disk (out of core); median of the timed solves."
-)
-
-
-def draw_scaling(tables, title):
-    """Median wall time per solve against n, one line per path and solver."""
-    runs = tables["runs"]
-    med = runs.groupby(["mode", "series", "n"])["wall_s"].median().reset_index()
-    _, ax = plt.subplots(figsize=(7.5, 4.4))
-    for (mode, series), sub in med.groupby(["mode", "series"], sort=False):
-        marker, ls = MARKERS[mode]
-        ax.plot(
-            sub["n"],
-            sub["wall_s"],
-            marker=marker,
-            ls=ls,
-            color=STYLE[series],
-            ms=9 if mode == "out of core" else 5,
-            label=f"{series}, {mode}",
-        )
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.set_xlabel("$n$")
-    ax.set_ylabel("seconds per solve (wall)")
-    ax.legend(fontsize=9, ncol=2)
-    ax.set_title(title, fontsize=10)
-    plt.tight_layout()
-    plt.show()
-
-
-stored = page.tables
-
-# %% [markdown]
-# ## Measured on this machine
-#
-# The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale beyond_one_machine`; `benchmarks/bench_dask.py` runs
-# the same and prints its figures against the targets. The out-of-core matrix is larger than the
-# machine's memory, so it cannot stay in the page cache and every pass reads it from disk.
-
-# %% tags=["remove-input"]
-page.show_note()
-
-# %% mystnb={"figure": {"caption": "**Figure B.1.** {glue:md}`dask-scaling-caption:myst`", "name": "dask-scaling"}} tags=["remove-input"]
-if stored is not None:
-    caption(
-        "dask-scaling", SCALING_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + "."
-    )
-    draw_scaling(stored, "results store")
-else:
-    page.no_figure()
-
-# %% [markdown]
-# Per path and size: the median wall time, how many times the workers read the size of $X$ from
-# storage (page-cache hits are not counted) and at what rate, the largest resident memory of a worker
-# during a solve, and how far the estimate is from the in-memory one for the same seed. Out of core the
-# wall time is set by the storage: a virtual disk whose host caches it reads faster on some days than
-# on others, which the rate column shows. The line below the table is the benchmark's last line.
-
-# %% tags=["remove-input"]
-if stored is not None:
-    display(Markdown(text.runs_markdown(stored)))
-    display(Markdown("`" + study.summary_line(stored) + "`"))
-
-# %% [markdown]
-# ## Checks
-#
-# Each row is a statement of ours about the Dask path, the number that decides it and a rule fixed
-# before the numbers were computed.
-
-# %% tags=["remove-input"]
-CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
-page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
-if CLAIMS:
-    display(Markdown(text.checks_text(CLAIMS)))
-
 # %% [markdown]
 # ## Running the same code on a cluster
 #
@@ -212,13 +203,45 @@ if CLAIMS:
 # machines; fastmix does not reimplement any of them. Chunk lengths must be powers of two, each chunk
 # starting at a multiple of its length; other chunkings are rechunked and the change is recorded in
 # the result. The optional dependencies install with `pip install "fastmix[dask]"`.
+
+# %% [markdown]
+# ## The stored run
 #
-# ## Smoke-scale run: the code still works
-#
-# The cell below runs the study at the parameters at the top of the page (threaded workers, tiny
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix_companion.run --paper-scale beyond_one_machine`; `benchmarks/bench_dask.py` runs
+# the same and prints its figures against the targets. The out-of-core matrix is larger than the
+# machine's memory, so it cannot stay in the page cache and every pass reads it from disk.
+
+# %% tags=["remove-input"]
+page.show_note()
+
+# %% tags=["parameters", "hide-cell"]
+log2_ns: str = "14,15"  # comma-separated log2(n) of the in-memory comparison (full run: 20,22,24)
+out_of_core_log2_n: int = 15  # log2(n) of the out-of-core run from a Zarr store; 0 skips it (full run: 27)
+d: int = 8  # number of features (full run: 32)
+chunk_log2_rows: int = 12  # log2 of the rows per chunk (full run: 20, so 256 MiB per chunk at d of 32)
+n_workers: int = 2  # worker processes of the LocalCluster, one thread each
+processes: bool = False  # True: separate worker processes (measures their I/O and memory); False: threads
+series: str = "FastIHM,IHM (Gram)"  # solvers to time
+repeats: int = 2  # timed solves per size and path
+T: int = 4  # iterations (Appendix H)
+epsilon: float = 1.259  # privacy budget (runtime hardly depends on it)
+k2_ratio: float = 4.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)) (4: the paper's smallest ratio)
+zarr_dir: str = ""  # folder for the Zarr store (default _build/dask-data; reused when it holds the same data)
+seed: int = 0  # root seed of the data and of every solve (numpy SeedSequence)
+
+# %% [markdown]
+# ## Quick check at small scale
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+display(Markdown(text.smoke_sizes_text(PARAMS)))
+
+# %% [markdown]
+# The cell below runs the study at the parameters in the folded cell above (threaded workers, tiny
 # $n$); at these sizes the scheduler's overhead dominates and it decides nothing.
 
-# %% mystnb={"figure": {"caption": "**Figure B.1 (smoke scale).** {glue:md}`dask-smoke-caption:myst`", "name": "dask-smoke"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure B.1 (smoke scale).** {glue:md}`dask-smoke-caption:myst`", "name": "dask-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "dask-smoke",
@@ -231,5 +254,5 @@ draw_scaling(smoke, "smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(parameters=PARAMS, seed=seed, started_at=page.started_at)

@@ -15,39 +15,14 @@
 # %% [markdown]
 # # Figure 3: how much faster is FastIHM than IHM?
 #
-# Figure 3 of {cite:t}`lev2026fastmix` is a table: for each dataset, the runtime of IHM
-# {cite:p}`lev2026near` divided by the runtime of the non-private FastIHS
-# {cite:p}`pilanci2016iterative` and of FastIHM at three SRHT sizes $k_2 = r\max\{d, \log(4T/\varrho)\}$,
-# with the paper's ratios $(r_1, r_2, r_3) = (4, 100, 200)$ on its three datasets with $n/d \approx 1450$
-# and $(4, 400, 800)$ on the three with $n/d \approx 2^{14}$ (we apply them by the rule $n/d \ge 5000$).
-# Over its six datasets the table's IHM/FastIHM ratios run from 1.53 to 3.12, and its caption
-# summarises them as 2 to 3 times faster in most cases. This page measures the same ratios with
-# `time.perf_counter_ns` wall-clock times averaged over trials and $\varepsilon$, as Appendix H
-# describes. Two choices are ours, since the paper does not describe them: the privacy calibration
-# (which never touches the data) happens before the clock starts, and the clock brackets the whole
-# $T$-iteration solve (sketching, the SRHT, FastMix's private estimates, the Newton steps).
-#
-# We add one column the paper does not have: IHM with its Gaussian sketch drawn through the Gram
-# factor, $G (X^\top X)^{1/2}$ with $G$ a $k \times d$ standard Gaussian matrix, instead of forming the
-# $k \times n$ sketch $S$ and multiplying $S X$. The rows of $S X$ are independent $N(0, X^\top X)$
-# vectors, and so are the rows of $G (X^\top X)^{1/2}$, so the released matrices have exactly the same
-# distribution: the same privacy guarantee and the same accuracy, at a different cost.
-#
-# The page leads with the run at the paper's four shapes read from the results store and a claims
-# table decided from it; a quick run at the notebook's defaults comes last, only to show that the code
-# works.
+# Figure 3 of {cite:t}`lev2026fastmix` (Section 4.1) is a table: the runtime of IHM {cite:p}`lev2026near`
+# divided by that of the non-private FastIHS {cite:p}`pilanci2016iterative` and of FastIHM at three SRHT
+# sizes, on six datasets, with IHM/FastIHM ratios from 1.53 to 3.12 that its caption sums up as "2 to 3
+# times faster in most cases". This page times the same solvers at the paper's four shapes, read from
+# the results store, and adds IHM drawn through its Gram factor, which releases the same distribution at
+# another cost.
 
-# %% tags=["parameters"]
-shapes: str = "16x32,15x90"  # comma-separated log2(n)xd shapes (paper: 19x32,19x28,17x81,17x90)
-k2_ratios: str = "auto"  # r1,r2,r3, or auto for the paper's rule (4,400,800 when n/d is 5000 or more, else 4,100,200)
-epsilons: str = "1.259"  # epsilons to time at (paper: 0.316,0.631,1.259,2.512,5.012,10.0)
-trials: int = 5  # timed trials per method and epsilon (paper: 30)
-T: int = 4  # iterations (Appendix H)
-use_real_data: bool = True  # time the paper's data set of a shape when its file is in the data cache (never downloaded)
-blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
-seed: int = 0  # root seed of every run (numpy SeedSequence)
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -61,7 +36,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "figure3_runtime"
 page = stored_entry(NAME, "datasets", "runs")  # and "timing", written when every cell is done
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 ORDER = ["IHM", "FastIHM r1", "FastIHM r2", "FastIHM r3", "FastIHS", "IHM-gram"]
 COLORS = ["C0", "C1", "C2", "C3", "0.5", "C4"]
 
@@ -116,18 +90,6 @@ def draw_bars(tables, *, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## Figure 3 at the paper's shapes
-#
-# The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale figure3_runtime` (its parameters are in
-# `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-if stored is not None:
-    display(Markdown(text.stored_setting_text(stored, page.parameters())))
-
 # %% mystnb={"figure": {"caption": "**Figure 3.** {glue:md}`fig3-runtime-caption:myst`", "name": "fig3-runtime"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -140,21 +102,73 @@ else:
     page.no_figure()
 
 # %% [markdown]
-# **Timing conditions.** Every BLAS and OpenMP pool, including the one of the `fht-cpu` Walsh-Hadamard
-# backend, is limited to the stated number of threads while timing. The table gives, per shape, the
-# thread pools seen, and the smallest, largest and mean 1-minute load average of the machine over its
-# cells (each cell is one method and $\varepsilon$ with all its trials, timed back to back with the
-# other methods at that $\varepsilon$). On two cores, a load near 1 means this run had its core to
-# itself; above 2, it shared one.
+# ## What to see
+#
+# One group of bars per shape, seconds per solve on a log scale. The paper's comparison is dense IHM
+# (blue) against FastIHM at its three SRHT sizes (orange, green, red): a FastIHM bar lower than the blue
+# one is a speedup. The grey bar is the non-private FastIHS and the purple one our Gram-factor IHM. The
+# table below turns the bars into verdicts on the paper's statements (and on checks of ours, marked as
+# such); the sentences under it are written from the same numbers.
 
 # %% tags=["remove-input"]
-if stored is not None and "timing" in stored:
-    display(Markdown(text.timing_markdown(stored["timing"])))
-elif stored is not None:  # a run in progress: the load of each cell is in the runs table
-    load = text.load_table(stored["runs"])
-    display(load.style.format(precision=2).set_caption("Machine load during timing (run in progress)"))
+CLAIMS = []
+if stored is not None:
+    try:
+        CLAIMS = study.stored_claims(stored, page.parameters())
+    except (KeyError, ValueError) as exc:  # a partial entry may lack a series
+        display(Markdown(f"The claims need every series of a shape; this entry is not complete ({exc})."))
+if CLAIMS or stored is None:
+    page.show_claims(CLAIMS)
+
+# %% tags=["remove-input"]
+if CLAIMS:
+    display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
+# :::{admonition} How the checks are decided
+# :class: dropdown
+#
+# Each row is a statement of the paper about this table, with where the paper makes it (or, marked
+# "ours", a check of our own), the number that decides it with its 95% interval, how the run's
+# setting differs from the paper's, and a rule fixed before the numbers were computed. Runtimes are
+# compared on the log scale (geometric means), and all the page's tests form one family (Holm).
+# Where the paper gives a number, the column "measured / paper" says whether it is reproduced in
+# size, within the stated factor: a speedup that is there but much larger than the paper's reads
+# "holds in direction, not in size".
+# :::
+
+# %% [markdown]
+# ## What differs from the paper, and what it costs
+#
+# * **Data.** Three of the paper's four shapes belong to real datasets (Rossmann, Black Friday,
+#   YearPredictionMSD) that are not shipped with this companion and are never downloaded; unless their
+#   files are in the data cache, we time the synthetic correlated design of Appendix H at the same $n$
+#   and $d$ (the setting under the store note says which was used). Runtime depends on the shape, not on the values, so
+#   this costs nothing for the ratios. The $2^{19} \times 32$ row is the paper's own synthetic design.
+# * **Trials.** Fewer timed trials per method and $\varepsilon$ than the paper's 30 (the setting under
+#   the store note gives the number); the intervals in the tables show what that leaves uncertain.
+# * **Threads and machine.** One BLAS/OpenMP thread, the Walsh-Hadamard transform included (the paper
+#   does not say how many threads its runs used), on a shared two-core virtual machine (the load table
+#   below), not the paper's i7-1255U. Our dense IHM draws its Gaussian sketch with NumPy's generator in blocks, which
+#   costs more per entry than a Walsh-Hadamard butterfly; this makes the speedups over dense IHM
+#   depend on the machine and library more than on the algorithm, and is one more reason to set the
+#   Gram-factor column beside them.
+# * **Clock.** Wall-clock times from `time.perf_counter_ns`, averaged over trials and $\varepsilon$, as
+#   Appendix H describes. Two choices are ours, since the paper does not describe them: the privacy
+#   calibration (which never touches the data) happens before the clock starts, and the clock brackets
+#   the whole $T$-iteration solve (sketching, the SRHT, FastMix's private estimates, the Newton steps).
+# * **SRHT sizes.** $k_2 = r\max\{d, \log(4T/\varrho)\}$ with the paper's ratios $(r_1, r_2, r_3) = (4, 100,
+#   200)$ on its datasets with $n/d \approx 1450$ and $(4, 400, 800)$ on those with $n/d \approx 2^{14}$; we
+#   apply them by the rule $n/d \ge 5000$.
+# * **Added.** A column the paper does not have: IHM with its Gaussian sketch drawn through the Gram
+#   factor, $G (X^\top X)^{1/2}$ with $G$ a $k \times d$ standard Gaussian matrix, instead of forming the
+#   $k \times n$ sketch $S$ and multiplying $S X$. The rows of $S X$ are independent $N(0, X^\top X)$
+#   vectors, and so are the rows of $G (X^\top X)^{1/2}$, so the released matrices have exactly the same
+#   distribution: the same privacy guarantee and the same accuracy, at a different cost.
+
+# %% [markdown]
+# ## The ratios, tabulated as in the paper
+#
 # The measured table has one row per shape. Each entry is the ratio of the geometric mean runtime of
 # dense IHM to the method's over all runs, with its 95% interval (above 1: faster than IHM); the
 # paper's table follows. The paper's real datasets are stood in for by synthetic designs of the same
@@ -175,29 +189,21 @@ display(
 )
 
 # %% [markdown]
-# ## The claims of Figure 3, checked
+# ## Timing conditions
 #
-# Each row is a statement of the paper about this table, with where the paper makes it (or, marked
-# "ours", a check of our own), the number that decides it with its 95% interval, how the run's
-# setting differs from the paper's, and a rule fixed before the numbers were computed. Runtimes are
-# compared on the log scale (geometric means), and all the page's tests form one family (Holm).
-# Where the paper gives a number, the column "measured / paper" says whether it is reproduced in
-# size, within the stated factor: a speedup that is there but much larger than the paper's reads
-# "holds in direction, not in size".
+# Every BLAS and OpenMP pool, including the one of the `fht-cpu` Walsh-Hadamard
+# backend, is limited to the stated number of threads while timing. The table gives, per shape, the
+# thread pools seen, and the smallest, largest and mean 1-minute load average of the machine over its
+# cells (each cell is one method and $\varepsilon$ with all its trials, timed back to back with the
+# other methods at that $\varepsilon$). On two cores, a load near 1 means this run had its core to
+# itself; above 2, it shared one.
 
-# %% tags=["remove-input"]
-CLAIMS = []
-if stored is not None:
-    try:
-        CLAIMS = study.stored_claims(stored, page.parameters())
-    except (KeyError, ValueError) as exc:  # a partial entry may lack a series
-        display(Markdown(f"The claims need every series of a shape; this entry is not complete ({exc})."))
-if CLAIMS or stored is None:
-    page.show_claims(CLAIMS)
-
-# %% tags=["remove-input"]
-if CLAIMS:
-    display(Markdown(text.findings_text(stored, CLAIMS)))
+# %% tags=["remove-input", "hide-output"]
+if stored is not None and "timing" in stored:
+    display(Markdown(text.timing_markdown(stored["timing"])))
+elif stored is not None:  # a run in progress: the load of each cell is in the runs table
+    load = text.load_table(stored["runs"])
+    display(load.style.format(precision=2).set_caption("Machine load during timing (run in progress)"))
 
 # %% [markdown]
 # ## What sets the ratios: $d$, $T$ and the Gram route
@@ -221,7 +227,7 @@ if CLAIMS:
 # grows with $T$; it would vanish near $d \approx T \log_2 n$ (76 at $n = 2^{19}$, 68 at $n = 2^{17}$ for
 # $T = 4$) if both ran at the same speed per operation, and the BLAS-3 speed pushes that point higher.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None:
     display(
         text.ratio_pivot(stored, "IHM-gram")[
@@ -231,34 +237,47 @@ if stored is not None:
             "slower than the Gram-factor IHM"
         )
     )
+
+# %% tags=["remove-input"]
+if stored is not None:
     display(Markdown(text.gram_text(stored, page.parameters())))
 
 # %% [markdown]
-# ## What differs from the paper, and what it costs
+# ## The stored run
 #
-# * **Data.** Three of the paper's four shapes belong to real datasets (Rossmann, Black Friday,
-#   YearPredictionMSD) that are not shipped with this companion and are never downloaded; unless their
-#   files are in the data cache, we time the synthetic correlated design of Appendix H at the same $n$
-#   and $d$ (the table above says which was used). Runtime depends on the shape, not on the values, so
-#   this costs nothing for the ratios. The $2^{19} \times 32$ row is the paper's own synthetic design.
-# * **Trials.** Fewer timed trials per method and $\varepsilon$ than the paper's 30 (the setting line at
-#   the top gives the number); the intervals in the tables show what that leaves uncertain.
-# * **Threads and machine.** One BLAS/OpenMP thread, the Walsh-Hadamard transform included (the paper
-#   does not say how many threads its runs used), on a shared two-core virtual machine (the load table above), not the
-#   paper's i7-1255U. Our dense IHM draws its Gaussian sketch with NumPy's generator in blocks, which
-#   costs more per entry than a Walsh-Hadamard butterfly; this makes the speedups over dense IHM
-#   depend on the machine and library more than on the algorithm, and is one more reason to set the
-#   Gram-factor column beside them.
-# * **Added.** The Gram-factor IHM, which the paper does not consider.
-#
-# ## Smoke-scale run: the code still works
-#
-# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix_companion.run --paper-scale figure3_runtime` (its parameters are in
+# `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+page.show_note()
+if stored is not None:
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
+
+# %% tags=["parameters", "hide-cell"]
+shapes: str = "16x32,15x90"  # comma-separated log2(n)xd shapes (paper: 19x32,19x28,17x81,17x90)
+k2_ratios: str = "auto"  # r1,r2,r3, or auto for the paper's rule (4,400,800 when n/d is 5000 or more, else 4,100,200)
+epsilons: str = "1.259"  # epsilons to time at (paper: 0.316,0.631,1.259,2.512,5.012,10.0)
+trials: int = 5  # timed trials per method and epsilon (paper: 30)
+T: int = 4  # iterations (Appendix H)
+use_real_data: bool = True  # time the paper's data set of a shape when its file is in the data cache (never downloaded)
+blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
+seed: int = 0  # root seed of every run (numpy SeedSequence)
+
+# %% [markdown]
+# ## Quick check at small scale
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+display(Markdown(text.smoke_sizes_text(PARAMS)))
+
+# %% [markdown]
+# The cell below runs the same study at the parameters in the folded cell above (the notebook's quick
 # defaults unless changed: small shapes and a few trials; the caption gives them). It only shows that
 # the code runs from a clean checkout; at small $n$ the costs that do not grow with $n$ weigh more, and
 # a few trials decide nothing, so nothing is concluded from it.
 
-# %% mystnb={"figure": {"caption": "**Figure 3 (smoke scale).** {glue:md}`fig3-smoke-caption:myst`", "name": "fig3-smoke"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure 3 (smoke scale).** {glue:md}`fig3-smoke-caption:myst`", "name": "fig3-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "fig3-smoke",
@@ -271,7 +290,7 @@ draw_bars(smoke, title="smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

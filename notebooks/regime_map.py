@@ -15,40 +15,14 @@
 # %% [markdown]
 # # Where each solver is fastest
 #
-# The point of {cite:t}`lev2026fastmix` is runtime: FastIHM replaces IHM's dense $k \times n$
-# Gaussian sketch {cite:p}`lev2026near` by a subsampled randomized Hadamard transform, and Figure 3
-# gives IHM/FastIHM ratios from 1.53 to 3.12 on its six datasets (2 to 3 in most cases, its caption
-# says). This page measures the whole regime on one core: the time and peak memory of one solve for
-# every least-squares solver of the package, along two sweeps, the number of rows $n$ at fixed $d$
-# and the number of features $d$ at fixed $n$:
-#
-# * **FastIHM** (Algorithm 2) at two SRHT sizes $k_2 = r\max\{d, \log(4T/\varrho)\}$ capped at $n$: the
-#   paper's smallest ratio $r = 4$, and $r = 800$, the default of
-#   {py:class}`~fastmix.regression.FastIHMRegressor`;
-# * **IHM** with the dense sketch (the paper's baseline) and **IHM (Gram)**, which draws the same
-#   sketched matrix through the Gram factor $G (X^\top X)^{1/2}$;
-# * **AdaSSP** {cite:p}`wang2018revisiting`;
-# * the non-private **FastIHS** {cite:p}`pilanci2016iterative` and **OLS**.
-#
-# Sizes follow the paper's experiments ($k = k_1$ from Appendix H, $\delta = 1/n^2$, $\varrho =
-# \delta/10$, $T = 4$). Accuracy is not measured here: {doc}`solver_choice` maps it. The page leads with
-# the run read from the results store; a quick run at the notebook's defaults comes last, only to
-# show that the code works.
+# The point of {cite:t}`lev2026fastmix` is runtime: FastIHM replaces IHM's dense $k \times n$ Gaussian
+# sketch {cite:p}`lev2026near` by a subsampled randomized Hadamard transform, and Figure 3 gives
+# IHM/FastIHM ratios from 1.53 to 3.12 on its six datasets (2 to 3 in most cases, its caption says).
+# This page measures the whole regime on one core, read from the results store: the time and peak memory
+# of one solve for every least-squares solver of the package, as the number of rows $n$ grows at fixed
+# $d$ and as the number of features $d$ grows at fixed $n$.
 
-# %% tags=["parameters"]
-log2_ns: str = "10,11,12"  # comma-separated log2(n) of the n sweep (full map: 14,...,22)
-n_sweep_d: int = 16  # number of features along the n sweep (full map: 32)
-ds: str = "4,8,16"  # comma-separated numbers of features of the d sweep (full map: 8,16,...,512)
-d_sweep_log2_n: int = 11  # log2(n) along the d sweep (full map: 17)
-repeats: int = 3  # timed runs per solver and shape, after one untimed run that measures memory
-T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
-epsilon: float = 1.259  # privacy budget of the private solvers (runtime hardly depends on it)
-dense_ihm_max_seconds: float = 120.0  # dense IHM is not run where its predicted solve takes longer
-long_solve_seconds: float = 20.0  # where one solve takes longer, two timed runs instead of `repeats`
-blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
-seed: int = 0  # root seed of every run (numpy SeedSequence)
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown, display
@@ -61,7 +35,6 @@ from fastmix_companion.studies import run_study
 
 NAME = "regime_map"
 page = stored_entry(NAME, "shapes", "runs")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 STYLE = {
     "FastIHM (r = 4)": ("C1", "o", "-"),
     "FastIHM (r = 800)": ("C3", "o", "--"),
@@ -149,16 +122,6 @@ def draw_memory(tables, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## The map at full scale
-#
-# The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale regime_map` (its parameters are in
-# `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-
 # %% mystnb={"figure": {"caption": "**Figure M.1.** {glue:md}`regime-time-caption:myst`", "name": "regime-time"}} tags=["remove-input"]
 if stored is not None:
     P = page.parameters()
@@ -168,6 +131,58 @@ else:
     page.no_figure()
 
 # %% [markdown]
+# ## What to see
+#
+# Left and middle: seconds per solve against $n$ and against $d$, on log-log axes, so a straight line's
+# slope is the growth exponent. Right: the $d$ sweep as time per entry of $X$ per iteration, flat for work
+# proportional to the size of $X$. FastIHM is orange ($r = 4$) and red ($r = 800$), dense IHM blue, IHM
+# through its Gram factor purple, AdaSSP green, and the non-private FastIHS and OLS grey; open markers are
+# dense IHM's predicted times where it was not run. Each row of the checks table below is a statement
+# (the paper's, or ours where marked), the number that decides it and a rule fixed before the numbers
+# were computed.
+
+# %% tags=["remove-input"]
+CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the store note further down).")
+if CLAIMS:
+    display(Markdown(text.checks_text(CLAIMS)))
+
+# %% [markdown]
+# ## What differs from the paper, and what this map does not say
+#
+# * **One machine, one thread.** A two-core virtual machine shared with other work; every BLAS and
+#   OpenMP pool limited to one thread, so the times are single-core CPU times (the store's provenance
+#   records the load during every cell). How the picture changes with many threads is not measured
+#   here: BLAS's products and the transforms' memory passes scale differently with cores.
+# * **FastIHM's Gaussian step.** Timed with the paper's explicit step ($k_1 k_2$ normals per draw).
+#   {py:func}`~fastmix.regression.fast_ihm` also offers `gaussian_step="gram"`, which samples the same
+#   law from $Z^\top Z$ without drawing $k_1 k_2$ normals; `benchmarks/bench_dp_ols.py` times both
+#   against the transforms' floor.
+# * **Dense IHM** is not run where its predicted solve would exceed the time limit in the setting;
+#   its predicted times are drawn with open markers and are not measurements.
+# * **Memory** is what NumPy reports to `tracemalloc`: it includes every array the solver allocates,
+#   not the work space LAPACK and BLAS allocate themselves. OLS does almost all of its work inside
+#   LAPACK, so its curve is a lower bound.
+# * **Data.** The synthetic correlated design of Appendix H; the runtimes depend on the shape, not on
+#   the values.
+
+# %% [markdown]
+# ## The solvers
+#
+# * **FastIHM** (Algorithm 2) at two SRHT sizes $k_2 = r\max\{d, \log(4T/\varrho)\}$ capped at $n$: the
+#   paper's smallest ratio $r = 4$, and $r = 800$, the default of
+#   {py:class}`~fastmix.regression.FastIHMRegressor`;
+# * **IHM** with the dense sketch (the paper's baseline) and **IHM (Gram)**, which draws the same
+#   sketched matrix through the Gram factor $G (X^\top X)^{1/2}$;
+# * **AdaSSP** {cite:p}`wang2018revisiting`;
+# * the non-private **FastIHS** {cite:p}`pilanci2016iterative` and **OLS**.
+#
+# Sizes follow the paper's experiments ($k = k_1$ from Appendix H, $\delta = 1/n^2$, $\varrho =
+# \delta/10$, $T = 4$). Accuracy is not measured here: {doc}`solver_choice` maps it.
+
+# %% [markdown]
+# ## Growth exponents
+#
 # How fast each solver's time grows: the slope of $\log t$ against $\log n$ and against $\log d$,
 # fitted by least squares to every timed run at the four largest sizes of each sweep (± one standard
 # error). A slope of 1 in $n$ means time proportional to the number of rows; in $d$, 1 is the cost of
@@ -220,42 +235,40 @@ if len(D_SWEEP):
 # its accuracy against IHM's is the subject of {doc}`solver_choice`.
 
 # %% [markdown]
-# ## Checks
+# ## The stored run
 #
-# Each row is a statement (the paper's, or ours where marked), the number that decides it and a rule
-# fixed before the numbers were computed.
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix_companion.run --paper-scale regime_map` (its parameters are in
+# `notebooks/paper_scale.json`).
 
 # %% tags=["remove-input"]
-CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
-page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
-if CLAIMS:
-    display(Markdown(text.checks_text(CLAIMS)))
+page.show_note()
+
+# %% tags=["parameters", "hide-cell"]
+log2_ns: str = "10,11,12"  # comma-separated log2(n) of the n sweep (full map: 14,...,22)
+n_sweep_d: int = 16  # number of features along the n sweep (full map: 32)
+ds: str = "4,8,16"  # comma-separated numbers of features of the d sweep (full map: 8,16,...,512)
+d_sweep_log2_n: int = 11  # log2(n) along the d sweep (full map: 17)
+repeats: int = 3  # timed runs per solver and shape, after one untimed run that measures memory
+T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
+epsilon: float = 1.259  # privacy budget of the private solvers (runtime hardly depends on it)
+dense_ihm_max_seconds: float = 120.0  # dense IHM is not run where its predicted solve takes longer
+long_solve_seconds: float = 20.0  # where one solve takes longer, two timed runs instead of `repeats`
+blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
+seed: int = 0  # root seed of every run (numpy SeedSequence)
 
 # %% [markdown]
-# ## What this map does and does not say
-#
-# * **One machine, one thread.** A two-core virtual machine shared with other work; every BLAS and
-#   OpenMP pool limited to one thread, so the times are single-core CPU times (the store's provenance
-#   records the load during every cell). How the picture changes with many threads is not measured
-#   here: BLAS's products and the transforms' memory passes scale differently with cores.
-# * **FastIHM's Gaussian step.** Timed with the paper's explicit step ($k_1 k_2$ normals per draw).
-#   {py:func}`~fastmix.regression.fast_ihm` also offers `gaussian_step="gram"`, which samples the same
-#   law from $Z^\top Z$ without drawing $k_1 k_2$ normals; `benchmarks/bench_dp_ols.py` times both
-#   against the transforms' floor.
-# * **Dense IHM** is not run where its predicted solve would exceed the time limit in the setting;
-#   its predicted times are drawn with open markers and are not measurements.
-# * **Memory** is what NumPy reports to `tracemalloc`: it includes every array the solver allocates,
-#   not the work space LAPACK and BLAS allocate themselves. OLS does almost all of its work inside
-#   LAPACK, so its curve is a lower bound.
-# * **Data.** The synthetic correlated design of Appendix H; the runtimes depend on the shape, not on
-#   the values.
-#
-# ## Smoke-scale run: the code still works
-#
-# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# ## Quick check at small scale
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+display(Markdown(text.smoke_sizes_text(PARAMS)))
+
+# %% [markdown]
+# The cell below runs the same study at the parameters in the folded cell above (the notebook's quick
 # defaults unless changed); at these sizes fixed costs dominate and it decides nothing.
 
-# %% mystnb={"figure": {"caption": "**Figure M.1 (smoke scale).** {glue:md}`regime-smoke-caption:myst`", "name": "regime-smoke"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure M.1 (smoke scale).** {glue:md}`regime-smoke-caption:myst`", "name": "regime-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "regime-smoke",
@@ -268,5 +281,5 @@ draw_time(smoke, "smoke scale (not evidence)", T)
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(parameters=PARAMS, seed=seed, started_at=page.started_at)

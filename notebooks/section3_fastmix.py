@@ -15,46 +15,15 @@
 # %% [markdown]
 # # Section 3: FastMix in action
 #
-# FastMix (Algorithm 1 of {cite:t}`lev2026fastmix`) first compresses the data with a subsampled
-# randomized Hadamard transform $S_f$ with $k_2$ rows {cite:p}`ailon2009fast,tropp2011improved`,
-# and then releases a $k_1$-row Gaussian sketch of $Z = S_f X$ plus noise.
-# Its noise level depends on three numbers of one draw of $S_f$:
-#
-# * $\widehat m = \max_i \|Z^\top S_f e_i - x_i\|$, which sets the row bound
-#   $C^2_{S_f X} = 1 + 2\widehat m$ of Lemma 1 (for rows of norm at most $C_X = 1$);
-# * the coherence $\widehat\Delta = \max_{i\ne j} |(S_f^\top S_f)_{ij}|$, the sensitivity of $\widehat m$;
-# * $\lambda_{\min}(Z) = \lambda_{\min}(Z^\top Z)$, which plays the role of free noise.
-#
-# Section 3 ("Choosing $k_2$") says that the SRHT changes $\lambda_{\min}$ only by a constant factor,
-# while $\widehat m$, and with it $C^2_{S_f X}$, shrinks as $k_2$ grows; Figure 1 of the paper then
-# draws FastMix with $\lambda_{\min}(S_f X) = \tfrac56\lambda_{\min}(X)$ and $C^2_{S_f X} = 2C_X^2$.
-# This page measures the three quantities against $k_2$ on the two synthetic designs of Appendix H,
-# at the paper's size $n = 2^{19}$, $d = 32$, on a grid of powers of two and at the SRHT sizes of
-# the paper's experiments, $k_2 = r\max\{d, \log(4T/\varrho)\}$ with $r \in \{4, 400, 800\}$.
-# The second half compares the privacy accounting of Theorem 1 at three levels of tightness on a
-# dataset small enough that the exact privacy loss of one draw can be computed.
-#
-# The page leads with the stored paper-scale run; the claims it discusses are decided from those
-# numbers by rules fixed in advance, and the sentences reporting them are generated from the same
-# numbers. A quick run at the notebook's defaults comes last, only to show that the code runs.
+# Section 3 of {cite:t}`lev2026fastmix` ("Choosing $k_2$") says that the subsampled randomized Hadamard
+# transform $S_f$ in front of FastMix (Algorithm 1) changes $\lambda_{\min}$ only by a constant factor,
+# while the row bound $C^2_{S_f X} = 1 + 2\widehat m$ shrinks as its number of rows $k_2$ grows; Figure 1
+# then draws FastMix with $\lambda_{\min}(S_f X) = \tfrac56\lambda_{\min}(X)$ and $C^2_{S_f X} = 2$. This
+# page measures these quantities of one draw against $k_2$ on the two synthetic designs of Appendix H at
+# the paper's size, read from the results store, and compares Theorem 1's privacy accounting at three
+# levels of tightness.
 
-# %% tags=["parameters"]
-log2_n: int = 13  # the k2 sweep uses 2**log2_n rows (paper: 2**19)
-d: int = 16  # features for the k2 sweep (paper: 32)
-n_draws: int = 3  # SRHT draws per k2 (bands show their min and max)
-log2_k2_min: int = 5  # smallest k2 is 2**log2_k2_min
-log2_k2_max: int = 12  # largest k2 is 2**log2_k2_max (at most log2_n)
-paper_ratios: str = "4,400,800"  # the paper's ratios r, k2 of r max(d, log(4T/rho)) (Appendix H)
-tiny_log2_n: int = 6  # rows of the tiny dataset for the exact divergence (2**6 is 64)
-tiny_d: int = 4  # features of the tiny dataset
-tiny_k2: int = 32  # SRHT rows for the tiny dataset
-k1: int = 20  # Gaussian rows released by FastMix
-delta: float = 1e-5  # target delta of Theorem 1
-omega: float = 20.0  # Laplace scale multiplier of Algorithm 1 (costs 2/omega in epsilon)
-n_gamma: int = 12  # number of gamma values in the accounting comparison
-seed: int = 0  # seed of the numpy Generator
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -69,7 +38,6 @@ from fastmix_companion.studies import section3_text as text
 
 NAME = "section3_fastmix"
 page = stored_entry(NAME, "sweep")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
 COLORS = {"synthetic_sphere": "C0", "synthetic_correlated": "C1"}
 MARKERS = {4.0: "v", 400.0: "s", 800.0: "D"}
 
@@ -161,14 +129,6 @@ def draw_accounting(acc, *, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## The per-draw quantities at the paper's scale
-
-# %% tags=["remove-input"]
-page.show_note()
-if stored is not None:
-    display(Markdown(text.stored_setting_text(stored, page.parameters())))
-
 # %% mystnb={"figure": {"caption": "**Figure S3.1.** {glue:md}`sec3-k2-sweep-caption:myst`", "name": "sec3-k2-sweep"}} tags=["remove-input"]
 if stored is not None:
     caption(
@@ -180,21 +140,14 @@ else:
     page.no_figure()
 
 # %% [markdown]
-# The table gives the three quantities at the paper's own SRHT sizes: the mean over draws with its
-# 95% interval (Student $t$), and the smallest and largest draw of $C^2$.
-
-# %% tags=["remove-input"]
-if stored is not None:
-    display(Markdown(text.paper_size_markdown(study.paper_size_summary(stored["sweep"]))))
-
-# %% [markdown]
-# ## The claims of Section 3, checked
+# ## What to see
 #
-# Each row says whose claim it tests: a statement of the paper, with its place, or a question of
-# ours. Whether the paper's SRHT sizes reach Figure 1's $C^2 = 2$ is ours: the caption takes that
-# value to illustrate, and the paper does not claim that its $k_2$ gives it. The interval checks
-# are decided together, at a family-wise level of 95% (Bonferroni); each rule says which level, and
-# an interval that straddles its threshold leaves the check undecided.
+# Left: $C^2_{S_f X}$ falls as $k_2$ grows; the dashed line is Figure 1's $C^2 = 2$, and the large markers
+# are the SRHT sizes of the paper's experiments, so where they sit against the dashed line is the
+# question. Middle: the coherence $\widehat\Delta$, which sets the sensitivity of $\widehat m$, against its
+# heuristic and Welch's lower bound. Right: the share of $\lambda_{\min}$ the SRHT keeps, against Figure
+# 1's $5/6$. The table below turns these curves into verdicts, and the sentences under it are written
+# from the same numbers.
 
 # %% tags=["remove-input"]
 CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
@@ -205,9 +158,53 @@ if stored is not None:
     display(Markdown(text.findings_text(stored, CLAIMS)))
 
 # %% [markdown]
-# What this costs: with the measured $C^2$ in place of 2, FastMix needs more noise for the same
-# $\varepsilon$; the Figure 1 page draws the noise scale with the $C^2$ measured here beside the
-# caption's $C^2 = 2$ and the $C^2 \to \infty$ bound, and reports the difference.
+# :::{admonition} How the checks are decided
+# :class: dropdown
+#
+# Each row says whose claim it tests: a statement of the paper, with its place, or a question of
+# ours. Whether the paper's SRHT sizes reach Figure 1's $C^2 = 2$ is ours: the caption takes that
+# value to illustrate, and the paper does not claim that its $k_2$ gives it. The interval checks
+# are decided together, at a family-wise level of 95% (Bonferroni); each rule says which level, and
+# an interval that straddles its threshold leaves the check undecided.
+# :::
+
+# %% [markdown]
+# ## What differs from the paper, and what it costs
+#
+# * The paper states the behaviour of $\widehat m$, $\widehat\Delta$ and $\lambda_{\min}(Z)$ through
+#   bounds with unspecified constants and draws no figure of them; the sweep above measures them on
+#   the paper's own synthetic designs and sizes.
+# * The paper does not say that its own $k_2$ reaches $C^2_{S_f X} = 2$: right after Lemma 1 it warns
+#   that $C^2_{S_f X}$ can be as large as $O(\mathrm{rank}(X)\log^4(n)\, n / k_2)$, while the SRHT
+#   changes $\lambda_{\min}$ only by a constant factor. Figure 1's $C^2 = 2$ is the value it draws, and
+#   our own checks above ask whether the SRHT sizes of its experiments come close to it.
+# * Every draw is seeded from the root seed, the design and $k_2$, so the stored numbers are
+#   reproduced exactly by the command of the store note below; the data are regenerated from the
+#   seed, not read from a file.
+# * **What it costs.** With the measured $C^2$ in place of 2, FastMix needs more noise for the same
+#   $\varepsilon$; the Figure 1 page draws the noise scale with the $C^2$ measured here beside the
+#   caption's $C^2 = 2$ and the $C^2 \to \infty$ bound, and reports the difference.
+
+# %% [markdown]
+# ## The three numbers of one draw
+#
+# FastMix (Algorithm 1 of {cite:t}`lev2026fastmix`) first compresses the data with a subsampled
+# randomized Hadamard transform $S_f$ with $k_2$ rows {cite:p}`ailon2009fast,tropp2011improved`,
+# and then releases a $k_1$-row Gaussian sketch of $Z = S_f X$ plus noise.
+# Its noise level depends on three numbers of one draw of $S_f$:
+#
+# * $\widehat m = \max_i \|Z^\top S_f e_i - x_i\|$, which sets the row bound
+#   $C^2_{S_f X} = 1 + 2\widehat m$ of Lemma 1 (for rows of norm at most $C_X = 1$);
+# * the coherence $\widehat\Delta = \max_{i\ne j} |(S_f^\top S_f)_{ij}|$, the sensitivity of $\widehat m$;
+# * $\lambda_{\min}(Z) = \lambda_{\min}(Z^\top Z)$, which plays the role of free noise.
+
+# %% [markdown]
+# The table gives the three quantities at the paper's own SRHT sizes: the mean over draws with its
+# 95% interval (Student $t$), and the smallest and largest draw of $C^2$.
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
+    display(Markdown(text.paper_size_markdown(study.paper_size_summary(stored["sweep"]))))
 
 # %% [markdown]
 # ## Theorem 1: closed form, tight bound and the exact loss of one draw
@@ -246,29 +243,52 @@ if stored is not None and "accounting" in stored:
 if stored is not None and "accounting" in stored:
     acc = stored["accounting"]
     display(Markdown(text.accounting_text(acc, stored["tiny"].iloc[0])))
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None and "accounting" in stored:
     display(text.accounting_table(acc).style.format("{:.4g}").hide(axis="index"))
 
 # %% [markdown]
-# ## What differs from the paper
+# ## The stored run
 #
-# * The paper states the behaviour of $\widehat m$, $\widehat\Delta$ and $\lambda_{\min}(Z)$ through
-#   bounds with unspecified constants and draws no figure of them; the sweep above measures them on
-#   the paper's own synthetic designs and sizes.
-# * The paper does not say that its own $k_2$ reaches $C^2_{S_f X} = 2$: right after Lemma 1 it warns
-#   that $C^2_{S_f X}$ can be as large as $O(\mathrm{rank}(X)\log^4(n)\, n / k_2)$, while the SRHT
-#   changes $\lambda_{\min}$ only by a constant factor. Figure 1's $C^2 = 2$ is the value it draws, and
-#   our own checks above ask whether the SRHT sizes of its experiments come close to it.
-# * Every draw is seeded from the root seed, the design and $k_2$, so the stored numbers are
-#   reproduced exactly by the command in the note at the top; the data are regenerated from the
-#   seed, not read from a file.
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix_companion.run --paper-scale section3_fastmix` (its parameters are in
+# `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+page.show_note()
+if stored is not None:
+    display(Markdown(text.stored_setting_text(stored, page.parameters())))
+
+# %% tags=["parameters", "hide-cell"]
+log2_n: int = 13  # the k2 sweep uses 2**log2_n rows (paper: 2**19)
+d: int = 16  # features for the k2 sweep (paper: 32)
+n_draws: int = 3  # SRHT draws per k2 (bands show their min and max)
+log2_k2_min: int = 5  # smallest k2 is 2**log2_k2_min
+log2_k2_max: int = 12  # largest k2 is 2**log2_k2_max (at most log2_n)
+paper_ratios: str = "4,400,800"  # the paper's ratios r, k2 of r max(d, log(4T/rho)) (Appendix H)
+tiny_log2_n: int = 6  # rows of the tiny dataset for the exact divergence (2**6 is 64)
+tiny_d: int = 4  # features of the tiny dataset
+tiny_k2: int = 32  # SRHT rows for the tiny dataset
+k1: int = 20  # Gaussian rows released by FastMix
+delta: float = 1e-5  # target delta of Theorem 1
+omega: float = 20.0  # Laplace scale multiplier of Algorithm 1 (costs 2/omega in epsilon)
+n_gamma: int = 12  # number of gamma values in the accounting comparison
+seed: int = 0  # seed of the numpy Generator
 
 # %% [markdown]
-# ## Smoke-scale run: the code still works
-#
-# The same study at the notebook's quick defaults (a smaller $n$ and $d$, a few draws), computed
+# ## Quick check at small scale
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}  # the parameters cell's values
+display(Markdown(text.smoke_sizes_text(PARAMS)))
+
+# %% [markdown]
+# The same study at the parameters in the folded cell above (the notebook's quick defaults unless
+# changed: a smaller $n$ and $d$, a few draws), computed
 # live when the page is built. It only shows that the code runs; nothing is concluded from it.
 
-# %% mystnb={"figure": {"caption": "**Figure S3.1 (smoke scale).** {glue:md}`sec3-smoke-sweep-caption:myst`", "name": "sec3-smoke-sweep"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure S3.1 (smoke scale).** {glue:md}`sec3-smoke-sweep-caption:myst`", "name": "sec3-smoke-sweep"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "sec3-smoke-sweep",
@@ -278,7 +298,7 @@ caption(
 )
 draw_sweep(smoke, title="smoke scale (not evidence)")
 
-# %% mystnb={"figure": {"caption": "**Figure S3.2 (smoke scale).** {glue:md}`sec3-smoke-accounting-caption:myst`", "name": "sec3-smoke-accounting"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure S3.2 (smoke scale).** {glue:md}`sec3-smoke-accounting-caption:myst`", "name": "sec3-smoke-accounting"}} tags=["hide-input", "hide-output"]
 caption(
     "sec3-smoke-accounting",
     "Smoke-scale run: "
@@ -292,5 +312,5 @@ draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(parameters=PARAMS, seed=seed, data_sources=page.data_sources, started_at=page.started_at)

@@ -15,39 +15,13 @@
 # %% [markdown]
 # # Which private solver when
 #
-# {cite:t}`lev2026fastmix` compare FastIHM with IHM {cite:p}`lev2026near` at a handful of data
-# shapes (Figures 2 and 3). Someone with a table of $n$ rows and $d$ features and a privacy budget
-# $\varepsilon$ needs the whole map: which private least-squares solver is most accurate there, and
-# which is fastest? This page measures it on one grid of $(n, d, \varepsilon)$, running every solver
-# on the same data with this book's protocol for Figures 2 and 3 (excess empirical risk over OLS, the
-# timer around the solve only, one BLAS thread):
-#
-# * **FastIHM** (Algorithm 2 of the FastMix paper) at the SRHT size of
-#   {py:class}`~fastmix.regression.FastIHMRegressor`'s default, $k_2 = 800\max\{d, \log(4T/\varrho)\}$
-#   capped at $n$;
-# * **IHM** with the dense $k \times n$ Gaussian sketch (the paper's baseline) and **IHM (Gram)**,
-#   which draws the same sketched matrix through the Gram factor $G (X^\top X)^{1/2}$: the same output
-#   distribution, so the same privacy and accuracy, at another cost;
-# * **AdaSSP** {cite:p}`wang2018revisiting`, sufficient statistics perturbation with an adaptive ridge;
-# * as non-private references, FastIHS {cite:p}`pilanci2016iterative` and OLS.
-#
-# All private solvers spend the same $(\varepsilon, \delta = 1/n^2)$. The page leads with the grid
-# read from the results store and the map decided from it; a quick run at the notebook's defaults
-# comes last, only to show that the code works.
+# {cite:t}`lev2026fastmix` compare FastIHM with IHM {cite:p}`lev2026near` at a handful of data shapes
+# (Figures 2 and 3). Someone with a table of $n$ rows and $d$ features and a privacy budget $\varepsilon$
+# needs the whole map: which private least-squares solver is most accurate there, and which is fastest?
+# This page measures it on one grid of $(n, d, \varepsilon)$, with every solver run on the same data and
+# the grid read from the results store.
 
-# %% tags=["parameters"]
-design: str = "synthetic_correlated"  # Appendix H design: synthetic_correlated or synthetic_sphere
-log2_ns: str = "10,12"  # comma-separated log2(n) of the grid
-ds: str = "8,32"  # comma-separated numbers of features d
-epsilons: str = "1.259"  # comma-separated epsilons (the paper's grid: 0.316,0.631,1.259,2.512,5.012,10.0)
-trials: int = 3  # trials per solver and grid point
-T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
-k2_ratio: float = 800.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)), capped at n (FastIHMRegressor's default)
-dense_ihm_max_log2_n: int = 18  # IHM with the dense sketch runs only up to n of 2**dense_ihm_max_log2_n
-blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
-seed: int = 0  # root seed of every run (numpy SeedSequence)
-
-# %% tags=["hide-input"]
+# %% tags=["remove-input"]
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -61,7 +35,6 @@ from fastmix_companion.studies import solver_choice_text as text
 
 NAME = "solver_choice"
 page = stored_entry(NAME, "datasets", "runs")
-PARAMS = {name: globals()[name] for name in study.DEFAULTS}
 STYLE = {
     "FastIHM": ("C1", "o", "-"),
     "IHM (dense)": ("C0", "s", "-"),
@@ -145,16 +118,6 @@ def draw_runtime(tables, title):
 
 stored = page.tables
 
-# %% [markdown]
-# ## The map at full scale
-#
-# The stored run is computed, or resumed where it stopped, by
-# `.venv/bin/python -m fastmix_companion.run --paper-scale solver_choice` (its parameters are in
-# `notebooks/paper_scale.json`).
-
-# %% tags=["remove-input"]
-page.show_note()
-
 # %% mystnb={"figure": {"caption": "**Figure C.1.** {glue:md}`solver-accuracy-caption:myst`", "name": "solver-accuracy"}} tags=["remove-input"]
 if stored is not None:
     p = page.parameters()
@@ -164,43 +127,23 @@ else:
     page.no_figure()
 
 # %% [markdown]
-# Each cell of the table below names the private solvers that are most accurate at that $(n, d,
-# \varepsilon)$ (bold; several joined by ~ when the trials cannot tell them apart: Welch's one-sided
-# test on the log excess risk against the best one, Holm-corrected at 5% within the cell), then the
-# fastest ones by the same rule on the runtimes. "(warns)" marks the points where
-# {py:class}`~fastmix.regression.FastIHMRegressor` warns that its noise dominates.
-
-# %% tags=["remove-input"]
-if stored is not None:
-    CMAP = study.choice_map(stored["runs"])
-    if not CMAP.empty:
-        display(Markdown(text.map_markdown(CMAP)))
-        display(Markdown(text.map_text(CMAP)))
-        display(Markdown(text.gap_text(study.fastihm_gap(stored["runs"]))))
-        display(Markdown(text.former_warning_text(study.former_warning_errors(stored["runs"]))))
-
-# %% mystnb={"figure": {"caption": "**Figure C.2.** {glue:md}`solver-runtime-caption:myst`", "name": "solver-runtime"}} tags=["remove-input"]
-if stored is not None:
-    caption(
-        "solver-runtime",
-        RUNTIME_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + ".",
-    )
-    draw_runtime(stored, "results store")
-
-# %% [markdown]
-# ## Checks
+# ## What to see
 #
-# Each row is a statement (the paper's, or ours where marked), the number that decides it and a rule
-# fixed before the numbers were computed.
+# One panel per number of features $d$ (rows) and budget $\varepsilon$ (columns); lower is more accurate.
+# The four private solvers are FastIHM (orange), IHM with the dense sketch (blue), IHM through its Gram
+# factor (purple, dashed; the same output distribution as dense IHM) and AdaSSP (green); the grey dotted
+# line is the non-private FastIHS. Each row of the checks table below is a statement (the paper's, or
+# ours where marked), the number that decides it and a rule fixed before the numbers were computed; the
+# map of which solver wins where follows further down.
 
 # %% tags=["remove-input"]
 CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
-page.show_claims(CLAIMS, missing="The checks need the stored results (see the note at the top).")
+page.show_claims(CLAIMS, missing="The checks need the stored results (see the store note further down).")
 if CLAIMS:
     display(Markdown(text.checks_text(CLAIMS)))
 
 # %% [markdown]
-# ## What this map does and does not say
+# ## What differs from the paper, and what this map does not say
 #
 # * **Data.** The synthetic designs of Appendix H, rows of norm at most 1 and $|y_i| \le 1$. Accuracy
 #   depends on the data through $\lambda_{\min}(X^\top X)$ and the noise level; a table whose
@@ -218,16 +161,90 @@ if CLAIMS:
 # * **The noise warning's rule** ($\eta^2$ against IHM's largest noise at the same budget) was chosen
 #   after the first full run of this grid, so the two checks of the warning above are not an
 #   independent test of it. How the former rule ($\eta^2$ against $n/d$) does on the same runs is
-#   stated under the map.
+#   stated under the map below.
 # * **Dense IHM** runs only up to the size stated in the setting: beyond it, its $k \times n$ sketch
 #   costs minutes per solve, and the Gram route releases the same distribution.
+
+# %% [markdown]
+# ## The solvers and the protocol
 #
-# ## Smoke-scale run: the code still works
+# Every solver runs on the same data with this book's protocol for Figures 2 and 3 (excess empirical
+# risk over OLS, the timer around the solve only, one BLAS thread):
 #
-# The cell below runs the same study at the parameters at the top of the page (the notebook's quick
+# * **FastIHM** (Algorithm 2 of the FastMix paper) at the SRHT size of
+#   {py:class}`~fastmix.regression.FastIHMRegressor`'s default, $k_2 = 800\max\{d, \log(4T/\varrho)\}$
+#   capped at $n$;
+# * **IHM** with the dense $k \times n$ Gaussian sketch (the paper's baseline) and **IHM (Gram)**,
+#   which draws the same sketched matrix through the Gram factor $G (X^\top X)^{1/2}$: the same output
+#   distribution, so the same privacy and accuracy, at another cost;
+# * **AdaSSP** {cite:p}`wang2018revisiting`, sufficient statistics perturbation with an adaptive ridge;
+# * as non-private references, FastIHS {cite:p}`pilanci2016iterative` and OLS.
+#
+# All private solvers spend the same $(\varepsilon, \delta = 1/n^2)$.
+
+# %% [markdown]
+# ## The map
+#
+# Each cell of the table below names the private solvers that are most accurate at that $(n, d,
+# \varepsilon)$ (bold; several joined by ~ when the trials cannot tell them apart: Welch's one-sided
+# test on the log excess risk against the best one, Holm-corrected at 5% within the cell), then the
+# fastest ones by the same rule on the runtimes. "(warns)" marks the points where
+# {py:class}`~fastmix.regression.FastIHMRegressor` warns that its noise dominates.
+
+# %% tags=["remove-input"]
+if stored is not None:
+    CMAP = study.choice_map(stored["runs"])
+    if not CMAP.empty:
+        display(Markdown(text.map_markdown(CMAP)))
+        display(Markdown(text.map_text(CMAP)))
+        display(Markdown(text.gap_text(study.fastihm_gap(stored["runs"]))))
+        display(Markdown(text.former_warning_text(study.former_warning_errors(stored["runs"]))))
+
+# %% [markdown]
+# The runtime of one solve on the same grid:
+
+# %% mystnb={"figure": {"caption": "**Figure C.2.** {glue:md}`solver-runtime-caption:myst`", "name": "solver-runtime"}} tags=["remove-input"]
+if stored is not None:
+    caption(
+        "solver-runtime",
+        RUNTIME_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + ".",
+    )
+    draw_runtime(stored, "results store")
+
+# %% [markdown]
+# ## The stored run
+#
+# The stored run is computed, or resumed where it stopped, by
+# `.venv/bin/python -m fastmix_companion.run --paper-scale solver_choice` (its parameters are in
+# `notebooks/paper_scale.json`).
+
+# %% tags=["remove-input"]
+page.show_note()
+
+# %% tags=["parameters", "hide-cell"]
+design: str = "synthetic_correlated"  # Appendix H design: synthetic_correlated or synthetic_sphere
+log2_ns: str = "10,12"  # comma-separated log2(n) of the grid
+ds: str = "8,32"  # comma-separated numbers of features d
+epsilons: str = "1.259"  # comma-separated epsilons (the paper's grid: 0.316,0.631,1.259,2.512,5.012,10.0)
+trials: int = 3  # trials per solver and grid point
+T: int = 4  # iterations of IHM, FastIHM and FastIHS (Appendix H)
+k2_ratio: float = 800.0  # FastIHM's k2 is k2_ratio * max(d, log(4T/rho)), capped at n (FastIHMRegressor's default)
+dense_ihm_max_log2_n: int = 18  # IHM with the dense sketch runs only up to n of 2**dense_ihm_max_log2_n
+blas_threads: int = 1  # BLAS/OpenMP threads during timing, the Hadamard transform's included (0: library default)
+seed: int = 0  # root seed of every run (numpy SeedSequence)
+
+# %% [markdown]
+# ## Quick check at small scale
+
+# %% tags=["remove-input"]
+PARAMS = {name: globals()[name] for name in study.DEFAULTS}
+display(Markdown(text.smoke_sizes_text(PARAMS)))
+
+# %% [markdown]
+# The cell below runs the same study at the parameters in the folded cell above (the notebook's quick
 # defaults unless changed); with a few trials at small $n$ it decides nothing.
 
-# %% mystnb={"figure": {"caption": "**Figure C.1 (smoke scale).** {glue:md}`solver-smoke-caption:myst`", "name": "solver-smoke"}} tags=["hide-input"]
+# %% mystnb={"figure": {"caption": "**Figure C.1 (smoke scale).** {glue:md}`solver-smoke-caption:myst`", "name": "solver-smoke"}} tags=["hide-input", "hide-output"]
 smoke = run_study(NAME, PARAMS, log=None)
 caption(
     "solver-smoke",
@@ -240,7 +257,7 @@ draw_accuracy(smoke, "smoke scale (not evidence)")
 # %% [markdown]
 # ## Provenance
 
-# %%
+# %% tags=["hide-output"]
 provenance_report(
     parameters=PARAMS,
     seed=seed,

@@ -157,3 +157,10 @@ def test_stored_claims_state_their_sources_and_verdicts():
         "undecided": 0,
         "does not hold": 0,
     }
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = BT.smoke_sizes_text({**B.DEFAULTS, "log2_ns": "10", "out_of_core_log2_n": 11, "repeats": 1})
+    assert "$n \\in \\{2^{10}\\}$" in text and "out of core at $n = 2^{11}$" in text and "1 timed solve per" in text
+    assert "out of core" not in BT.smoke_sizes_text({**B.DEFAULTS, "out_of_core_log2_n": 0})
+    assert "worker processes" in BT.smoke_sizes_text({**B.DEFAULTS, "processes": True})

@@ -207,3 +207,9 @@ def _committed(notebook):
         pytest.skip(f"results/{notebook}/ is not computed yet")
     tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
     return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = FT.smoke_sizes_text(F.DEFAULTS)
+    assert f"{F.DEFAULTS['n_eps']} target" in text and f"$k = {F.DEFAULTS['k']}$" in text
+    assert "7 target" in FT.smoke_sizes_text({**F.DEFAULTS, "n_eps": 7})

@@ -277,3 +277,10 @@ def test_load_table_summarises_each_dataset_over_its_cells():
     )
     load = FT.load_table(runs)  # a cell's trials share its load: only its first row counts
     assert load.loc["a"].tolist() == [0.5, 3.0, 2] and load.loc["b"].tolist() == [2.0, 2.5, 1]
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = FT.smoke_sizes_text({**F.DEFAULTS, "shapes": "16x32,15x90", "trials": 5})
+    assert "shapes $2^{16} \\times 32$ and $2^{15} \\times 90$" in text and "5 timed trials" in text
+    one = FT.smoke_sizes_text({**F.DEFAULTS, "shapes": "10x4", "trials": 1})
+    assert "shape $2^{10} \\times 4$" in one and "1 timed trial per" in one

@@ -179,3 +179,9 @@ def test_stored_claims_state_their_sources_and_verdicts():
     text = RT.checks_text(claims)
     assert text.startswith('Of the 3 checks, the verdict is "holds" for 2 and "holds in direction, not in size" for 1.')
     assert '(r = 4) is faster than IHM with the dense sketch": holds in direction, not in size (IHM / FastIHM' in text
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = RT.smoke_sizes_text({**R.DEFAULTS, "log2_ns": "8,9", "ds": "2,4", "n_sweep_d": 4, "d_sweep_log2_n": 8})
+    assert "$n = 2^{8}$ to $2^{9}$ at $d = 4$" in text and "$d = 2$ to $4$ at $n = 2^{8}$" in text
+    assert "1 timed run per" in RT.smoke_sizes_text({**R.DEFAULTS, "repeats": 1})

@@ -254,3 +254,9 @@ def _committed(notebook):
         pytest.skip(f"results/{notebook}/ is not computed yet")
     tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
     return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = ST.smoke_sizes_text(S3.DEFAULTS)
+    assert f"$n = 2^{{{S3.DEFAULTS['log2_n']}}}$" in text and f"{S3.DEFAULTS['n_draws']} SRHT draws" in text
+    assert "$n = 2^{10}$" in ST.smoke_sizes_text({**S3.DEFAULTS, "log2_n": 10})

@@ -248,3 +248,9 @@ def test_checks_text_names_whose_claim_and_says_not_comparable_with_the_reason()
     assert ": not comparable, because the run is outside the paper's setting (" in beyond
     assert "every cell has k2 > 0.31 n, where the paper has k2 <= 0.15 n)." in beyond
     assert "Our own question (FastIHMRegressor's default k2 reaches a large fraction of n" in beyond
+
+
+def test_smoke_sizes_text_follows_the_parameters():
+    text = ST.smoke_sizes_text({**S.DEFAULTS, "log2_ns": "9", "ds": "4,8"})
+    assert "$\\log_2 n \\in \\{9\\}$" in text and "$d \\in \\{4, 8\\}$" in text
+    assert f"{S.DEFAULTS['trials']} trial" in ST.smoke_sizes_text(S.DEFAULTS)

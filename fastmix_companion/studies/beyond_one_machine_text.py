@@ -14,7 +14,7 @@ import numpy as np
 from fastmix_companion.studies import beyond_one_machine as study
 from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["checks_text", "MODE_ORDER", "setting_text", "runs_markdown"]
+__all__ = ["checks_text", "MODE_ORDER", "setting_text", "runs_markdown", "smoke_sizes_text"]
 
 MODE_ORDER = ("in memory", "dask", "out of core")
 """The order of the paths within a size and solver in :func:`runs_markdown`."""
@@ -68,3 +68,16 @@ def runs_markdown(tables) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    log2_ns = ", ".join(f"2^{{{int(v)}}}" for v in str(p["log2_ns"]).split(",") if v.strip())
+    workers = "worker processes" if p["processes"] else "worker threads"
+    text = (
+        f"Sizes of this quick check: $n \\in \\{{{log2_ns}\\}}$ in memory and on Dask, $d = {p['d']}$, chunks of "
+        f"$2^{{{p['chunk_log2_rows']}}}$ rows, {p['n_workers']} {workers}"
+    )
+    if int(p["out_of_core_log2_n"]):
+        text += f", out of core at $n = 2^{{{p['out_of_core_log2_n']}}}$"
+    return text + f"; {p['repeats']} timed solve{'s' if int(p['repeats']) != 1 else ''} per size and path."

@@ -13,7 +13,15 @@ import numpy as np
 from fastmix_companion.studies import figure1 as study
 from fastmix_companion.studies.section3_text import verdicts_text
 
-__all__ = ["panels_text", "setting_text", "stored_setting_text", "findings_text", "sigma_table", "measured_c2_text"]
+__all__ = [
+    "panels_text",
+    "setting_text",
+    "stored_setting_text",
+    "findings_text",
+    "sigma_table",
+    "measured_c2_text",
+    "smoke_sizes_text",
+]
 
 
 def panels_text(curves) -> str:
@@ -153,4 +161,12 @@ def measured_c2_text(tables, p) -> str:
         "3 draws keep "
         + " and ".join(f"{r.lambda_ratio_mean:.3f}" for r in have.itertuples())
         + " of $\\lambda_{\\min}(X)$."
+    )
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    return (
+        f"Sizes of this quick check: {p['n_eps']} target $\\varepsilon$ from {float(p['eps_min']):g} to "
+        f"{float(p['eps_max']):g}, $d = {p['d']}$ and $k = {p['k']}$ Gaussian rows."
     )

@@ -33,6 +33,7 @@ __all__ = [
     "accounting_table",
     "ACCOUNTING_SAVED",
     "ACCOUNTING_FACTOR",
+    "smoke_sizes_text",
 ]
 
 
@@ -262,3 +263,21 @@ def accounting_table(tables, T: int):
 def skipped_lines(skipped) -> list[str]:
     """One line per dataset a run left out (the study's ``skipped`` table): its name and the first line of why."""
     return [f"skipped {item.dataset}: {item.reason.splitlines()[0]}" for item in skipped.itertuples()]
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    names = [name.strip() for name in str(p["datasets"]).split(",") if name.strip()]
+    eps = [e.strip() for e in str(p["epsilons"]).split(",") if e.strip()]
+    ratios = "the paper's own per dataset" if p["use_paper_ratios"] else str(p["k2_ratios"]).replace(",", ", ")
+    text = (
+        f"Sizes of this quick check: {', '.join(names)}; synthetic sets of $n = 2^{{{p['log2_n']}}}$ rows and "
+        f"$d = {p['d']}$ features"
+    )
+    if "nycflights" in names:
+        rows = f"{int(p['nycflights_rows']):,} rows drawn" if int(p["nycflights_rows"]) else "all complete rows"
+        text += f", nycflights with {rows}"
+    return (
+        text + f"; ratios $r$ = {ratios}; {len(eps)} value{'s' if len(eps) != 1 else ''} of $\\varepsilon$, "
+        f"{p['trials']} trial{'s' if int(p['trials']) != 1 else ''} per point, $T = {p['T']}$."
+    )

@@ -35,6 +35,7 @@ __all__ = [
     "caption_text",
     "findings_text",
     "gram_text",
+    "smoke_sizes_text",
 ]
 
 
@@ -213,4 +214,19 @@ def paper_table():
     return pd.DataFrame(
         [(v[0], v[1], ",".join(map(str, v[2])), *v[3]) for v in study.PAPER_TABLE.values()],
         columns=["dataset", "n x d", "r1,r2,r3", "FastIHS", "FastIHM r1", "FastIHM r2", "FastIHM r3"],
+    )
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    shapes = []
+    for shape in str(p["shapes"]).split(","):
+        log2_n, d = shape.strip().split("x")
+        shapes.append(f"${tex(f'2^{int(log2_n)} x {int(d)}')}$")
+    eps = [e.strip() for e in str(p["epsilons"]).split(",") if e.strip()]
+    trials = int(p["trials"])
+    return (
+        f"Sizes of this quick check: shape{'s' if len(shapes) != 1 else ''} {' and '.join(shapes)}; "
+        f"$\\varepsilon \\in \\{{{', '.join(eps)}\\}}$, {trials} timed trial{'s' if trials != 1 else ''} "
+        f"per method and $\\varepsilon$, $T = {p['T']}$."
     )

@@ -12,7 +12,7 @@ import numpy as np
 from fastmix_companion.studies import regime_map as study
 from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["checks_text", "setting_text", "exponents_markdown", "winners_text", "crossover_text"]
+__all__ = ["checks_text", "setting_text", "exponents_markdown", "winners_text", "crossover_text", "smoke_sizes_text"]
 
 
 def setting_text(tables, p) -> str:
@@ -103,4 +103,15 @@ def crossover_text(cross, n) -> str:
     return (
         f"The fitted $d$-sweep power laws of FastIHM ($r = 4$) and IHM (Gram) cross at "
         f"$d \\approx {cross[0]:,.0f}$ for $n = 2^{{{int(np.log2(n))}}}$ ({where})."
+    )
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    log2_ns = [int(v) for v in str(p["log2_ns"]).split(",") if v.strip()]
+    ds = [int(v) for v in str(p["ds"]).split(",") if v.strip()]
+    return (
+        f"Sizes of this quick check: $n = 2^{{{min(log2_ns)}}}$ to $2^{{{max(log2_ns)}}}$ at $d = {p['n_sweep_d']}$, "
+        f"and $d = {min(ds)}$ to ${max(ds)}$ at $n = 2^{{{p['d_sweep_log2_n']}}}$; up to {p['repeats']} timed "
+        f"run{'s' if int(p['repeats']) != 1 else ''} per solver and shape, $T = {p['T']}$."
     )

@@ -19,6 +19,7 @@ __all__ = [
     "findings_text",
     "accounting_text",
     "accounting_table",
+    "smoke_sizes_text",
 ]
 
 
@@ -197,3 +198,13 @@ def accounting_table(acc):
     its source (eq. (9) of the closed form, eq. (114) of the tight bound, and the exact divergence)."""
     names = {"eps_closed": "eq. (9)", "eps_tight": "eq. (114)", "eps_exact": "exact"}
     return acc[["gamma", "sigma", *names]].rename(columns=names)
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+    return (
+        f"Sizes of this quick check: $n = 2^{{{p['log2_n']}}}$ rows and $d = {p['d']}$ features, "
+        f"$k_2$ from $2^{{{p['log2_k2_min']}}}$ to $2^{{{p['log2_k2_max']}}}$ with {p['n_draws']} SRHT draws each; "
+        f"the exact-loss comparison on $2^{{{p['tiny_log2_n']}}} \\times {p['tiny_d']}$ data with "
+        f"$k_2 = {p['tiny_k2']}$, $k_1 = {p['k1']}$ and {p['n_gamma']} values of $\\gamma$."
+    )

@@ -13,7 +13,15 @@ from fastmix.regression import NOISE_DOMINATES_RATIO
 from fastmix_companion.studies import solver_choice as study
 from fastmix_companion.studies._verdict_sentences import checks_text
 
-__all__ = ["checks_text", "setting_text", "map_markdown", "map_text", "gap_text", "former_warning_text"]
+__all__ = [
+    "checks_text",
+    "setting_text",
+    "map_markdown",
+    "map_text",
+    "gap_text",
+    "former_warning_text",
+    "smoke_sizes_text",
+]
 
 
 def setting_text(tables, p) -> str:
@@ -96,4 +104,17 @@ def former_warning_text(former) -> str:
         f"On these runs the warning's former rule ($\\eta^2 > {NOISE_DOMINATES_RATIO:g}\\, n/d$) fires at "
         f"{former['false_alarms']} cells where FastIHM is among the most accurate and is silent at "
         f"{former['silent']} where it trails the best by more than 10 times."
+    )
+
+
+def smoke_sizes_text(p) -> str:
+    """The sizes of the quick check at parameters ``p`` (the notebook's parameters cell), as MyST maths."""
+
+    def tex_set(text):
+        return ", ".join(v.strip() for v in str(text).split(","))
+
+    return (
+        f"Sizes of this quick check: $\\log_2 n \\in \\{{{tex_set(p['log2_ns'])}\\}}$, "
+        f"$d \\in \\{{{tex_set(p['ds'])}\\}}$, $\\varepsilon \\in \\{{{tex_set(p['epsilons'])}\\}}$, "
+        f"{p['trials']} trial{'s' if int(p['trials']) != 1 else ''} per solver and point, $T = {p['T']}$."
     )
