@@ -127,9 +127,11 @@ page.show_claims(CLAIMS)
 # specifies it. The two eigenvalues of a design form one row: the normalisation divides both by the
 # same $\max_i\|x_i\|^2$, so on the correlated design they move together and would otherwise count
 # the same question twice. Each row tests the paper's value as one more draw among the seeds (on the
-# log scale), with Holm's correction over all the rows; a value that is not rejected is shown typical
-# only when the seeds agree closely enough for that to mean something, and the row is undecided
-# otherwise. The decision rule column states the rule in full.
+# log scale), with Holm's correction over all the rows (for the eigenvalue pair, the one of the two
+# with the smaller p-value, since their logarithms move together). A rejected value is not typical; a
+# value that is not rejected is shown typical only when it also lies in the central 95% of the seeds,
+# and the row is undecided otherwise. Appendix F's page judges the authors' coherences by the same
+# rule. The decision rule column states the rule in full.
 #
 # ## The paper's values among the seeds
 #

@@ -160,11 +160,12 @@ if stored is not None:
 # magnitude" against Upadhyay's bound. Each FastMix curve is checked against the *constant-free*
 # form of that bound, the lower edge of the band, so the check does not depend on constants we could
 # not verify; the table also gives the ratio with Blocki et al.'s constants. These are exact
-# computations, not samples, so they carry no interval; the measured $C^2$ carries the interval of
-# its Section 3 draws. The paper's claim is checked on the two FastMix curves it draws; the same
-# check on the curves with the measured $C^2$, and whether that $C^2$ is the caption's 2, are
-# questions of ours (the caption takes $C^2 = 2$ to illustrate, and the paper does not claim that
-# its $k_2$ gives it).
+# computations, not samples, so they carry no interval. The paper's claim is checked on the two
+# FastMix curves it draws; the same check on the curves with the measured $C^2$ is a question of
+# ours. Whether that $C^2$ is the caption's 2 (the caption takes $C^2 = 2$ to illustrate, and the
+# paper does not claim that its $k_2$ gives it) is checked once, on the Section 3 page, from the
+# same draws; under "Noise at a few targets" below, a paragraph says how far the measured $C^2$ is
+# from 2.
 # :::
 
 # %% [markdown]

@@ -156,6 +156,7 @@ def test_the_upper_bound_is_the_papers_claim_and_can_hold_or_stay_undecided_but_
         "FastMix paper, Appendix F, eq. (241) and the sentence after it"
     )
     assert above[UPPER].verdict == UNDECIDED  # the paper's constant is not given: a larger one would cover them
+    assert "This check can only hold or be undecided, never 'does not hold'" in above[UPPER].rule
     assert below[UPPER].setting.comparable and "runs no experiment" in below[UPPER].setting.differences[0]
 
 
@@ -184,6 +185,13 @@ def test_the_authors_values_are_our_question_and_few_draws_leave_them_undecided(
     assert reference(20, 0.205).verdict == HOLDS
     assert reference(20, 0.26).verdict == UNDECIDED  # above all 20 draws: rank p-value 2/21, not small enough
     assert reference(2000, 0.26).verdict == DOES_NOT_HOLD  # above all 2000: rank p-value 2/2001
+    # the rule of the Appendix J page: Holm over the rank tests (their share of the page's 5%), then the central 95%
+    rule = reference(20, 0.205).rule
+    assert rule.startswith("two-sided rank test of the authors' value as one more of our draws, Holm over the page's 1")
+    assert "holds if not rejected and the central 95% of the draws contains the authors' value (percentile" in rule
+    assert "not rejected after Holm" in reference(20, 0.26).measured and "rejected after Holm" in (
+        reference(2000, 0.26).measured
+    )
     assert reference(20, 0.26).source.is_ours and "not in the paper" in reference(20, 0.26).source.location
     assert AF.rank_p_value(5.0, [1.0, 2.0, 3.0]) == 0.5 and AF.rank_p_value(2.0, [1.0, 2.0, 3.0]) == 1.0
 
@@ -195,6 +203,7 @@ def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     assert verdict_counts(out) == {HOLDS: 6, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 0, DOES_NOT_HOLD: 1}
     assert {c.claim: c.verdict for c in out}[ROUGH_CLAIM] == DOES_NOT_HOLD
     assert "99.4% interval (95% simultaneous over the page's 8 interval and rank checks" in out[2].rule
+    assert "Holm over the page's 3 rank tests at 0.0188 (their share of 5% over the page's 8 interval" in out[4].rule
 
 
 def _committed(notebook):

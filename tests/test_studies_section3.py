@@ -204,7 +204,13 @@ def test_section3_claims_take_each_verdict_and_say_whose_claim():
     assert _verdicts(lam=0.84, c2=2.0, spread=0.5, draws=2) == {lam: UNDECIDED, c2: UNDECIDED, slope: UNDECIDED}
     out = {c.claim: c for c in S3.claims(_claims_sweep())}
     assert out[f"{c2} (synthetic_sphere)"].source == OURS
-    assert str(out[f"{lam} (synthetic_sphere)"].source).startswith("FastMix paper, Section 3, 'Analytical Bound'")
+    # the caption's 5/6 is an illustration, as its C^2 = 2 is; Lemma 10 is an upper bound, not a rate
+    assert out[f"{lam} (synthetic_sphere)"].source == Source(
+        None, "Figure 1 caption's illustrative lambda_min(S_f X) = 5/6 lambda_min(X)"
+    )
+    assert out[f"{slope} (synthetic_sphere)"].source == Source(None, "prompted by Lemma 10's bound")
+    assert "upper bound proportional to k2^(-1/2), not a rate" in out[f"{slope} (synthetic_sphere)"].paper
+    assert "smaller r" not in out[f"{lam} (synthetic_sphere)"].measured  # no r = 4 draws in these tables
     assert out[f"{slope} (synthetic_correlated)"].setting.differences == (
         "the correlated design drawn afresh from Appendix H's recipe (seeded): lambda_min(X) = 3.998, Appendix J "
         "prints 3.27",
@@ -233,11 +239,18 @@ def test_family_levels_and_three_way_rules():
 def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     out = S3.stored_claims(*_committed(S3.NOTEBOOK))
     assert len(out) == 8 and all(c.source is not None for c in out)
-    assert [c.claim for c in out if c.source.is_ours] == [
-        "C^2 = 2, the caption's illustration, at the paper's largest k2 (synthetic_sphere)",
-        "C^2 = 2, the caption's illustration, at the paper's largest k2 (synthetic_correlated)",
+    assert [c.claim for c in out if not c.source.is_ours] == [
+        "Theorem 1's bound covers the exact loss of a draw",
+        "The closed form (eq. 9) is above the tight bound (eq. 114)",
     ]
     assert verdict_counts(out) == {HOLDS: 6, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 0, DOES_NOT_HOLD: 2}
+    kept = {c.claim: c.measured for c in out if c.claim.startswith("lambda_min(S_f X)")}
+    assert kept["lambda_min(S_f X) keeps at least 5/6 of lambda_min(X) at r = 400 and 800 (synthetic_sphere)"].endswith(
+        "; at the paper's smaller r = 4 (k2 = 128) the draws keep 0.29 on average"
+    )
+    assert kept[
+        "lambda_min(S_f X) keeps at least 5/6 of lambda_min(X) at r = 400 and 800 (synthetic_correlated)"
+    ].endswith("; at the paper's smaller r = 4 (k2 = 128) the draws keep 0.43 on average")
     theorem = next(c for c in out if c.claim.startswith("Theorem 1"))
     assert "n = 64, d = 4, k2 = 32, k1 = 20" in theorem.setting.differences[0]
 

@@ -21,6 +21,24 @@ def test_tally_counts_verdicts_in_their_order():
     )
 
 
+def test_exploratory_checks_are_named_and_not_counted():
+    from dataclasses import replace
+
+    explored = replace(_claim(False), exploratory=True)
+    assert V.tally([_claim(), explored]) == (
+        'Of the 1 counted check, the verdict is "holds" for 1. 1 exploratory check (rule set after seeing these data) '
+        "is shown but not counted."
+    )
+    only = V.tally([explored, explored])
+    assert only == "2 exploratory checks (rule set after seeing these data) are shown but not counted."
+    assert V.claim_sentence(explored) == (
+        'The FastMix paper, Figure 3, "c": does not hold (exploratory: rule set after seeing these data, not counted).'
+    )
+    # counted, the same check changes the tally
+    counted = V.tally([_claim(), _claim(False)])
+    assert counted == 'Of the 2 checks, the verdict is "holds" for 1 and "does not hold" for 1.'
+
+
 def test_each_sentence_says_whose_claim_and_flips_with_the_verdict():
     assert V.claim_sentence(_claim()) == 'The FastMix paper, Figure 3, "c": holds.'
     assert V.claim_sentence(_claim(False)) == 'The FastMix paper, Figure 3, "c": does not hold.'

@@ -2,7 +2,9 @@
 
 Each sentence counts :attr:`fastmix_companion.claims.Claim.verdict` (never ``holds``), names whose
 claim it is (the paper with its location, or the companion's own question and what prompted it)
-and, for a paper's claim tested outside its setting, says "not comparable" with the reason.
+and, for a paper's claim tested outside its setting, says "not comparable" with the reason. An
+exploratory check (its rule set after seeing the data) is named as such and left out of the count,
+as :func:`fastmix_companion.claims.verdict_counts` leaves it out.
 """
 
 from __future__ import annotations
@@ -15,13 +17,27 @@ __all__ = ["tally", "claim_sentence", "checks_text"]
 
 
 def tally(claims: Iterable[Claim]) -> str:
-    """``'Of the 4 checks, the verdict is "holds" for 3 and "does not hold" for 1.'`` ("" for none)."""
+    """``'Of the 4 checks, the verdict is "holds" for 3 and "does not hold" for 1.'`` ("" for none).
+
+    Exploratory checks are not counted; a sentence says how many there are.
+    """
     claims = list(claims)
     if not claims:
         return ""
-    parts = [f'"{word}" for {k}' for word, k in verdict_counts(claims).items() if k]
+    counted = [c for c in claims if not c.exploratory]
+    n_expl = len(claims) - len(counted)
+    expl = (
+        f"{n_expl} exploratory check{'s' if n_expl != 1 else ''} (rule set after seeing these data) "
+        f"{'are' if n_expl != 1 else 'is'} shown but not counted."
+        if n_expl
+        else ""
+    )
+    if not counted:
+        return expl
+    parts = [f'"{word}" for {k}' for word, k in verdict_counts(counted).items() if k]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1]
-    return f"Of the {len(claims)} check{'s' if len(claims) != 1 else ''}, the verdict is {listed}."
+    what = f"{'counted ' if n_expl else ''}check{'s' if len(counted) != 1 else ''}"
+    return f"Of the {len(counted)} {what}, the verdict is {listed}." + (f" {expl}" if expl else "")
 
 
 def claim_sentence(c: Claim) -> str:
@@ -33,6 +49,8 @@ def claim_sentence(c: Claim) -> str:
     else:
         whose = f"The {c.source}"
     text = f'{whose}, "{c.claim}": {c.verdict}'
+    if c.exploratory:
+        text += " (exploratory: rule set after seeing these data, not counted)"
     if c.verdict == NOT_COMPARABLE:
         text += f", because the run is outside the paper's setting ({'; '.join(c.setting.differences)})"
     elif c.verdict == HOLDS_IN_DIRECTION:

@@ -235,7 +235,8 @@ def claims(
       bound is at most of order ``log(n/rho)`` when ``n >> k``. With the constant 1 (ours; the
       paper gives none): holds when at most a share ``rho`` of the draws with ``k <= n/far``
       exceed ``log(n/rho)`` times Welch's bound; otherwise undecided, since a bound whose
-      constant is not given is not refuted at a few ``n``.
+      constant is not given is not refuted at a few ``n``. The check can only hold or be
+      undecided, and its rule says so.
     * Ours: does the measured coherence fall like ``k^{-1/2}`` while ``n >> k``? Per ``n``, the
       slope of ``log Delta`` on ``log k`` over ``log(n/rho)^2 <= k <= n/far`` (below
       ``log(n/rho)^2`` the bound (241) says nothing, and for ``2^k <= n`` the coherence is
@@ -244,11 +245,15 @@ def claims(
       ``n``, the interval of the mean of ``Delta/Welch`` over ``k <= n/far``, divided by
       ``log(n/rho)``, against ``roughly``.
     * Ours: are the coherences the authors' public code reports at ``n = 2^17`` typical draws?
-      Holds when the value's percentile among our draws lies inside ``typical``; does not hold
-      when its rank p-value (:func:`rank_p_value`) rejects at the family level; undecided otherwise.
+      The rule of the Appendix J page (:func:`fastmix_companion.studies.appendix_j.typical_draw`):
+      does not hold when its rank p-value (:func:`rank_p_value`) is rejected after Holm over the
+      rank tests; holds when it is not rejected and the value's percentile among our draws lies
+      inside ``typical``; undecided otherwise.
 
-    The slope and ratio intervals and the rank tests form one family: each is decided at level
-    ``1 - (1 - level)/m`` (Bonferroni over the ``m`` of them), and each outcome is three-way.
+    The slope and ratio intervals and the rank tests form one family of ``m`` checks at
+    ``1 - level``: each interval is decided at level ``1 - (1 - level)/m`` (Bonferroni), and the
+    rank tests share the rest of the budget, ``(1 - level) r/m`` for ``r`` of them, through Holm.
+    Each outcome is three-way.
     """
     from fastmix_companion.claims import (
         Claim,
@@ -256,9 +261,11 @@ def claims(
         Source,
         fastmix_paper,
         format_interval,
+        holm,
         mean_interval,
         percentile_of,
     )
+    from fastmix_companion.studies.appendix_j import typical_draw, typical_rule
     from fastmix_companion.studies.section3 import all_of, family_level, family_text, log_slope_interval, within
 
     coh = tables["coherence"]
@@ -303,8 +310,9 @@ def claims(
                 )
                 + f"; {int(over.sum())} of {len(near)} draws above",
                 rule=f"holds if at most a share rho = {rho:g} of the draws with k <= n/{far} exceed log(n/rho) times "
-                "Welch's bound (constant 1, our choice: the paper gives none); undecided otherwise (a bound with an "
-                "unstated constant is not refuted at a few n)",
+                "Welch's bound (constant 1, our choice: the paper gives none); undecided otherwise. This check can "
+                "only hold or be undecided, never 'does not hold': a bound with an unstated constant is not refuted "
+                "at a few n",
                 holds=True if over.mean() <= rho else None,
                 source=fastmix_paper(APPENDIX_F_SOURCES["upper"]),
                 setting=setting,
@@ -351,22 +359,29 @@ def claims(
                 setting=setting,
             )
         )
-    alpha = 1.0 - each
-    for k, g in refs:
-        theirs = float(g["authors_value"].iloc[0])
-        pct, p = percentile_of(theirs, g["coherence"]), rank_p_value(theirs, g["coherence"])
-        central = typical[0] <= pct <= typical[1]
+    share = (1.0 - level) * len(refs) / max(m, 1)
+    tests = [(k, g, float(g["authors_value"].iloc[0])) for k, g in refs]
+    pcts = [percentile_of(theirs, g["coherence"]) for _, g, theirs in tests]
+    ps = [rank_p_value(theirs, g["coherence"]) for _, g, theirs in tests]
+    rejected = holm(ps, share) if tests else []
+    rule = typical_rule(
+        "two-sided rank test of the authors' value as one more of our draws",
+        f"the page's {len(refs)} rank tests at {share:.3g} (their share of {100 * (1 - level):g}% over the page's {m} "
+        "interval and rank checks; the intervals take the rest, Bonferroni)",
+        "the authors' value",
+        typical,
+    )
+    for (k, g, theirs), pct, p, rej in zip(tests, pcts, ps, rejected, strict=True):
         out.append(
             Claim(
                 claim=f"The authors' coherence at n = 2^17, k = {int(k)} is a typical draw",
                 paper=f"our question: the authors' experiments (their public code, not the paper) report about "
                 f"{theirs:g}",
                 measured=f"{len(g)} draws: median {g['coherence'].median():.3g} (range {g['coherence'].min():.3g} to "
-                f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g} (rank p-value {p:.3g})",
-                rule=f"holds if the percentile lies inside [{typical[0]:g}, {typical[1]:g}]; does not hold if the "
-                f"rank p-value is at most {alpha:.3g} (5% over the page's {m} interval and rank checks, Bonferroni); "
-                "undecided otherwise",
-                holds=True if central else (False if p <= alpha else None),
+                f"{g['coherence'].max():.3g}); {theirs:g} is at percentile {pct:.3g} (rank p-value {p:.3g}, "
+                f"{'rejected' if rej else 'not rejected'} after Holm)",
+                rule=rule,
+                holds=typical_draw(rej, (pct,), typical),
                 source=Source(None, APPENDIX_F_SOURCES["reference"]),
                 setting=Setting(
                     (f"n = 2^{int(np.log2(g['n'].iloc[0]))} and k = {int(k)}, as the authors' code reports",)

@@ -41,6 +41,9 @@ __all__ = [
     "percentile_table",
     "prediction_p",
     "check_table",
+    "CENTRAL",
+    "typical_draw",
+    "typical_rule",
     "spread_setting",
     "claims",
     "stored_claims",
@@ -173,7 +176,31 @@ GROUPS = (
 question, not two), the OLS residual and the mean squared response one each."""
 
 SPREAD_FACTOR = 2.0
-"""A check can show a value typical only when the central 95% of the seeds spans at most this factor."""
+"""The measured field names the spread of the seeds when their central 95% spans more than this factor."""
+
+CENTRAL = (2.5, 97.5)
+"""The central 95% of the draws, as percentiles: a value typical of them lies within it."""
+
+
+def typical_draw(rejected: bool, percentiles, central: tuple[float, float] = CENTRAL) -> bool | None:
+    """The three-way rule for "the paper's value is a typical draw", on the Appendix J and Appendix F pages.
+
+    ``False`` (does not hold) when the value's test is rejected after Holm's correction over the
+    page's tests; ``True`` (holds) when it is not rejected and every value lies in the central
+    95% of the draws (each of ``percentiles`` within ``central``); ``None`` (undecided) otherwise.
+    """
+    if rejected:
+        return False
+    return True if all(central[0] <= float(p) <= central[1] for p in percentiles) else None
+
+
+def typical_rule(test: str, family: str, values: str = "the value", central: tuple[float, float] = CENTRAL) -> str:
+    """The rule text of :func:`typical_draw`: ``test`` names the test, ``family`` the Holm family."""
+    return (
+        f"{test}, Holm over {family}. Does not hold if rejected; holds if not rejected and the central 95% of the "
+        f"draws contains {values} (percentile within [{central[0]:g}, {central[1]:g}]); undecided otherwise"
+    )
+
 
 SIZE_FACTOR = 2.0
 """Seeds' geometric mean / paper's value within this factor: the value is reproduced in size."""
@@ -200,7 +227,8 @@ def check_table(spread, alpha: float = 0.05):
     """One row per design and check of :data:`GROUPS` that the paper gives numbers for.
 
     Columns: ``design, check, statistics`` (tuple), ``seeds, p`` (the prediction p-value; for the
-    eigenvalue pair the smaller of the two doubled, Bonferroni within the pair), ``reject``
+    eigenvalue pair the smaller of the two, not doubled: the pair's logarithms move together, so it
+    is one statistic in effect, one member of the Holm family), ``reject``
     (Holm over all rows at ``alpha``), ``spread_factor`` (largest q97.5/q2.5 of the seeds over the
     check's statistics), ``percentiles``, ``correlation`` (of the pair's logarithms over the seeds).
     """
@@ -228,7 +256,7 @@ def check_table(spread, alpha: float = 0.05):
                     "check": check,
                     "statistics": stats_,
                     "seeds": len(g),
-                    "p": min(1.0, len(ps) * min(ps)),
+                    "p": min(ps),
                     "spread_factor": max(float(hi / lo) for lo, hi in q),
                     "percentiles": tuple(percentile_of(float(paper[s]), g[s]) for s in stats_),
                     "correlation": corr,
@@ -266,10 +294,10 @@ def claims(tables, *, alpha: float = 0.05, min_seeds: int = 20) -> list:
 
     One check per design and row of :data:`GROUPS`: is the paper's value one more draw of the
     design as Appendix H specifies it? Each check has a prediction p-value on the log scale
-    (:func:`prediction_p`); Holm's correction runs over all the checks at ``alpha``. A rejected
-    check does not hold; a check that is not rejected holds when the seeds are precise enough to
-    show it (central 95% within a factor :data:`SPREAD_FACTOR`) and is undecided otherwise, as it
-    is with fewer than ``min_seeds`` seeds.
+    (:func:`prediction_p`); Holm's correction runs over all the checks at ``alpha``. The outcome is
+    :func:`typical_draw`: a rejected check does not hold; one that is not rejected holds when the
+    paper's values lie in the central 95% of the seeds, and is undecided otherwise, as it is with
+    fewer than ``min_seeds`` seeds.
     """
     from fastmix.datasets import PAPER_STATISTICS
     from fastmix_companion.claims import Claim, Interval, Magnitude, fastmix_paper, mean_interval
@@ -288,12 +316,7 @@ def claims(tables, *, alpha: float = 0.05, min_seeds: int = 20) -> list:
             ratio = Interval(np.exp(iv.estimate) / p0, np.exp(iv.low) / p0, np.exp(iv.high) / p0, n=iv.n)
             mags.append(Magnitude(f"{s}, seeds' geometric mean / paper", p0, ratio, SIZE_FACTOR))
         wide = r.spread_factor > SPREAD_FACTOR
-        if r.seeds < min_seeds:
-            holds = None
-        elif r.reject:
-            holds = False
-        else:
-            holds = None if wide else True
+        holds = None if r.seeds < min_seeds else typical_draw(bool(r.reject), r.percentiles)
         values = ", ".join(f"{s} = {float(paper[s]):g}" for s in r.statistics)
         pct = " and ".join(f"{v:.3g}" for v in r.percentiles)
         extra = ""
@@ -313,11 +336,14 @@ def claims(tables, *, alpha: float = 0.05, min_seeds: int = 20) -> list:
                 measured=f"{r.seeds} seeds: the paper's value{'s' if many else ''} at percentile{'s' if many else ''} "
                 f"{pct}; prediction p = {r.p:.3g}, {'rejected' if r.reject else 'not rejected'} after Holm; the "
                 f"central 95% of the seeds spans a factor {r.spread_factor:.4g}{extra}",
-                rule=f"prediction test of one more draw on the log scale (the eigenvalue pair: smaller p doubled), "
-                f"Holm over the page's {len(checks)} checks at {alpha:g}. Rejected: does not hold. Not rejected: holds "
-                f"if the central 95% of the seeds spans at most a factor {SPREAD_FACTOR:g}, else undecided (also with "
-                f"fewer than {min_seeds} seeds). Size: the seeds' geometric mean within a factor {SIZE_FACTOR:g} of "
-                "the paper's value",
+                rule=typical_rule(
+                    "prediction test of one more draw on the log scale (the eigenvalue pair: the statistic with the "
+                    "smaller p, not doubled)",
+                    f"the page's {len(checks)} checks at {alpha:g}",
+                    "the paper's values" if many else "the paper's value",
+                )
+                + f" (also undecided with fewer than {min_seeds} seeds). Size: the seeds' geometric mean within a "
+                f"factor {SIZE_FACTOR:g} of the paper's value",
                 holds=holds,
                 source=fastmix_paper(f"Appendix J, table, row '{label}' (design of Appendix H)"),
                 setting=spread_setting(spread, r.design),
