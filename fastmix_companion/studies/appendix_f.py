@@ -335,6 +335,7 @@ def claims(
                 holds=all_of(within(iv, *slope_band) for _, _, iv in ivs),
                 source=Source(None, APPENDIX_F_SOURCES["slope"]),
                 setting=setting,
+                exploratory=True,  # the range of k was chosen after a first fit over the whole grid
             )
         )
     if len(summary):
