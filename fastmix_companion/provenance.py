@@ -45,6 +45,7 @@ __all__ = [
     "companion_bibtex",
     "jsonable",
     "describe_source",
+    "display_path",
 ]
 
 #: Libraries whose versions are recorded when they can be imported.
@@ -426,6 +427,42 @@ def collect_provenance(
     }
 
 
+def display_path(text: Any, root: str | os.PathLike | None = None) -> str:
+    """A recorded path as a provenance table shows it: relative to the repository root.
+
+    The record keeps the absolute path (``collect_provenance`` resolves data files); the table a
+    page shows writes a path inside the checkout relative to its root (``results/figure2_dp_ols/
+    provenance.json``), so the published book does not show the build machine's folders, and a
+    path in the user's home folder as ``~/...``. Anything else (a URL, a package data set name,
+    ``None``, a path elsewhere) is shown as recorded.
+
+    Parameters
+    ----------
+    text : str, path or None
+        The recorded value.
+    root : str or path, optional
+        The repository root; default the checkout that holds the companion (its git root, else
+        the folder above the package).
+    """
+    if text is None:
+        return "None"
+    value = os.fspath(text) if isinstance(text, os.PathLike) else str(text)
+    if not os.path.isabs(value):
+        return value
+    path = Path(value)
+    base = Path(root) if root is not None else Path(git_info().get("root") or _package_root())
+    for folder, prefix in ((base, ""), (Path.home(), "~/")):
+        try:
+            relative = path.relative_to(folder)
+        except ValueError:
+            try:
+                relative = path.resolve().relative_to(folder.resolve())
+            except (ValueError, OSError):
+                continue
+        return prefix + relative.as_posix() if relative.parts else (prefix.rstrip("/") or ".")
+    return value
+
+
 def _flatten(record: Mapping[str, Any]) -> list[tuple[str, str]]:
     """The rows shown by :class:`ProvenanceReport`: (field, value) pairs as text."""
     rows: list[tuple[str, str]] = []
@@ -443,9 +480,10 @@ def _flatten(record: Mapping[str, Any]) -> list[tuple[str, str]]:
             rows.append((name, version))
     rows.append(("Hadamard backend", record["hadamard_backend"]))
     rows.append(("platform", f"{record['platform']}, {record['cpu_count']} CPUs"))
+    root = (record.get("git") or {}).get("root") or _package_root()
     for source in record["data_sources"]:
         sha = source.get("sha256")
-        text = str(source.get("source"))
+        text = display_path(source.get("source"), root)
         if sha:
             text += f" (sha256 {sha[:16]}...)"
         rows.append((f"data: {source.get('name')}", text))

@@ -39,7 +39,8 @@ study also logs each cell of its experiment grid (the kernel inherits
 executed notebook), together with ``<stem>.parameters.json`` (the overrides and the
 effective parameters), ``<stem>.provenance.json`` (see
 :func:`fastmix_companion.provenance.collect_provenance`) and every figure of the executed notebook as a
-file in ``<stem>.figures/``; the command ends with the list of what it wrote. If a cell
+file in ``<stem>.figures/``, named after the figure (``figure2.png``, see
+:func:`export_figures`); the command ends with the list of what it wrote. If a cell
 fails, the command names the cell and the first line of the error, says where the partial
 executed notebook is (it holds the traceback), and exits with status 1; ``--verbose`` also
 prints the traceback.
@@ -122,6 +123,7 @@ __all__ = [
     "fastmix_run_command",
     "export_figures",
     "ensure_kernel",
+    "kernel_transport_config",
     "run_notebook",
     "main",
 ]
@@ -131,18 +133,43 @@ __all__ = [
 
 _FIGURE_TYPES = {"image/png": ".png", "image/jpeg": ".jpg", "image/svg+xml": ".svg"}
 
+#: The written-out label a figure caption starts with: "**Figure 2.**", "**Figure F.1 (smoke scale).**".
+_CAPTION_LABEL = re.compile(r"^\W*Figure\s+((?:[A-Z]+\d*|\d+)(?:\.\d+)*)\s*(?:\(([^)]*)\))?")
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^0-9A-Za-z]+", "-", text).strip("-")
+
+
+def _figure_file_stem(cell: Mapping[str, Any], output: Mapping[str, Any]) -> str | None:
+    """The file name (no suffix) of a figure output, from what it holds; None if nothing names it.
+
+    In order: its caption's label (``"**Figure F.1 (smoke scale).**"`` -> ``figureF-1-smoke-scale``),
+    the figure's name (``mystnb.figure.name``), its glue key (``scrapbook.name``), the cell's ``name``.
+    """
+    figure = ((cell.get("metadata") or {}).get("mystnb") or {}).get("figure") or {}
+    match = _CAPTION_LABEL.match(str(figure.get("caption") or ""))
+    if match:
+        return "figure" + _slug(match.group(1)) + (f"-{_slug(match.group(2))}" if match.group(2) else "")
+    scrapbook = (output.get("metadata") or {}).get("scrapbook") or {}
+    names = (figure.get("name"), scrapbook.get("name"), (cell.get("metadata") or {}).get("name"))
+    return next((_slug(str(n)) for n in names if n and _slug(str(n))), None)
+
 
 def export_figures(executed_notebook: str | os.PathLike, out_dir: str | os.PathLike) -> list[Path]:
     """Write every image output of an executed notebook to ``out_dir`` and return the paths.
 
-    Files are named ``cell<index>_<k><ext>`` after the code cell (0-based, counting all
-    cells) and the output's position in it, so a figure can be traced back to its cell.
+    A file is named after the figure it holds (:func:`_figure_file_stem`: ``figure2.png``,
+    ``figureF-1-smoke-scale.png``, or the figure's name or glue key); a second image of the
+    same figure gets ``-2``, ``-3``, ... An image that nothing names is ``cell<index>_<k>``,
+    after its code cell (0-based, counting all cells) and its position in the cell.
     """
     import base64
 
     nb = json.loads(Path(executed_notebook).read_text(encoding="utf-8"))
     folder = Path(out_dir)
     written: list[Path] = []
+    taken: set[str] = set()
     for index, cell in enumerate(nb.get("cells", [])):
         k = 0
         for output in cell.get("outputs", []):
@@ -154,7 +181,13 @@ def export_figures(executed_notebook: str | os.PathLike, out_dir: str | os.PathL
                 if isinstance(payload, list):
                     payload = "".join(payload)
                 folder.mkdir(parents=True, exist_ok=True)
-                target = folder / f"cell{index:03d}_{k}{ext}"
+                stem = _figure_file_stem(cell, output) or f"cell{index:03d}_{k}"
+                name, n = stem, 1
+                while name.lower() in taken:
+                    n += 1
+                    name = f"{stem}-{n}"
+                taken.add(name.lower())
+                target = folder / f"{name}{ext}"
                 if mime == "image/svg+xml":
                     target.write_text(payload, encoding="utf-8")
                 else:
@@ -194,6 +227,34 @@ def ensure_kernel(kernel_name: str = "python3") -> str:
         prefix=sys.prefix if prefix_writable else None,
     )
     return kernel_name
+
+
+def kernel_transport_config(kernel_name: str = "python3"):
+    """The kernel manager's ``traitlets`` Config that keeps the kernel off unencrypted TCP.
+
+    By default the kernel listens on plain TCP and ipykernel prints "[IPKernelApp] WARNING |
+    Kernel is running over TCP without encryption" in every run's output. When pyzmq has
+    CurveZMQ and the kernel spec declares ``supported_encryption: curve`` (ipykernel's does),
+    the manager provisions CurveZMQ keys (``transport_encryption = "auto"``, jupyter_client
+    8.10+); otherwise, on POSIX, the kernel uses local IPC sockets. Passed as ``config=`` to
+    :func:`papermill.execute_notebook`, which hands it to the kernel manager.
+    """
+    import zmq
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    from jupyter_client.manager import KernelManager
+    from traitlets.config import Config
+
+    config = Config()
+    try:
+        declared = KernelSpecManager().get_kernel_spec(kernel_name).metadata.get("supported_encryption") or ()
+    except NoSuchKernel:
+        declared = ()
+    declared = {str(d).strip().lower() for d in ([declared] if isinstance(declared, str) else declared)}
+    if zmq.has("curve") and "curve" in declared and "transport_encryption" in KernelManager.class_traits():
+        config.KernelManager.transport_encryption = "auto"
+    elif os.name == "posix":
+        config.KernelManager.transport = "ipc"
+    return config
 
 
 # --------------------------------------------------------------------------- running
@@ -279,6 +340,7 @@ def run_notebook(
     papermill_kwargs.setdefault("progress_bar", False)
     papermill_kwargs.setdefault("log_output", False)
     papermill_kwargs.setdefault("language", "python")
+    papermill_kwargs.setdefault("config", kernel_transport_config(kernel))
     started = time.time()
     try:
         papermill.execute_notebook(

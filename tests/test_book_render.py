@@ -152,10 +152,13 @@ def test_every_notebook_page_has_a_rerun_box_with_the_exact_command(book, extens
         if not page.is_file():  # not in the table of contents
             continue
         path = run.resolve_notebook(name)
-        for css_class, expected in (
-            ("fastmix-rerun-command", fastmix_book.launcher_command(path, {"seed": 1})),
+        expected_blocks = [
+            ("fastmix-rerun-command", fastmix_book.launcher_command(path)),  # no override: the page's run
             ("fastmix-rerun-papermill", fastmix_book.papermill_box_command(path)),
-        ):
+        ]
+        if name in run.load_paper_scale():
+            expected_blocks.append(("fastmix-rerun-paper", fastmix_book.launcher_command(path, paper_scale=True)))
+        for css_class, expected in expected_blocks:
             texts = _parse(page, css_class).texts
             assert len(texts) == 1, f"{page.name}: expected one {css_class} block, found {len(texts)}"
             assert texts[0].strip() == expected.strip(), page.name
@@ -322,6 +325,189 @@ def test_launch_url_rewrite(extension):
     assert fastmix_book.launch_url(binder, "launch", "main") == (
         "https://binder.example/v2/gh/o/r/launch?urlpath=lab/tree/notebooks/a.ipynb"
     )
+
+
+# --------------------------------------------------------------------------- titles, alt text, citations
+
+
+_TITLE = re.compile(r"<title>(.*?)</title>", re.S)
+_RAW_TEX = re.compile(r"\\\(|\\\)|\\\[|\$[^$\s][^$]*\$|\\[a-zA-Z]{2,}")
+
+
+def test_page_titles_and_search_titles_are_plain_text(book):
+    r"""Tab titles and the search index's page titles carry no raw TeX (``\(n/d\)``) and no HTML."""
+    problems = []
+    for page in _pages(book):
+        match = _TITLE.search(page.read_text(encoding="utf-8"))
+        if match and _RAW_TEX.search(match.group(1)):
+            problems.append(f"{page.relative_to(book).as_posix()}: <title>{match.group(1)}</title>")
+    index = (book / "searchindex.js").read_text(encoding="utf-8")
+    titles = re.search(r'"titles":\s*(\[.*?\])', index)
+    assert titles, "no titles in searchindex.js"
+    import json
+
+    for title in json.loads(titles.group(1)):
+        if _RAW_TEX.search(title) or "<span" in title:
+            problems.append(f"searchindex.js title {title!r}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_title_check_catches_tex_in_a_title():
+    """Negative control: the pattern the title test uses finds MathJax's inline delimiters."""
+    assert _RAW_TEX.search(r"Appendix I / Figure 4: the extreme \(n/d\) regime")
+    assert _RAW_TEX.search(r"the $n/d$ regime")
+    assert not _RAW_TEX.search("Appendix I / Figure 4: the extreme n/d regime")
+
+
+class _Images(HTMLParser):
+    """``(alt, src, in a figure)`` of every image."""
+
+    def __init__(self):
+        super().__init__()
+        self.images: list[tuple[str | None, str, bool]] = []
+        self._figures = 0
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "figure":
+            self._figures += 1
+        if tag == "img":
+            self.images.append((attrs.get("alt"), attrs.get("src", ""), self._figures > 0))
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self._figures -= 1
+
+
+def _bad_alt(alt: str | None, src: str) -> bool:
+    """Alt text that says nothing: missing, a file path or hash, or the image's own address."""
+    if not alt or not alt.strip():
+        return True
+    alt = alt.strip()
+    return alt == src or bool(re.search(r"\.(png|jpe?g|svg|gif)$|[0-9a-f]{16,}", alt, re.I))
+
+
+def test_figures_have_meaningful_alt_text(book):
+    """Every image of a figure has alt text from its caption ("Figure 2: ..."), never its hashed path."""
+    problems, checked = [], 0
+    for page in _pages(book):
+        parser = _Images()
+        parser.feed(page.read_text(encoding="utf-8"))
+        for alt, src, in_figure in parser.images:
+            if not in_figure:
+                continue
+            checked += 1
+            if _bad_alt(alt, src):
+                problems.append(f"{page.relative_to(book).as_posix()}: <img src={src!r} alt={alt!r}>")
+    assert not problems, "\n".join(problems[:20])
+    assert checked, "no figure images found"
+
+
+def test_the_alt_check_catches_a_hashed_path():
+    assert _bad_alt(
+        "../_images/0a1b2c3d4e5f60718293a4b5c6d7e8f9.png", "../_images/0a1b2c3d4e5f60718293a4b5c6d7e8f9.png"
+    )
+    assert _bad_alt(None, "x.png") and _bad_alt("", "x.png")
+    assert not _bad_alt("Figure 2: Excess risk of FastIHM against epsilon.", "x.png")
+
+
+def test_figure_alt_text_comes_from_the_caption(extension):
+    assert extension.figure_alt_text("Figure 2. Excess risk. More.") == "Figure 2: Excess risk."
+    assert extension.figure_alt_text("Figure F.1 (smoke scale). The coherence. x") == (
+        "Figure F.1 (smoke scale): The coherence."
+    )
+
+
+class _Citations(HTMLParser):
+    """Texts of in-text citation links (``<a ... href="...bibliography.html#id...">``) and bibliography labels."""
+
+    def __init__(self):
+        super().__init__()
+        self.refs: list[str] = []
+        self.labels: list[str] = []
+        self._ref = self._label = 0
+        self._buffer: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        classes = (attrs.get("class") or "").split()
+        if tag in ("br", "img", "wbr"):
+            return
+        if self._ref:
+            self._ref += 1
+            return
+        if self._label:
+            self._label += 1
+            return
+        if tag == "a" and "bibliography.html#id" in (attrs.get("href") or "") and "reference" in classes:
+            self._ref, self._buffer = 1, []
+        elif tag == "span" and "label" in classes:
+            self._label, self._buffer = 1, []
+
+    def handle_endtag(self, tag):
+        if self._ref:
+            self._ref -= 1
+            if not self._ref:
+                self.refs.append("".join(self._buffer).strip())
+        elif self._label:
+            self._label -= 1
+            if not self._label:
+                self.labels.append("".join(self._buffer).strip().strip("[]"))
+
+    def handle_data(self, data):
+        if self._ref or self._label:
+            self._buffer.append(data)
+
+
+_AUTHOR_YEAR = re.compile(r"^[^\d\[\]]+, (\d{4}[a-z]?|n\.d\.)$")
+
+
+def test_citations_are_author_year_in_the_text_and_the_bibliography(book):
+    """The bibliography's labels are "Lev et al., 2026a" (not numbers), unique, with a/b for the two
+    Lev et al. 2026 papers; every citation in the text points at a label and writes its year the same way."""
+    parser = _Citations()
+    parser.feed((book / "book" / "bibliography.html").read_text(encoding="utf-8"))
+    labels = [label for label in parser.labels if label]
+    assert labels, "no bibliography labels"
+    assert all(_AUTHOR_YEAR.match(label) for label in labels), [x for x in labels if not _AUTHOR_YEAR.match(x)]
+    assert len(set(labels)) == len(labels), labels
+    assert {"Lev et al., 2026a", "Lev et al., 2026b"} <= set(labels), labels
+    years = {label.rsplit(", ", 1)[1] for label in labels}
+    cited = 0
+    for page in _pages(book):
+        refs = _Citations()
+        refs.feed(page.read_text(encoding="utf-8"))
+        for text in refs.refs:
+            cited += 1
+            year = re.search(r"(\d{4}[a-z]?|n\.d\.)$", text)
+            assert year and year.group(1) in years, (page.name, text)
+            assert not re.fullmatch(r"\d{1,3}", text), (page.name, text)  # a numbered citation ("[3]")
+    assert cited, "no citations found in the text"
+
+
+def test_citation_labels_disambiguate_same_authors_and_year(extension):
+    """Control on hand-made entries: two works of the same authors and year get a and b; others nothing."""
+    from pybtex.database import Entry, Person
+
+    def entry(key, year, *authors):
+        e = Entry("article", fields={"year": year, "title": key})
+        e.key = key
+        for a in authors:
+            e.add_person(Person(a), "author")
+        return e
+
+    entries = [
+        entry("a", "2026", "Lev, Omri", "Shenfeld, Moshe", "Wilson, Ashia"),
+        entry("b", "2026", "Lev, Omri", "Srinivasan, Vishwak", "Ligett, Katrina"),
+        entry("c", "2016", "Pilanci, Mert", "Wainwright, Martin"),
+        entry("d", "2011", "Tropp, Joel"),
+    ]
+    assert extension.author_year_labels(entries) == [
+        "Lev et al., 2026a",
+        "Lev et al., 2026b",
+        "Pilanci and Wainwright, 2016",
+        "Tropp, 2011",
+    ]
 
 
 # --------------------------------------------------------------------------- headless browser
@@ -556,6 +742,150 @@ def test_the_render_check_catches_latex_left_as_text(book, browser, tmp_path):
     report = _open_and_report(browser, copy)
     assert any("x^2" in hit for hit in report["rawtex"]), report["rawtex"]
     browser.get_log("browser")
+
+
+_CLAIMS_REPORT = r"""
+// Every claims table (class fastmix-claims, header claim ... verdict): how far it reaches past the content
+// column, whether its scroll box hides content, and which cells hold content wider than themselves.
+const column = document.querySelector('article.bd-article') || document.querySelector('main');
+const right = column.getBoundingClientRect().right;
+const report = {column: column.getBoundingClientRect().width, tables: 0, cells: 0, wide: []};
+for (const table of column.querySelectorAll('table')) {
+  const heads = Array.from(table.querySelectorAll('thead th')).map(th => th.textContent.trim());
+  if (heads[0] !== 'claim' || heads[heads.length - 1] !== 'verdict') continue;
+  report.tables += 1;
+  const rect = table.getBoundingClientRect();
+  if (rect.right - right > 1) report.wide.push(`table ${Math.round(rect.right - right)}px past the column`);
+  const box = table.parentElement;
+  const hidden = box.scrollWidth - box.clientWidth;
+  if (hidden > 2) report.wide.push(`scroll box hides ${hidden}px`);
+  for (const cell of table.querySelectorAll('td')) {
+    const r = cell.getBoundingClientRect();
+    if (r.width === 0) continue;
+    report.cells += 1;
+    if (r.right - right > 1 || cell.scrollWidth - cell.clientWidth > 2) {
+      if (report.wide.length < 8) report.wide.push(`cell ${Math.round(r.right - right)}px past, `
+        + `${cell.scrollWidth - cell.clientWidth}px cut: ${cell.textContent.trim().slice(0, 60)}`);
+    }
+  }
+}
+return report;
+"""
+
+
+def _claims_pages(book: Path) -> list[Path]:
+    return [p for p in _pages(book) if '<th class="head' in (t := p.read_text(encoding="utf-8")) and ">verdict<" in t]
+
+
+def _at_width(browser, width: int):
+    browser.set_window_size(width, 1024)
+
+
+@pytest.mark.parametrize("width", [1280, 400])
+def test_claims_tables_fit_their_column(book, browser, width):
+    """At a desktop (1280 px) and a phone (400 px) width no claims table, and no cell of one, reaches past
+    the content column or hides content in a sideways scroll."""
+    problems, tables, cells = [], 0, 0
+    try:
+        _at_width(browser, width)
+        for page in _claims_pages(book):
+            _open_and_report(browser, page)
+            report = browser.execute_script(_CLAIMS_REPORT)
+            tables += report["tables"]
+            cells += report["cells"]
+            problems += [f"{page.name} at {width}px (column {report['column']:.0f}px): {w}" for w in report["wide"]]
+            browser.get_log("browser")
+    finally:
+        _at_width(browser, 1280)
+    assert not problems, "\n".join(problems)
+    assert tables and cells, "no claims table was measured"
+
+
+def test_the_claims_check_catches_a_table_wider_than_its_column(book, browser, tmp_path):
+    """Negative control: a claims cell that cannot wrap (3000 px of unbreakable text) is reported."""
+    pages = _claims_pages(book)
+    if not pages:
+        pytest.skip("no page with a claims table in this build")
+    shutil.copytree(book, tmp_path, dirs_exist_ok=True)
+    copy = tmp_path / pages[0].relative_to(book)
+    html = copy.read_text(encoding="utf-8")
+    cut = html.index("<td", html.index(">verdict<"))
+    copy.write_text(html[:cut] + '<td style="white-space:nowrap">' + "x" * 600 + "</td>" + html[cut:], encoding="utf-8")
+    _open_and_report(browser, copy)
+    report = browser.execute_script(_CLAIMS_REPORT)
+    browser.get_log("browser")
+    assert report["wide"], report
+
+
+def _console_errors(browser) -> list[str]:
+    return [e["message"][:240] for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def test_no_page_logs_a_console_error(book, browser):
+    """No page logs an error in the browser console (the Thebe script declared twice, an invalid theme mode, ...)."""
+    problems = []
+    browser.get_log("browser")  # drain what earlier tests left
+    if browser.current_url.startswith("file:"):
+        browser.execute_script("window.localStorage.clear()")  # a first visit: no stored colour mode
+    for page in _pages(book):
+        _open_and_report(browser, page)
+        problems += [f"{page.relative_to(book).as_posix()}: {m}" for m in _console_errors(browser)]
+    assert not problems, "\n".join(problems[:20])
+
+
+def test_the_console_check_catches_a_script_error(book, browser, tmp_path):
+    """Negative control: a page whose inline script declares a constant twice (the old Thebe error) is reported."""
+    page = _pages(book)[0]
+    shutil.copytree(book, tmp_path, dirs_exist_ok=True)
+    copy = tmp_path / page.relative_to(book)
+    html = copy.read_text(encoding="utf-8")
+    cut = html.index("</head>")
+    twice = "<script>const FASTMIX_TWICE = 1;</script><script>const FASTMIX_TWICE = 2;</script>"
+    copy.write_text(html[:cut] + twice + html[cut:], encoding="utf-8")
+    browser.get_log("browser")
+    _open_and_report(browser, copy)
+    assert any("FASTMIX_TWICE" in m for m in _console_errors(browser))
+
+
+def test_tab_titles_show_no_tex(book, browser):
+    r"""The title the browser shows in its tab is plain text on every page (no ``\(n/d\)``)."""
+    problems = []
+    for page in _pages(book):
+        _open_and_report(browser, page)
+        if _RAW_TEX.search(browser.title):
+            problems.append(f"{page.relative_to(book).as_posix()}: {browser.title!r}")
+        browser.get_log("browser")
+    assert not problems, "\n".join(problems)
+
+
+def test_paper_to_code_shows_every_column_at_desktop_width(book, browser):
+    """At 1280 px every column of the "Paper to code" tables lies inside the content column, nothing scrolled away."""
+    page = book / "book" / "paper_to_code.html"
+    if not page.is_file():
+        pytest.skip("the Paper to code page is not in this build")
+    _at_width(browser, 1280)
+    _open_and_report(browser, page)
+    report = browser.execute_script(
+        r"""
+const column = document.querySelector('article.bd-article') || document.querySelector('main');
+const right = column.getBoundingClientRect().right;
+const out = {tables: 0, problems: []};
+for (const table of column.querySelectorAll('table')) {
+  out.tables += 1;
+  const box = table.parentElement;
+  const hidden = box.scrollWidth - box.clientWidth;
+  if (hidden > 2) out.problems.push(`scroll box hides ${hidden}px`);
+  for (const th of table.querySelectorAll('thead th')) {
+    const r = th.getBoundingClientRect();
+    const past = Math.round(r.right - right);
+    if (past > 1) out.problems.push(`column "${th.textContent.trim()}" ends ${past}px past the column`);
+  }
+}
+return out;
+"""
+    )
+    browser.get_log("browser")
+    assert report["tables"] >= 2 and not report["problems"], report
 
 
 # --------------------------------------------------------------------------- the extension's guards

@@ -368,3 +368,31 @@ def test_report_of_this_checkout_cites_its_commit():
         assert report.release == provenance.release_info()
         assert f"/tree/{git['commit']}" in report.bibtex()
         assert ("uncommitted changes" in report.bibtex()) == bool(git["dirty"])
+
+
+def test_provenance_table_shows_data_paths_relative_to_the_repository_root():
+    """The record keeps the absolute path; the table a page shows writes it from the repository root."""
+    root = provenance.Path(git_info()["root"] or provenance._package_root())
+    data = root / "notebooks" / "paper_scale.json"  # a file of the checkout, hashed as a data source
+    report = provenance_report({"n": 1}, seed=0, data_sources=[str(data)])
+    source = report.data["data_sources"][0]
+    assert source["source"] == str(data.resolve())  # the record itself is unchanged
+    shown = dict(report.rows())["data: paper_scale.json"]
+    assert shown.startswith("notebooks/paper_scale.json (sha256 "), shown
+    for text in (str(report), report._repr_html_()):
+        assert str(root) + "/" not in text, text
+        assert "notebooks/paper_scale.json" in text
+
+
+def test_display_path_writes_only_absolute_paths_differently(tmp_path):
+    root = tmp_path / "checkout"
+    assert provenance.display_path(str(root / "results" / "a" / "x.json"), root) == "results/a/x.json"
+    assert provenance.display_path(root / "x.json", root) == "x.json"
+    assert provenance.display_path(str(root), root) == "."
+    # not below the root (nor the home folder): shown as recorded, so the check above can fail
+    outside = "/definitely/elsewhere/x.json"
+    assert provenance.display_path(outside, root) == outside
+    assert provenance.display_path(str(provenance.Path.home() / "d" / "x.csv"), root) == "~/d/x.csv"
+    for recorded in ("https://example.org/data.csv", "package:toy/data.csv", "relative/x.json"):
+        assert provenance.display_path(recorded, root) == recorded
+    assert provenance.display_path(None, root) == "None"

@@ -87,8 +87,15 @@ def test_the_launcher_command_runs_as_printed(fresh_root, tmp_path):
     written = sorted((out / NOTEBOOK).glob("*.parameters.json"))
     assert len(written) == 1, (sorted(p.name for p in (out / NOTEBOOK).iterdir()), done.stdout)
     effective = json.loads(written[0].read_text(encoding="utf-8"))["effective"]
-    assert effective["n"] == 64 and effective["seed"] == 1, effective
+    from fastmix_companion import run
+
+    seed = run.inspect_parameters(NOTEBOOK)["seed"].default_value
+    assert effective["n"] == 64 and effective["seed"] == seed, effective  # the page's seed: no override
     assert sorted((out / NOTEBOOK).glob("*.ipynb")), "no executed notebook was written"
+    # the figure is a file named after the figure it holds, and the kernel's transport warning is gone
+    figures = sorted(p.name for p in (out / NOTEBOOK).glob("*.figures/*"))
+    assert figures and not any(name.startswith("cell") for name in figures), figures
+    assert "without encryption" not in done.stderr and "IPKernelApp" not in done.stderr, done.stderr
 
 
 def test_the_papermill_command_runs_as_printed(fresh_root, tmp_path):
@@ -123,7 +130,89 @@ def test_the_commands_without_the_venv_prefix_fail_in_the_same_shell(fresh_root,
     assert done.returncode != 0 and "command not found" in done.stderr, done.stderr
 
 
-def test_a_page_without_a_seed_gets_a_command_with_its_defaults():
-    text = _box_block("fastmix-rerun-command", "what_holds")
-    assert text.strip() == ".venv/bin/python -m fastmix_companion.run what_holds", text
-    assert "-p seed 1" in _box_block("fastmix-rerun-command")  # hello_fastmix has a seed: the example changes it
+def test_the_box_commands_reproduce_the_page_without_overrides():
+    """The quick command re-runs what the page shows: no ``-p`` (a ``-p seed 1`` would not be the page)."""
+    for notebook in ("what_holds", NOTEBOOK, "figure2_dp_ols"):
+        text = _box_block("fastmix-rerun-command", notebook)
+        assert text.strip() == f".venv/bin/python -m fastmix_companion.run {notebook}", text
+    paper = _box_block("fastmix-rerun-paper", "figure2_dp_ols")
+    assert paper.strip() == ".venv/bin/python -m fastmix_companion.run --paper-scale figure2_dp_ols", paper
+
+
+def _box(notebook: str):
+    if fastmix_book is None:
+        skip_or_fail(_REASON)
+    from fastmix_companion import run
+
+    return fastmix_book.rerun_box(run.resolve_notebook(notebook))
+
+
+def _block_order(box) -> list[str]:
+    from docutils import nodes
+
+    order = []
+    for block in box.findall(nodes.literal_block):
+        order += [c for c in block["classes"] if c.startswith("fastmix-rerun-")]
+    return order
+
+
+def test_the_paper_scale_command_comes_first_with_its_time():
+    """Every page with a paper-scale setting: the paper-scale command first, with the time its note states."""
+    from docutils import nodes
+
+    from fastmix_companion import run
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    import paper_map
+
+    registry = run.load_paper_scale()
+    assert registry, "no paper-scale settings"
+    for notebook, entry in registry.items():
+        if notebook.startswith("_"):
+            continue
+        box = _box(notebook)
+        assert _block_order(box) == ["fastmix-rerun-paper", "fastmix-rerun-command", "fastmix-rerun-papermill"]
+        paragraphs = [p.astext() for p in box.findall(nodes.paragraph)]
+        lead = next(p for p in paragraphs if p.startswith("At the paper's scale"))
+        time = paper_map.runtime(entry.get("note", ""))
+        if time:
+            assert lead.startswith(f"At the paper's scale ({time})"), (notebook, lead)
+        # the paper-scale paragraph comes before the smoke-scale one
+        smoke = next(i for i, p in enumerate(paragraphs) if p.startswith("Smoke-scale check"))
+        assert paragraphs.index(lead) < smoke, notebook
+
+
+def test_the_smoke_scale_check_names_the_sizes_it_uses():
+    """The quick command is labelled a smoke-scale check and names the defaults that differ from the paper's."""
+    from docutils import nodes
+
+    from fastmix_companion import run
+
+    registry = run.load_paper_scale()
+    for notebook in ("figure2_dp_ols", "section3_fastmix"):
+        box = _box(notebook)
+        smoke = next(p for p in box.findall(nodes.paragraph) if p.astext().startswith("Smoke-scale check"))
+        named = {lit.astext() for lit in smoke.findall(nodes.literal)}
+        spec = run.inspect_parameters(notebook)
+        paper = registry[notebook]["parameters"]
+        expected = {f"{n} = {p.default}" for n, p in spec.items() if n in paper and paper[n] != p.default_value}
+        assert expected and named == expected, (notebook, named, expected)
+    # a page without a paper-scale setting names every default of its run
+    box = _box(NOTEBOOK)
+    page = next(p for p in box.findall(nodes.paragraph) if p.astext().startswith("The page's run"))
+    named = {lit.astext() for lit in page.findall(nodes.literal)}
+    assert named == {f"{n} = {p.default}" for n, p in run.inspect_parameters(NOTEBOOK).items()}, named
+    assert not any(p.astext().startswith("At the paper's scale") for p in box.findall(nodes.paragraph))
+
+
+def test_the_order_check_catches_a_box_with_the_quick_command_first():
+    """Negative control: moving the smoke-scale command above the paper-scale one is caught."""
+    box = _box("figure2_dp_ols")
+    from docutils import nodes
+
+    blocks = list(box.findall(nodes.literal_block))
+    paper, quick = blocks[0], blocks[1]
+    parent = paper.parent
+    parent.remove(quick)
+    parent.insert(parent.index(paper), quick)
+    assert _block_order(box) != ["fastmix-rerun-paper", "fastmix-rerun-command", "fastmix-rerun-papermill"]

@@ -907,3 +907,103 @@ def test_a_kernel_that_runs_out_of_memory_ends_the_command_in_one_line(tmp_path)
     lines = [line for line in done.stderr.strip().splitlines() if not line.startswith("[IPKernelApp]")]
     assert len(lines) == 1 and lines[0].startswith("error: greedy ran out of memory in cell 2"), done.stderr
     assert "(MemoryError: Unable to allocate 4.00 EiB" in lines[0] and "partial executed notebook: " in lines[0]
+
+
+def _image_output(payload: bytes, **metadata) -> dict:
+    import base64
+
+    return {
+        "output_type": "display_data",
+        "metadata": metadata,
+        "data": {"image/png": base64.b64encode(payload).decode()},
+    }
+
+
+def test_exported_figures_are_named_after_the_figure_they_hold(tmp_path):
+    """Caption label first (figure2.png), then the figure's name, then the glue key; cell index last."""
+
+    def cell(outputs, **metadata):
+        return {"cell_type": "code", "metadata": metadata, "outputs": outputs}
+
+    nb = {
+        "cells": [
+            cell(
+                [_image_output(b"a")], mystnb={"figure": {"caption": "**Figure 2.** {glue:md}`x`", "name": "fig2-risk"}}
+            ),
+            cell(
+                [_image_output(b"b"), _image_output(b"c")],
+                mystnb={"figure": {"caption": "**Figure F.1 (smoke scale).** text", "name": "appf-smoke"}},
+            ),
+            cell([_image_output(b"d")], mystnb={"figure": {"caption": "A plot without a label", "name": "spectrum"}}),
+            cell([_image_output(b"e", scrapbook={"name": "glued-figure", "mime_prefix": ""})]),
+            cell([_image_output(b"f")]),
+            cell([_image_output(b"g")], mystnb={"figure": {"caption": "**Figure 2.** again"}}),
+        ]
+    }
+    path = tmp_path / "nb.ipynb"
+    path.write_text(json.dumps(nb))
+    written = run.export_figures(path, tmp_path / "figs")
+    assert [p.name for p in written] == [
+        "figure2.png",
+        "figureF-1-smoke-scale.png",
+        "figureF-1-smoke-scale-2.png",
+        "spectrum.png",
+        "glued-figure.png",
+        "cell004_0.png",
+        "figure2-2.png",
+    ]
+    assert [p.read_bytes() for p in written] == [b"a", b"b", b"c", b"d", b"e", b"f", b"g"]
+
+
+@pytest.mark.notebook
+def test_the_command_prints_no_kernel_transport_warning_and_names_figures(tmp_path):
+    """``python -m fastmix_companion.run`` output has no "[IPKernelApp] WARNING ... without encryption" line,
+    and the figures it lists are named after the figures (hello_fastmix has Figure H.1)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fastmix_companion.run",
+            "hello_fastmix",
+            "-p",
+            "n",
+            "64",
+            "--output-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "without encryption" not in done.stderr and "IPKernelApp" not in done.stderr, done.stderr
+    assert "without encryption" not in done.stdout
+    assert "figureH-1.png" in done.stdout, done.stdout
+    assert (tmp_path / "hello_fastmix" / "hello_fastmix__n=64.figures" / "figureH-1.png").is_file()
+
+
+@pytest.mark.notebook
+def test_the_warning_check_sees_the_warning_of_a_plain_tcp_kernel(tmp_path):
+    """Control: a kernel started the default way (TCP, no keys) does print the warning the test above looks for,
+    so its absence there is the transport configuration's doing."""
+    import subprocess
+    import sys
+
+    script = (
+        "import nbformat, papermill\n"
+        "from traitlets.config import Config\n"
+        "nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell('1 + 1')])\n"
+        "papermill.execute_notebook(nb, 'out.ipynb', kernel_name='python3', progress_bar=False, config=Config())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "without encryption" in done.stderr, done.stderr
+
+
+def test_kernel_transport_config_keeps_the_kernel_off_plain_tcp():
+    config = run.kernel_transport_config("python3")
+    manager = config.get("KernelManager", {})
+    assert manager.get("transport_encryption") == "auto" or manager.get("transport") == "ipc", config

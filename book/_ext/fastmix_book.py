@@ -1,6 +1,6 @@
 """Sphinx extension for the fastmix book: offline maths, re-run boxes and launch links.
 
-Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
+Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does these things:
 
 1. **MathJax without a network.** The book serves its own copy of MathJax 3 (from the
    ``django-static-mathjax`` package, import name ``mathjax``; it needs no Django) instead
@@ -9,12 +9,13 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
    component named by ``mathjax_path`` is copied into ``_static/mathjax/`` together with the
    folders MathJax loads lazily from its menu (accessibility, speech, UI). The SVG output is
    used because it needs no web fonts, which browsers refuse to load from ``file://`` pages.
-2. **A "Re-run this figure" box** at the top of every notebook page: the
-   ``.venv/bin/python -m fastmix_companion.run`` command (and the paper-scale one when the notebook has
-   a setting in ``notebooks/paper_scale.json``), then the plain ``jupytext | papermill``
-   command with every parameter written out. All of them call the executables of the
-   ``.venv/`` that the README's set-up command creates, so they run as printed from the
-   repository root without an activated environment, one option per line.
+2. **A "Re-run this figure" box** at the top of every notebook page. With a paper-scale setting
+   in ``notebooks/paper_scale.json``, the paper-scale command comes first, with the run time its
+   note states; then the smoke-scale check, the page's own run at its defaults (the sizes it uses
+   named); then the plain ``jupytext | papermill`` command with every parameter written out. The
+   launcher commands carry no override, so they reproduce the page as shown. All of them call the
+   executables of the ``.venv/`` that the README's set-up command creates, so they run as printed
+   from the repository root without an activated environment, one option per line.
 3. **Launch links that open a notebook.** Binder and Colab open ``.ipynb`` files, while the
    notebooks here are jupytext ``.py`` files. The deploy workflow publishes converted
    notebooks (with an install cell) on the branch ``fastmix_launch_branch``; this
@@ -25,6 +26,14 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does four things:
    results store is checked against its manifest (``fastmix_companion.store.verify_entries``); an
    edited, truncated or forged entry stops the build with the store's message, whatever the
    build's warning settings (a page that raised would fail only under ``-W``).
+6. **Tables that fit.** Claims tables (header ``claim`` ... ``verdict``) get the classes that
+   ``book/_static/fastmix.css`` lays out: wrapped within the column on wide screens, one
+   labelled card per claim on narrow ones.
+7. **Author-year citations** in the text and the bibliography alike, "2026a"/"2026b" for two
+   works of the same authors and year (the ``fastmix_author_year`` styles registered here).
+8. **No noise**: page titles in plain text for tabs, links and search (no raw TeX delimiters), alt
+   text for figure images from their captions, and no console errors from sphinx-thebe's
+   scripts (not added while Thebe is off) or the theme's colour mode.
 """
 
 from __future__ import annotations
@@ -167,8 +176,66 @@ def papermill_box_command(path: Path) -> str:
     return "\n".join(out)
 
 
+def _paper_runtime(note: str) -> str | None:
+    """The run time a paper-scale note states (``tools/paper_map.py``'s :func:`runtime`), or None."""
+    import importlib.util
+    import sys
+
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    spec = importlib.util.spec_from_file_location("_fastmix_paper_map", tools / "paper_map.py")
+    if spec is None or spec.loader is None:  # pragma: no cover - the tools folder ships with the book
+        return None
+    module = sys.modules.get("_fastmix_paper_map")
+    if module is None:
+        sys.path.insert(0, str(tools))  # paper_map imports its sibling tools/citation.py
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["_fastmix_paper_map"] = module  # dataclasses look their module up while it runs
+        try:
+            spec.loader.exec_module(module)
+        except Exception:
+            del sys.modules["_fastmix_paper_map"]
+            raise
+        finally:
+            sys.path.remove(str(tools))
+    return module.runtime(note)
+
+
+def smoke_sizes(path: Path, entry: dict | None) -> list[tuple[str, str]]:
+    """``(name, default as written)`` of the parameters the page's own (smoke-scale) run uses.
+
+    With a paper-scale setting, the parameters whose default differs from the paper's value
+    (the sizes the check scales down); without one, every parameter. Read from the notebook's
+    parameters cell (:func:`fastmix_companion.notebook_parameters.inspect_parameters`).
+    """
+    from fastmix_companion.notebook_parameters import inspect_parameters
+
+    paper = (entry or {}).get("parameters", {})
+    rows = []
+    for name, param in inspect_parameters(path).items():
+        if entry is not None and (name not in paper or paper[name] == param.default_value):
+            continue
+        rows.append((name, param.default))
+    return rows
+
+
+def _sizes(para: nodes.paragraph, rows: list[tuple[str, str]]) -> None:
+    """Append ``name = default`` for each row, as code, separated by semicolons."""
+    if not rows:
+        para += nodes.Text("no parameters")
+    for i, (name, value) in enumerate(rows):
+        if i:
+            para += nodes.Text("; ")
+        para += nodes.literal(text=f"{name} = {value}")
+
+
 def rerun_box(path: Path) -> nodes.Element:
-    """The admonition node shown at the top of a notebook page."""
+    """The admonition node shown at the top of a notebook page.
+
+    With a paper-scale setting (``notebooks/paper_scale.json``) the paper-scale command comes
+    first, with the run time its note states; then the smoke-scale check, the page's own run
+    at its defaults, naming the sizes it uses; then the plain ``jupytext | papermill`` form.
+    The launcher commands carry no override: they reproduce what the page shows.
+    """
     from fastmix_companion import run
 
     name = path.stem
@@ -179,34 +246,50 @@ def rerun_box(path: Path) -> nodes.Element:
     intro += nodes.literal(text='python3 -m venv .venv && .venv/bin/python -m pip install -e ".[book]"')
     intro += nodes.Text("). They call the programs inside ")
     intro += nodes.literal(text=".venv/")
-    intro += nodes.Text(
-        " directly, so no environment needs activating. The companion's launcher re-executes the notebook "
-        "and saves the executed notebook, its parameters, its provenance record and every figure as a file under "
-    )
+    intro += nodes.Text(" directly, so no environment needs activating. Outputs go under ")
     intro += nodes.literal(text=f"results/{name}/")
-    intro += nodes.Text("; name only the parameters you change (one ")
+    intro += nodes.Text("; add ")
     intro += nodes.literal(text="-p NAME VALUE")
-    intro += nodes.Text(" per line):")
+    intro += nodes.Text(" (one per line) to change a parameter.")
     box += intro
-    from fastmix_companion.notebook_parameters import inspect_parameters
-
-    # the example changes the seed where the page has one; otherwise it re-runs the defaults
-    command = launcher_command(path, {"seed": 1} if "seed" in inspect_parameters(path) else {})
-    box += nodes.literal_block(command, command, language="bash", classes=["fastmix-rerun-command"])
     try:
         entry = run.load_paper_scale(path.parent).get(name)
     except FileNotFoundError:
         entry = None
+    from fastmix_companion.studies import has_study
+
+    stored = has_study(name)
     if entry is not None:
-        para = nodes.paragraph()
-        changes = "; ".join(f"{k} = {str(v).replace(',', ', ')}" for k, v in entry.get("parameters", {}).items())
-        changes = changes or "the defaults"
-        para += nodes.Text(f"The paper's setting ({changes}):")
+        para = nodes.paragraph(classes=["fastmix-rerun-label"])
+        time_text = _paper_runtime(entry.get("note", "")) if entry.get("note") else None
+        para += nodes.strong(text="At the paper's scale" + (f" ({time_text})" if time_text else ""))
+        if stored:
+            para += nodes.Text(
+                ": computes the results store entry this page reads, cell by cell; the same command "
+                "resumes a stopped run. "
+            )
+        else:
+            para += nodes.Text(": re-executes the notebook at the paper's setting. ")
         if entry.get("note"):
-            para += nodes.Text(f" {entry['note']}")
+            para += nodes.Text(entry["note"])
         box += para
         paper = launcher_command(path, paper_scale=True)
         box += nodes.literal_block(paper, paper, language="bash", classes=["fastmix-rerun-paper"])
+    quick = nodes.paragraph(classes=["fastmix-rerun-label"])
+    if entry is not None:
+        quick += nodes.strong(text="Smoke-scale check")
+        quick += nodes.Text(": the page's own live run, at its defaults (small sizes; not evidence): ")
+    else:
+        quick += nodes.strong(text="The page's run")
+        quick += nodes.Text(" at its defaults: ")
+    _sizes(quick, smoke_sizes(path, entry))
+    quick += nodes.Text(
+        ". It re-executes the notebook and saves the executed notebook, its parameters, its provenance "
+        "record and every figure as a file named after the figure:"
+    )
+    box += quick
+    command = launcher_command(path)
+    box += nodes.literal_block(command, command, language="bash", classes=["fastmix-rerun-command"])
     plain = nodes.paragraph()
     plain += nodes.Text(
         "The same re-execution without the launcher, through jupytext and papermill, with every "
@@ -280,6 +363,392 @@ def _rewrite_launch_buttons(app: Sphinx, pagename: str, templatename: str, conte
                 button["url"] = launch_url(button["url"], branch, source_branch)
 
 
+# --------------------------------------------------------------------------- claims tables
+
+
+#: The first and last columns of a claims table (``fastmix_companion.claims.claims_markdown``).
+CLAIMS_FIRST, CLAIMS_LAST = "claim", "verdict"
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "-", text.lower()).strip("-")
+
+
+def _header_texts(table: nodes.table) -> list[str]:
+    thead = next(iter(table.findall(nodes.thead)), None)
+    if thead is None:
+        return []
+    row = next(iter(thead.findall(nodes.row)), None)
+    return [entry.astext().strip() for entry in row.children] if row is not None else []
+
+
+def mark_claims_tables(doctree: nodes.Node) -> int:
+    """Give every claims table the classes its layout needs; return how many were found.
+
+    A claims table is one whose header starts with ``claim`` and ends with ``verdict``. It gets
+    the class ``fastmix-claims``; each body cell gets ``fastmix-col-<header>`` and starts with
+    its column's name in a ``fastmix-cell-label`` span, which ``book/_static/fastmix.css`` shows
+    only in the stacked layout of narrow screens (where each row becomes a card), and empty
+    cells get ``fastmix-empty``.
+    """
+    found = 0
+    for table in list(doctree.findall(nodes.table)):
+        heads = _header_texts(table)
+        if len(heads) < 2 or heads[0] != CLAIMS_FIRST or heads[-1] != CLAIMS_LAST:
+            continue
+        if "fastmix-claims" in table["classes"]:
+            continue
+        found += 1
+        table["classes"].append("fastmix-claims")
+        for thead in table.findall(nodes.thead):
+            for row in thead.findall(nodes.row):
+                for head, entry in zip(heads, row.children, strict=False):
+                    entry["classes"].append(f"fastmix-col-{_slug(head)}")
+        for tbody in table.findall(nodes.tbody):
+            for row in tbody.findall(nodes.row):
+                for head, entry in zip(heads, row.children, strict=False):
+                    entry["classes"].append(f"fastmix-col-{_slug(head)}")
+                    if not entry.astext().strip():
+                        entry["classes"].append("fastmix-empty")
+                        continue
+                    label = nodes.inline(text=head, classes=["fastmix-cell-label"])
+                    first = entry.children[0] if entry.children else None
+                    if isinstance(first, nodes.paragraph):
+                        first.insert(0, label)
+                    else:
+                        entry.insert(0, nodes.paragraph("", "", label))
+    return found
+
+
+# --------------------------------------------------------------------------- plain-text titles and alt text
+
+#: TeX commands written as the character they stand for in a plain-text title or alt text.
+_TEX_SYMBOLS = {
+    "varepsilon": "ε",
+    "epsilon": "ε",
+    "delta": "δ",
+    "lambda": "λ",
+    "Lambda": "Λ",
+    "gamma": "γ",
+    "rho": "ρ",
+    "sigma": "σ",
+    "theta": "θ",
+    "eta": "η",
+    "omega": "ω",
+    "mu": "μ",
+    "alpha": "α",
+    "beta": "β",
+    "tau": "τ",
+    "Delta": "Δ",
+    "infty": "∞",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "times": "×",
+    "cdot": "·",
+    "approx": "≈",
+    "sqrt": "√",
+    "log": "log",
+    "ln": "ln",
+    "min": "min",
+    "max": "max",
+    "top": "⊤",
+    "to": "→",
+    "in": "∈",
+    "pm": "±",
+    "ll": "≪",
+    "gg": "≫",
+}
+
+
+def tex_to_text(tex: str) -> str:
+    r"""A TeX formula as plain text for a tab title, a search result or alt text.
+
+    >>> tex_to_text(r"n/d")
+    'n/d'
+    >>> tex_to_text(r"\varepsilon \le 2^{-k}")
+    'ε ≤ 2^-k'
+    """
+    text = re.sub(r"\\(?:mathrm|mathbf|mathcal|text|operatorname|widehat|hat|bar|tilde)\s*", "", tex)
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def plain_text(node: nodes.Node) -> str:
+    """The text of ``node`` with its formulas as plain text (:func:`tex_to_text`)."""
+    if isinstance(node, nodes.math):
+        return tex_to_text(node.astext())
+    if isinstance(node, nodes.Text):
+        return str(node)
+    return "".join(plain_text(child) for child in node.children)
+
+
+def _plain_title(title: nodes.Node) -> nodes.title:
+    plain = nodes.title()
+    plain += nodes.Text(plain_text(title))
+    return plain
+
+
+def _plain_titles(app: Sphinx, doctree: nodes.document) -> None:
+    r"""At ``doctree-read``: the page's title, as the tab, the search results and the links to
+    it show it, in plain text, without the raw ``\(...\)`` of its formulas (the heading on the
+    page keeps its maths)."""
+    env = app.env
+    for store in (env.titles, env.longtitles):
+        title = store.get(env.docname)
+        if title is not None and any(True for _ in title.findall(nodes.math)):
+            store[env.docname] = _plain_title(title)
+
+
+_HASHED_ALT = re.compile(r"(^|/)[0-9a-f]{16,}\.(png|jpe?g|svg|gif)$|\.(png|jpe?g|svg|gif)$", re.I)
+
+
+def figure_alt_text(caption: str, limit: int = 240) -> str:
+    """Alt text for a figure from its caption: the written-out label and the first sentence after it.
+
+    >>> figure_alt_text("Figure 2. Excess risk against epsilon. Bars are 95% intervals.")
+    'Figure 2: Excess risk against epsilon.'
+    """
+    caption = " ".join(caption.split())
+    label = re.match(r"^(Figure\s+[A-Z]*\d*(?:\.\d+)*(?:\s*\([^)]*\))?)\.?\s*", caption)
+    rest = caption[label.end() :] if label else caption
+    sentence = re.match(r"^(.+?[.!?])(?:\s|$)", rest)
+    first = sentence.group(1) if sentence else rest
+    text = f"{label.group(1)}: {first}" if label and first else (label.group(1) if label else first)
+    return text if len(text) <= limit else text[: limit - 1].rsplit(" ", 1)[0] + "…"
+
+
+def _figure_alt_texts(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """At ``doctree-resolved`` (glued captions are filled in by then): alt text from the caption.
+
+    A notebook's figure image has no alt text of its own, so the HTML would show its hashed file
+    path; each image of a captioned figure gets the caption's label and first sentence instead.
+    """
+    for figure in doctree.findall(nodes.figure):
+        caption = next(iter(figure.findall(nodes.caption)), None)
+        if caption is None:
+            continue
+        alt = figure_alt_text(plain_text(caption))
+        if not alt:
+            continue
+        for image in figure.findall(nodes.image):
+            current = image.get("alt", "")
+            if not current or _HASHED_ALT.search(current) or current == image.get("uri"):
+                image["alt"] = alt
+
+
+def _mark_tables(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    mark_claims_tables(doctree)
+
+
+# --------------------------------------------------------------------------- theme noise
+
+
+def _quiet_theme(app: Sphinx, config) -> None:
+    """At ``config-inited``: no console errors from the theme on any page.
+
+    * sphinx-thebe (loaded by Jupyter Book whatever the launch buttons say) adds an inline
+      ``const THEBE_JS_URL = ...`` script each time ``env-before-read-docs`` fires, and a build
+      that reads the environment twice writes it twice: the browser then stops with "Identifier
+      'THEBE_JS_URL' has already been declared". The book has no Thebe button
+      (``launch_buttons: thebe: false``), so sphinx-thebe's scripts and page configuration are
+      not added at all; with Thebe on, the inline script is added once.
+    * The theme's colour mode: with no ``default_mode`` in the page context the theme reads an
+      empty mode on a first visit and logs "Got invalid theme mode"; the default is ``auto``
+      (follow the system).
+    """
+    # the theme's templates read the mode from the page context (html_context), not a theme option
+    context = dict(config.html_context or {})
+    context.setdefault("default_mode", "auto")
+    config.html_context = context
+    options = config.html_theme_options
+    launch = options.get("launch_buttons", {}) if isinstance(options, dict) else {}
+    thebe_on = bool(launch.get("thebe")) if isinstance(launch, dict) else False
+    try:
+        import sphinx_thebe
+    except ImportError:  # pragma: no cover - Jupyter Book always installs it
+        return
+    listeners = app.events.listeners
+    for event in ("env-before-read-docs", "doctree-resolved"):
+        for listener in list(listeners.get(event, [])):
+            handler = listener.handler
+            if getattr(handler, "__module__", "") != sphinx_thebe.__name__:
+                continue
+            if not thebe_on and handler.__name__ in ("init_thebe_core", "update_thebe_context"):
+                app.disconnect(listener.id)
+            elif thebe_on and handler.__name__ == "init_thebe_core":
+                app.disconnect(listener.id)
+                app.connect(event, _once(handler), priority=listener.priority)
+
+
+def _once(handler):
+    """``handler`` for an event that may fire more than once per build: it runs the first time only."""
+    done = []
+
+    def wrapper(app, *args):
+        if not done:
+            done.append(True)
+            return handler(app, *args)
+        return None
+
+    wrapper.__name__ = f"{handler.__name__}_once"
+    return wrapper
+
+
+# --------------------------------------------------------------------------- citations
+
+
+#: Name of the pybtex formatting and label styles and of the sphinxcontrib-bibtex reference style.
+CITATION_STYLE = "fastmix_author_year"
+
+_LABEL_YEAR = re.compile(r"(\d{4}[a-z]?|n\.d\.[a-z]?)$")
+
+
+def _latex_text(text: str) -> str:
+    from pybtex.markup import LaTeXParser
+
+    return LaTeXParser(text).parse().render_as("text")
+
+
+def author_year_label(entry) -> str:
+    """``"Lev et al., 2026"``: the surnames of the first author ("Lev"), of both authors
+    ("Pilanci and Wainwright") or of the first with "et al." (three or more), then the year,
+    as sphinxcontrib-bibtex's author-year citations write them."""
+    persons = entry.persons.get("author") or entry.persons.get("editor") or []
+    surnames = [_latex_text(" ".join(p.prelast_names + p.last_names)) for p in persons]
+    if not surnames:
+        who = _latex_text(entry.fields.get("title", entry.key))
+    elif len(surnames) == 1:
+        who = surnames[0]
+    elif len(surnames) == 2:
+        who = f"{surnames[0]} and {surnames[1]}"
+    else:
+        who = f"{surnames[0]} et al."
+    return f"{who}, {entry.fields.get('year', 'n.d.')}"
+
+
+def author_year_labels(entries) -> list[str]:
+    """:func:`author_year_label` of each entry, in order, with "a", "b", ... appended to the year
+    of labels that would otherwise be equal (in the order of ``entries``, the bibliography's)."""
+    labels = [author_year_label(e) for e in entries]
+    counts: dict[str, int] = {}
+    for label in labels:
+        counts[label] = counts.get(label, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for label in labels:
+        if counts[label] > 1:
+            out.append(label + "abcdefghijklmnopqrstuvwxyz"[seen.get(label, 0)])
+            seen[label] = seen.get(label, 0) + 1
+        else:
+            out.append(label)
+    return out
+
+
+def register_citation_styles() -> None:
+    """Register the ``fastmix_author_year`` styles of pybtex and sphinxcontrib-bibtex.
+
+    The text cites author-year ("Lev et al., 2026"); two works with the same authors and year
+    become "2026a" and "2026b". The bibliography's labels (``bibtex_default_style``) are the
+    same author-year strings with the same suffixes (:func:`author_year_labels`, over the
+    bibliography's sorted entries), and the year of an in-text citation
+    (``bibtex_reference_style``) is read from its entry's label, so the text and the
+    bibliography always agree.
+    """
+    import pybtex.plugin
+    from pybtex.richtext import Text
+    from pybtex.style.formatting.plain import Style as PlainStyle
+    from pybtex.style.labels import BaseLabelStyle
+    from sphinxcontrib.bibtex.plugin import register_plugin
+    from sphinxcontrib.bibtex.style.referencing import BracketStyle
+    from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+    from sphinxcontrib.bibtex.style.referencing.basic_author_year import (
+        BasicAuthorYearParentheticalReferenceStyle,
+        BasicAuthorYearTextualReferenceStyle,
+    )
+    from sphinxcontrib.bibtex.style.referencing.extra_year import ExtraYearReferenceStyle
+    from sphinxcontrib.bibtex.style.template import join, join2, node, post_text, pre_text, reference, year
+
+    class AuthorYearLabelStyle(BaseLabelStyle):
+        def format_labels(self, sorted_entries):
+            return iter(author_year_labels(list(sorted_entries)))
+
+    class AuthorYearStyle(PlainStyle):
+        default_label_style = AuthorYearLabelStyle
+        default_sorting_style = "author_year_title"
+
+    @node
+    def labelled_year(children, data):
+        """The year as the bibliography's label has it ("2026a"), else the entry's year field."""
+        assert not children
+        formatted = data.get("formatted_entry")
+        match = _LABEL_YEAR.search(getattr(formatted, "label", "") or "")
+        return Text(match.group(1)) if match else year.format_data(data)
+
+    class Parenthetical(BasicAuthorYearParentheticalReferenceStyle):
+        def inner(self, role_name):
+            return join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+                pre_text,
+                reference[
+                    join(sep=self.author_year_sep)[
+                        self.person.author_or_editor_or_title(full="s" in role_name), labelled_year
+                    ]
+                ],
+                post_text,
+            ]
+
+    class Textual(BasicAuthorYearTextualReferenceStyle):
+        def inner(self, role_name):
+            return join(sep=self.text_reference_sep)[
+                self.person.author_or_editor_or_title(full="s" in role_name),
+                join[
+                    self.bracket.left,
+                    join2(sep1=self.pre_text_sep, sep2=self.post_text_sep)[
+                        pre_text, reference[labelled_year], post_text
+                    ],
+                    self.bracket.right,
+                ],
+            ]
+
+    class YearOnly(ExtraYearReferenceStyle):
+        def inner(self, role_name):
+            return reference[labelled_year]
+
+    replacements = {
+        BasicAuthorYearParentheticalReferenceStyle: Parenthetical,
+        BasicAuthorYearTextualReferenceStyle: Textual,
+        ExtraYearReferenceStyle: YearOnly,
+    }
+
+    class FastmixAuthorYearReferenceStyle(AuthorYearReferenceStyle):
+        """sphinxcontrib-bibtex's author-year citations in round brackets, with the year (and its a/b)
+        of the entry's label."""
+
+        def __post_init__(self):
+            for name in ("bracket_textual", "bracket_parenthetical", "bracket_author", "bracket_year"):
+                setattr(self, name, BracketStyle(left="(", right=")", sep="; "))  # (Lev et al., 2026a; ...)
+            super().__post_init__()
+            styles = []
+            for style in self.styles:
+                new = replacements.get(type(style))
+                if new is not None:
+                    kwargs = {f: getattr(style, f) for f in style.__dataclass_fields__ if f in new.__dataclass_fields__}
+                    style = new(**kwargs)
+                styles.append(style)
+            self.styles[:] = styles
+            self.role_style.clear()
+            self.role_style.update((name, style) for style in self.styles for name in style.role_names())
+
+    pybtex.plugin.register_plugin("pybtex.style.labels", CITATION_STYLE, AuthorYearLabelStyle, force=True)
+    pybtex.plugin.register_plugin("pybtex.style.formatting", CITATION_STYLE, AuthorYearStyle, force=True)
+    register_plugin(
+        "sphinxcontrib.bibtex.style.referencing", CITATION_STYLE, FastmixAuthorYearReferenceStyle, force=True
+    )
+
+
 # --------------------------------------------------------------------------- setup
 
 
@@ -295,6 +764,7 @@ def verify_results_store(app: Sphinx) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    register_citation_styles()
     app.add_config_value("fastmix_launch_branch", "launch", "html")
     app.add_config_value("fastmix_rerun_box", True, "env")
     app.add_config_value("fastmix_number_figures", False, "env")
@@ -306,6 +776,10 @@ def setup(app: Sphinx) -> dict:
     app.connect("config-inited", _check_mathjax_path)
     app.connect("build-finished", _copy_mathjax)
     app.connect("doctree-read", _insert_rerun_box)
+    app.connect("doctree-read", _plain_titles)
+    app.connect("doctree-resolved", _figure_alt_texts)
+    app.connect("doctree-resolved", _mark_tables)
+    app.connect("config-inited", _quiet_theme)
     # after Sphinx's toctree collector has assigned the figure numbers (priority 500)
     app.connect("env-get-updated", _drop_figure_numbers, priority=900)
     # after sphinx-book-theme adds its launch buttons (priority 501)
@@ -314,6 +788,13 @@ def setup(app: Sphinx) -> dict:
 
 
 __all__ = [
+    "author_year_labels",
+    "figure_alt_text",
+    "mark_claims_tables",
+    "plain_text",
+    "register_citation_styles",
+    "smoke_sizes",
+    "tex_to_text",
     "verify_results_store",
     "mathjax_source_dir",
     "launcher_command",
