@@ -94,7 +94,8 @@ def matrix_markdown(matrix, claims) -> str:
     reps = int(matrix["reps"].min())
     return "\n".join(lines) + (
         '\n\nEach cell: the verdict on "in our protocol, RP better and RFF better at no epsilon" (our question), '
-        f"the ratio RP / RFF pooled over the {int(matrix['epsilons'].max())} epsilons, and at how many epsilons RP and RFF are significantly better "
+        f"the ratio RP / RFF pooled over the {int(matrix['epsilons'].max())} epsilons, and at how many epsilons "
+        "RP and RFF are significantly better "
         f"({reps} repetitions). Rule: {kc.CELL_RULE}."
     )
 
