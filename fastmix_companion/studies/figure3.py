@@ -464,6 +464,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
                 holds=_outcome(sign[(s, "gram")] for s in gram_shapes),
                 source=Source(None, "a faster IHM than the paper's baseline, with the same output distribution"),
                 setting=_setting([info.loc[s] for s in gram_shapes], parameters),
+                headline=True,
             )
         )
     return out
