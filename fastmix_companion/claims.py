@@ -58,6 +58,7 @@ __all__ = [
     "percentile_of",
     "claims_frame",
     "claims_markdown",
+    "COMPACT_COLUMNS",
     "format_interval",
     "t_quantile",
     "welch",
@@ -463,22 +464,43 @@ def claims_frame(claims: Iterable[Claim]):
     return pd.DataFrame([_row(c) for c in claims], columns=list(_COLUMNS))
 
 
-def claims_markdown(claims: Iterable[Claim]) -> str:
-    """The claims table as a Markdown table (for ``IPython.display.Markdown`` on a page).
+#: The columns of the compact table a page shows first; the rest go in a folded table below it.
+COMPACT_COLUMNS = ("claim", "whose claim", "verdict")
 
-    The "measured / paper" column appears only when some claim has a magnitude; the verdict is
-    in bold unless it is :data:`UNDECIDED` or :data:`NOT_COMPARABLE`.
+
+def claims_markdown(claims: Iterable[Claim], compact: bool = True) -> str:
+    """The claims table as MyST Markdown (for ``IPython.display.Markdown`` on a page).
+
+    With ``compact`` (the default), a short table comes first (claim, whose claim, verdict, and
+    measured / paper when some claim has a magnitude), then a folded dropdown with every column
+    (what the claim says, what was measured, the setting, the rule), so a page opens on the
+    verdicts without hiding how they were reached. ``compact=False`` gives the full table alone.
+    The verdict is in bold unless it is :data:`UNDECIDED`, :data:`NOT_COMPARABLE` or exploratory.
     """
 
     def cell(text) -> str:
         return str(text).replace("|", "\\|").replace("\n", " ")
 
     claims = list(claims)
-    columns = [c for c in _COLUMNS if c != "measured / paper" or any(x.magnitudes for x in claims)]
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    for c in claims:
-        row = _row(c)
-        if c.verdict not in (UNDECIDED, NOT_COMPARABLE) and not c.exploratory:
-            row["verdict"] = f"**{c.verdict}**"
-        lines.append("| " + " | ".join(cell(row[k]) for k in columns) + " |")
-    return "\n".join(lines)
+    sized = any(x.magnitudes for x in claims)
+
+    def table(columns) -> list[str]:
+        lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+        for c in claims:
+            row = _row(c)
+            if c.verdict not in (UNDECIDED, NOT_COMPARABLE) and not c.exploratory:
+                row["verdict"] = f"**{row['verdict']}**"
+            lines.append("| " + " | ".join(cell(row[k]) for k in columns) + " |")
+        return lines
+
+    full = [c for c in _COLUMNS if c != "measured / paper" or sized]
+    if not compact:
+        return "\n".join(table(full))
+    short = list(COMPACT_COLUMNS) + (["measured / paper"] if sized else [])
+    details = [c for c in full if c not in ("whose claim", "verdict", "measured / paper")]
+    return "\n".join(
+        table(short)
+        + ["", ":::{dropdown} How each check was decided: what was measured, the setting and the rule"]
+        + table(details)
+        + [":::"]
+    )

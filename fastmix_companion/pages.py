@@ -29,10 +29,10 @@ __all__ = [
     "NO_CLAIMS",
 ]
 
-NO_FIGURE = "No stored results to draw; see the note above."
+NO_FIGURE = "No stored results to draw; the store note on this page says how to compute them."
 """What a page prints in place of its stored figure when the store holds nothing."""
 
-NO_CLAIMS = "The claims table needs the stored paper-scale results (see the note at the top)."
+NO_CLAIMS = "The claims table needs the stored paper-scale results; the store note on this page says how to get them."
 """What a page shows in place of its claims table when the store holds nothing."""
 
 BOOK_STYLE = {

@@ -93,9 +93,15 @@ def test_claims_table_and_markdown_carry_the_verdicts():
     frame = claims_frame(claims)
     assert list(frame["verdict"]) == [HOLDS, UNDECIDED, DOES_NOT_HOLD]
     assert list(frame["whose claim"]) == ["FastMix paper, Figure 3", "ours", "not stated"]
+    full = claims_markdown(claims, compact=False)
+    assert full.count("\n") == 4 and "b\\|c" in full and "**does not hold**" in full
+    assert "measured / paper" not in full  # no claim has a magnitude: no empty column
+    # compact: the verdicts first, the rest folded below
     text = claims_markdown(claims)
-    assert text.count("\n") == 4 and "b\\|c" in text and "**does not hold**" in text
-    assert "measured / paper" not in text  # no claim has a magnitude: no empty column
+    head, _, folded = text.partition(":::{dropdown}")
+    assert head.splitlines()[0] == "| claim | whose claim | verdict |" and len(head.strip().splitlines()) == 5
+    assert "| claim | says | we measured (95% interval) | setting | decision rule |" in folded
+    assert folded.rstrip().endswith(":::") and "says d" in folded and "says d" not in head
 
 
 def _iv(low, high):
