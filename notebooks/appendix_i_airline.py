@@ -249,7 +249,7 @@ if stored is not None:
 # Each row of the claims table is a statement of the paper about this experiment (the "whose claim" column says
 # where the paper makes it) or a question of our own, the number that decides it with its 95% interval, the
 # paper's number where it gives one (measured / paper), how the run differs from the paper's setting,
-# and a rule fixed before the numbers were computed. A claim of the paper is judged only when the run
+# and the rule that decides it, written in the code. A claim of the paper is judged only when the run
 # has the paper's $n = 2^{22}$ and a $\lambda_{\min}(X^\top X)$ within the stated factor of the paper's
 # 0.685: both set what is measured (the dense sketch's cost grows with $n$, the noise is set against
 # $\lambda_{\min}$), and otherwise the verdict is "not comparable". Excess risks and runtimes are compared

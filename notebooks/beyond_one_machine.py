@@ -92,8 +92,8 @@ else:
 # Dask array held by the local workers, stars out of core from disk; orange is FastIHM and purple IHM
 # through its Gram factor. The distance between a solver's circles and squares is what the scheduler and
 # the data movement cost, and the stars show what reading $X$ from storage adds. Each row of the checks
-# table below is a statement of ours about the Dask path, the number that decides it and a rule fixed
-# before the numbers were computed.
+# table below is a statement of ours about the Dask path, the number that decides it and the rule that
+# decides it, written in the code.
 
 # %% tags=["remove-input"]
 CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []

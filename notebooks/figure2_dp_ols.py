@@ -143,7 +143,7 @@ if stored is not None:
 #
 # Every row is a statement of Section 4.1 about this figure, with where the paper makes it (or,
 # marked "ours", a check of our own method), the number that decides it with its 95% interval, how
-# the run's setting differs from the paper's, and a rule fixed before the numbers were computed.
+# the run's setting differs from the paper's, and the rule that decides it, written in the code.
 # Comparisons of excess risk are made on the log scale (geometric means), because its spread across
 # trials grows with its level; all the page's tests form one family (Holm), and two risks "match"
 # when their ratio is within a factor of 2. The third panel, nycflights, is not one of Figure 2's

@@ -130,7 +130,7 @@ if CLAIMS:
 #
 # Each row is a statement of the paper about this table, with where the paper makes it (or, marked
 # "ours", a check of our own), the number that decides it with its 95% interval, how the run's
-# setting differs from the paper's, and a rule fixed before the numbers were computed. Runtimes are
+# setting differs from the paper's, and the rule that decides it, written in the code. Runtimes are
 # compared on the log scale (geometric means), and all the page's tests form one family (Holm).
 # Where the paper gives a number, the column "measured / paper" says whether it is reproduced in
 # size, within the stated factor: a speedup that is there but much larger than the paper's reads

@@ -139,8 +139,8 @@ else:
 # through its Gram factor purple, AdaSSP green, and the non-private FastIHS and OLS grey; open markers are
 # dense IHM's predicted times where it was not run. Each row of the checks table below is a question
 # of ours (whether the paper's speedup over dense IHM extends to these shapes among them; the paper's
-# own runtime claim, with its sizes, is scored on the Figure 3 page), the number that decides it and a
-# rule fixed before the numbers were computed.
+# own runtime claim, with its sizes, is scored on the Figure 3 page), the number that decides it and the
+# rule that decides it, written in the code.
 
 # %% tags=["remove-input"]
 CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
