@@ -1007,3 +1007,44 @@ def test_kernel_transport_config_keeps_the_kernel_off_plain_tcp():
     config = run.kernel_transport_config("python3")
     manager = config.get("KernelManager", {})
     assert manager.get("transport_encryption") == "auto" or manager.get("transport") == "ipc", config
+
+
+def test_two_concurrent_paper_scale_sittings_end_with_the_table_of_one(tmp_path):
+    """Two command-line runs of one entry at the same time store every cell once: the union, no duplicates."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    def command(out):
+        return [
+            sys.executable,
+            "-m",
+            "fastmix_companion.run",
+            "--paper-scale",
+            "figure1_noise_scale",
+            "-p",
+            "n_eps",
+            "13",
+            "--output-dir",
+            str(out),
+        ]
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    done = subprocess.run(command(one), cwd=ROOT, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    runs = [subprocess.Popen(command(two), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)]
+    runs.append(subprocess.Popen(command(two), cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for proc in runs:
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+    for table in ("curves", "c2_used"):
+        a = pd.read_csv(one / "figure1_noise_scale" / f"{table}.csv").sort_values(["cell"]).reset_index(drop=True)
+        b = pd.read_csv(two / "figure1_noise_scale" / f"{table}.csv").sort_values(["cell"]).reset_index(drop=True)
+        assert not b.duplicated().any(), f"{table}: a cell stored twice"
+        pd.testing.assert_frame_equal(
+            a.sort_values(list(a.columns)).reset_index(drop=True), b.sort_values(list(b.columns)).reset_index(drop=True)
+        )
+    from fastmix_companion.store import ResultsStore
+
+    assert ResultsStore("figure1_noise_scale", two).load() is not None  # the manifest agrees with the files
