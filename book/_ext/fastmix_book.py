@@ -26,9 +26,9 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does these things:
    results store is checked against its manifest (``fastmix_companion.store.verify_entries``); an
    edited, truncated or forged entry stops the build with the store's message, whatever the
    build's warning settings (a page that raised would fail only under ``-W``).
-6. **Tables that fit.** Claims tables (header ``claim`` ... ``verdict``) get the classes that
-   ``book/_static/fastmix.css`` lays out: wrapped within the column on wide screens, one
-   labelled card per claim on narrow ones.
+6. **Tables that fit.** Claims tables (a ``claim`` column, and the verdicts or how each claim
+   was checked) get the classes that ``book/_static/fastmix.css`` lays out: wrapped within the
+   column on wide screens, one labelled card per claim on narrow ones.
 7. **Author-year citations** in the text and the bibliography alike, "2026a"/"2026b" for two
    works of the same authors and year (the ``fastmix_author_year`` styles registered here).
 8. **No noise**: page titles in plain text for tabs, links and search (no raw TeX delimiters), alt
@@ -366,8 +366,9 @@ def _rewrite_launch_buttons(app: Sphinx, pagename: str, templatename: str, conte
 # --------------------------------------------------------------------------- claims tables
 
 
-#: The first and last columns of a claims table (``fastmix_companion.claims.claims_markdown``).
-CLAIMS_FIRST, CLAIMS_LAST = "claim", "verdict"
+#: A claims table (``fastmix_companion.claims``, ``fastmix_companion.claims_summary``) has a ``claim``
+#: column and at least one of these: its verdicts, or the details of how each claim was checked.
+CLAIMS_COLUMN, CLAIMS_DETAILS = "claim", frozenset({"verdict", "says", "decision rule"})
 
 
 def _slug(text: str) -> str:
@@ -385,16 +386,17 @@ def _header_texts(table: nodes.table) -> list[str]:
 def mark_claims_tables(doctree: nodes.Node) -> int:
     """Give every claims table the classes its layout needs; return how many were found.
 
-    A claims table is one whose header starts with ``claim`` and ends with ``verdict``. It gets
-    the class ``fastmix-claims``; each body cell gets ``fastmix-col-<header>`` and starts with
-    its column's name in a ``fastmix-cell-label`` span, which ``book/_static/fastmix.css`` shows
-    only in the stacked layout of narrow screens (where each row becomes a card), and empty
-    cells get ``fastmix-empty``.
+    A claims table is one whose header has a ``claim`` column and a ``verdict``, ``says`` or
+    ``decision rule`` one (the verdicts table, the table of how each claim was checked, the
+    summary of every claim). It gets the class ``fastmix-claims``; each body cell gets
+    ``fastmix-col-<header>`` and starts with its column's name in a ``fastmix-cell-label`` span,
+    which ``book/_static/fastmix.css`` shows only in the stacked layout of narrow screens (where
+    each row becomes a card), and empty cells get ``fastmix-empty``.
     """
     found = 0
     for table in list(doctree.findall(nodes.table)):
         heads = _header_texts(table)
-        if len(heads) < 2 or heads[0] != CLAIMS_FIRST or heads[-1] != CLAIMS_LAST:
+        if CLAIMS_COLUMN not in heads or not CLAIMS_DETAILS & set(heads):
             continue
         if "fastmix-claims" in table["classes"]:
             continue
@@ -459,7 +461,30 @@ _TEX_SYMBOLS = {
     "pm": "±",
     "ll": "≪",
     "gg": "≫",
+    "varrho": "ρ",
+    "vartheta": "θ",
+    "phi": "φ",
+    "varphi": "φ",
+    "pi": "π",
+    "Sigma": "Σ",
+    "kappa": "κ",
+    "nu": "ν",
+    "xi": "ξ",
+    "ell": "ℓ",
+    "sim": "~",
+    "propto": "∝",
+    "ldots": "...",
+    "cdots": "...",
+    "mid": "|",
 }
+
+#: Commands that only shape a formula (sizes, fonts, accents): dropped from the plain text.
+_TEX_SHAPING = (
+    r"mathrm|mathbf|mathcal|mathbb|boldsymbol|text|operatorname|widehat|hat|bar|tilde|left|right|[bB]igg?[lr]?"
+)
+
+#: Function names written as words: they keep a space before them ("r max", not "rmax").
+_TEX_WORDS = {"log", "ln", "min", "max", "exp", "sup", "inf", "det", "tr", "lim"}
 
 
 def tex_to_text(tex: str) -> str:
@@ -469,12 +494,24 @@ def tex_to_text(tex: str) -> str:
     'n/d'
     >>> tex_to_text(r"\varepsilon \le 2^{-k}")
     'ε ≤ 2^-k'
+    >>> tex_to_text(r"\tfrac{1}{n}\|y - X\hat\theta\|^2, \; k_2 = r\max\{d, \log(4T/\varrho)\}")
+    '1/n‖y - Xθ‖^2, k_2 = r max{d, log(4T/ρ)}'
     """
-    text = re.sub(r"\\(?:mathrm|mathbf|mathcal|text|operatorname|widehat|hat|bar|tilde)\s*", "", tex)
-    text = re.sub(r"\\([A-Za-z]+)", lambda m: _TEX_SYMBOLS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\[td]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"\1/\2", tex)
+    text = re.sub(r"\\[td]?frac\s*([A-Za-z0-9])\s*([A-Za-z0-9])", r"\1/\2", text)  # \tfrac1n
+    text = text.replace("\\{", "\x00").replace("\\}", "\x01").replace("\\|", "‖")
+    text = re.sub(rf"\\(?:{_TEX_SHAPING})(?![A-Za-z])\s*", "", text)
+
+    def command(match: re.Match) -> str:
+        name = match.group(1)
+        return f" {name}" if name in _TEX_WORDS else _TEX_SYMBOLS.get(name, name)
+
+    text = re.sub(r"\\([A-Za-z]+)", command, text)
     text = re.sub(r"\\[,;:! ]", " ", text)
     text = text.replace("{", "").replace("}", "").replace("\\", "")
-    return re.sub(r"\s+", " ", text).strip()
+    text = text.replace("\x00", "{").replace("\x01", "}")
+    text = re.sub(r"\s+", " ", text).replace("( ", "(")
+    return re.sub(r"([_^]) ", r"\1", text).strip()
 
 
 def plain_text(node: nodes.Node) -> str:
