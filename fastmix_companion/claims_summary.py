@@ -56,8 +56,9 @@ class PageClaim:
 
     @property
     def link(self) -> str:
-        """A Markdown link to the page (pages sit side by side in ``notebooks/``)."""
-        return f"[{self.title}]({self.notebook}.ipynb)"
+        """A MyST link to the page (pages sit side by side in ``notebooks/``), resolved by the book."""
+        title = self.title.replace("`", "").replace("<", "").replace(">", "")
+        return f"{{doc}}`{title} <{self.notebook}>`"
 
 
 def stored_claims(notebook: str, root: str | Path | None = None) -> list[Claim]:

@@ -50,7 +50,7 @@ def test_summary_table_links_each_page_and_bolds_decided_verdicts():
     table = S.summary_markdown(S.paper_claims(_rows(), "FastMix paper"))
     lines = table.splitlines()
     assert len(lines) == 2 + 3
-    assert "[Figure 3](figure3_runtime.ipynb)" in lines[2] and "**holds**" in lines[2]
+    assert "{doc}`Figure 3 <figure3_runtime>`" in lines[2] and "**holds**" in lines[2]
     assert "**holds in direction, not in size**" in lines[3] and "outside a factor 2" in lines[3]
     assert "| not comparable |" in lines[4] and "not the paper's: k2 = 0.78 n" in lines[4]
 

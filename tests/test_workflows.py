@@ -861,7 +861,8 @@ def registry_problems(notebooks_dir: Path) -> list[str]:
             problems.append(f"{name!r} cannot be part of an artifact name")
         path = notebooks_dir / f"{name}.py"
         source = path.read_text(encoding="utf-8") if path.is_file() else ""
-        cell = source.split('# %% tags=["parameters"]', 1)[-1].split("# %%", 1)[0]
+        found = re.split(r'(?m)^# %%.*tags=\[[^\]]*"parameters"[^\]]*\].*$', source, maxsplit=1)
+        cell = found[-1].split("# %%", 1)[0] if len(found) == 2 else ""
         if not re.search(r"^seed\s*(:[^=]*)?=", cell, re.M):
             problems.append(f"{name} has no seed parameter")
     return problems

@@ -105,7 +105,7 @@ def theory_rp_hyperparameters(
     with ``t = 1/n`` (the proof of Theorem 14 uses ``log n``) and ``D2`` the Laurent-Massart bound
     at ``delta/8``.  ``M`` falls and the right side of the last condition rises as ``lam`` grows, so the
     smallest ``lam`` above the rate meeting it is found by the package's feasible-side bisection
-    (:func:`fastmix.accounting.search.smallest_feasible`).  The constants
+    (:func:`fastmix.accounting.smallest_feasible`).  The constants
     ``c_m`` and ``c_lam`` are ours (the paper's are unspecified); ``spectrum`` is a public estimate
     of the eigenvalues of ``L`` (:func:`operator_spectrum`).
 
