@@ -184,12 +184,7 @@ def collapse_groups(rows: Sequence[PageClaim]) -> list[PageClaim]:
         holds = {HOLDS: True, HOLDS_IN_DIRECTION: True, DOES_NOT_HOLD: False}.get(verdict)
         summary = "; ".join(f"{word} {k}" for word, k in counts.items() if k)
         claim = dataclasses.replace(
-            r.claim,
-            claim=g,
-            measured=f"{len(cells)} cells: {summary}",
-            holds=holds,
-            magnitudes=(),
-            group="",
+            r.claim, claim=g, measured=f"{len(cells)} cells: {summary}", holds=holds, magnitudes=(), group=""
         )
         seen[key] = len(out)
         out.append(PageClaim(r.notebook, r.title, claim))
