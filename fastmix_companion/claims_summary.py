@@ -99,7 +99,7 @@ def collect(notebooks: Sequence[str] | None = None, root: str | Path | None = No
     """Every page's stored claims, in the book's order, each with its page."""
     from fastmix_companion.notebook_parameters import notebook_title, resolve_notebook
 
-    rows = []
+    rows: list[PageClaim] = []
     for name in notebooks if notebooks is not None else _book_order():
         claims = stored_claims(name, root)
         if not claims:
