@@ -57,7 +57,8 @@ class PageClaim:
     @property
     def link(self) -> str:
         """A MyST link to the page (pages sit side by side in ``notebooks/``), resolved by the book."""
-        title = self.title.replace("`", "").replace("<", "").replace(">", "")
+        # a role's link text is plain: no maths delimiters, backquotes or angle brackets
+        title = self.title.replace("$", "").replace("\\", "").replace("`", "").replace("<", "").replace(">", "")
         return f"{{doc}}`{title} <{self.notebook}>`"
 
 

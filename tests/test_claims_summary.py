@@ -109,3 +109,10 @@ def test_a_group_of_cells_counts_once():
         S.PageClaim("k", "K", Claim(f"c{i}", "p", "m", "r", h, OURS, group="g")) for i, h in enumerate((True, None))
     ]
     assert S.collapse_groups(mixed)[0].claim.verdict == "undecided"
+
+
+def test_page_links_carry_plain_titles():
+    row = S.PageClaim(
+        "appendix_i_airline", "Appendix I: the extreme $n/d$ regime", Claim("c", "p", "m", "r", True, OURS)
+    )
+    assert row.link == "{doc}`Appendix I: the extreme n/d regime <appendix_i_airline>`"
