@@ -11,9 +11,36 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from fastmix_companion.claims import HOLDS_IN_DIRECTION, NOT_COMPARABLE, Claim, verdict_counts
+from fastmix_companion.claims import (
+    DOES_NOT_HOLD,
+    HOLDS,
+    HOLDS_IN_DIRECTION,
+    NOT_COMPARABLE,
+    UNDECIDED,
+    Claim,
+    verdict_counts,
+)
 
-__all__ = ["tally", "claim_sentence", "checks_text"]
+__all__ = ["tally", "claim_sentence", "checks_text", "whose_tally"]
+
+#: Each verdict as a verb phrase, for one check and for several.
+VERBS = {
+    HOLDS: ("holds", "hold"),
+    HOLDS_IN_DIRECTION: ("holds in direction, not in size", "hold in direction, not in size"),
+    NOT_COMPARABLE: ("is not comparable", "are not comparable"),
+    UNDECIDED: ("is undecided", "are undecided"),
+    DOES_NOT_HOLD: ("does not hold", "do not hold"),
+}
+
+
+def whose_tally(checks, papers: str) -> str:
+    """``"Of the 6 checks (5 of <papers>, 1 of our own), 4 hold and 2 are undecided."``, counting verdicts."""
+    checks = list(checks)
+    counts = {v: k for v, k in verdict_counts(checks).items() if k}
+    ours = sum(c.source is not None and c.source.is_ours for c in checks)
+    parts = [f"{k} {VERBS[v][k != 1]}" for v, k in counts.items()]
+    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "none is decided"
+    return f"Of the {len(checks)} checks ({len(checks) - ours} of {papers}, {ours} of our own), {listed}."
 
 
 def tally(claims: Iterable[Claim]) -> str:

@@ -10,16 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fastmix_companion.claims import (
-    DOES_NOT_HOLD,
-    HOLDS,
-    HOLDS_IN_DIRECTION,
-    NOT_COMPARABLE,
-    UNDECIDED,
-    Interval,
-    format_interval,
-    verdict_counts,
-)
+from fastmix_companion.claims import HOLDS, HOLDS_IN_DIRECTION, NOT_COMPARABLE, Interval, format_interval
 from fastmix_companion.studies import figure3 as study
 
 __all__ = [
@@ -98,25 +89,11 @@ def ratio_pivot(tables, baseline):
     )
 
 
-_VERBS = {
-    HOLDS: ("holds", "hold"),
-    HOLDS_IN_DIRECTION: ("holds in direction, not in size", "hold in direction, not in size"),
-    NOT_COMPARABLE: ("is not comparable", "are not comparable"),
-    UNDECIDED: ("is undecided", "are undecided"),
-    DOES_NOT_HOLD: ("does not hold", "do not hold"),
-}
-
-
 def tally_text(checks) -> str:
     """How many of ``checks`` carry each verdict, and whose claims they are, in one sentence."""
-    counts = {v: k for v, k in verdict_counts(checks).items() if k}
-    ours = sum(c.source is not None and c.source.is_ours for c in checks)
-    parts = [f"{k} {_VERBS[v][k != 1]}" for v, k in counts.items()]
-    listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "none is decided"
-    return (
-        f"Of the {len(checks)} checks ({len(checks) - ours} of the FastMix paper's claims about Figure 3, "
-        f"{ours} of our own), {listed}."
-    )
+    from fastmix_companion.studies._verdict_sentences import whose_tally
+
+    return whose_tally(checks, "the FastMix paper's claims about Figure 3")
 
 
 def verdict_line(c) -> str:
