@@ -25,6 +25,22 @@ def pytest_configure(config):
     )
 
 
+#: Tables that tests measure and report rather than assert, by title; printed at the end of the run.
+MEASUREMENTS = pytest.StashKey[dict[str, list[str]]]()
+
+
+def report_table(config: pytest.Config, title: str, lines: list[str]) -> None:
+    """Print ``lines`` under ``title`` in the run's closing summary (shown with ``-q`` too, unlike ``print``)."""
+    config.stash.setdefault(MEASUREMENTS, {})[title] = lines
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    for title, lines in config.stash.get(MEASUREMENTS, {}).items():
+        terminalreporter.write_sep("-", title)
+        for line in lines:
+            terminalreporter.write_line(line)
+
+
 def skip_or_fail(reason: str):
     """Skip a publishing test that lacks its book or browser, or fail when CI requires them."""
     if REQUIRE_BOOK:

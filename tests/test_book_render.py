@@ -19,6 +19,8 @@ import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -904,6 +906,309 @@ return out;
     )
     browser.get_log("browser")
     assert report["tables"] >= 2 and not report["problems"], report
+
+
+# --------------------------------------------------------------------------- result pages on a desktop and a phone
+
+#: The parts of ``_toc.yml`` whose notebooks are result pages (a figure, a table or a verdict of a paper).
+_RESULT_PARTS = ("The FastMix paper", "The kernel paper")
+#: Notebook pages that are not result pages: the book's overview and the introductory example.
+_NOT_RESULT_PAGES = {"hello_fastmix", "what_holds"}
+#: The viewport (width: height, CSS pixels) of a desktop and a phone: a laptop window and a tall phone.
+_VIEWPORTS = {1280: 800, 400: 850}
+#: The first figure starts within this many screens of the top of the page.
+_FIRST_FIGURE_SCREENS = 1.5
+#: A page longer than this many screens at 1280 px is a regression (see the length test).
+_MAX_SCREENS_AT_1280 = 20
+
+
+def _result_pages(book: Path) -> list[Path]:
+    """The notebook pages of the two papers' parts of ``_toc.yml``, in the book's order.
+
+    The table of contents is the authority; the built notebook pages other than the overview and the
+    introductory example must be exactly these, so a new page cannot slip past the checks below.
+    """
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf-8"))
+    docs = [
+        chapter["file"]
+        for part in toc["parts"]
+        if part.get("caption") in _RESULT_PARTS
+        for chapter in part["chapters"]
+        if chapter["file"].startswith("notebooks/")
+    ]
+    built = {p.stem for p in (book / "notebooks").glob("*.html")} - _NOT_RESULT_PAGES
+    assert {Path(doc).name for doc in docs} == built, (docs, sorted(built))
+    return [book / f"{doc}.html" for doc in docs]
+
+
+@contextmanager
+def _viewport(browser, width: int) -> Iterator[int]:
+    """Emulate a viewport of exactly ``width`` x ``_VIEWPORTS[width]`` pixels (a window's size includes its
+    frame, and a window is never narrower than 500 px); the window's own size comes back afterwards."""
+    height = _VIEWPORTS[width]
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False},
+    )
+    try:
+        yield height
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+_GEOMETRY_REPORT = r"""
+// As a reader first sees the page (collapsed boxes closed, scrolled to the top): the viewport, the
+// article's height, where its first visible figure or image starts, and the tallest blocks above it.
+window.scrollTo(0, 0);
+const article = document.querySelector('article.bd-article') || document.querySelector('main');
+const pageY = r => Math.round(r.top + window.scrollY);
+const describe = el => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
+  ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
+const box = article.getBoundingClientRect();
+const out = {width: window.innerWidth, height: window.innerHeight, articleTop: pageY(box),
+             article: Math.round(box.height), figure: null, above: []};
+for (const el of article.querySelectorAll('figure, img')) {
+  const r = el.getBoundingClientRect();
+  if (r.width === 0 || r.height === 0) continue;  // inside a closed box: not what the reader sees
+  const figure = el.closest('figure');
+  const strong = figure && figure.querySelector('figcaption strong');
+  out.figure = {tag: el.tagName.toLowerCase(), top: pageY(r),
+                label: strong ? strong.textContent.trim().replace(/\.$/, '') : (figure ? figure.id : el.alt || '')};
+  // what pushes it down: the blocks before it, at every level between it and the article
+  const above = [];
+  for (let node = el; node && node !== article; node = node.parentElement) {
+    for (let prev = node.previousElementSibling; prev; prev = prev.previousElementSibling) {
+      const h = prev.getBoundingClientRect().height;
+      if (h > 0) above.push([Math.round(h), describe(prev) + ' ' + (prev.textContent || '').trim().slice(0, 40)]);
+    }
+  }
+  out.above = above.sort((a, b) => b[0] - a[0]).slice(0, 3).map(([h, what]) => `${h}px ${what}`);
+  break;
+}
+return out;
+"""
+
+_PAPER_COMMAND_REPORT = r"""
+// Open the re-run box as a reader does (its toggle button), then report its paper-scale command
+// blocks and the paragraph just before the first one, which must be its label.
+const article = document.querySelector('article.bd-article') || document.querySelector('main');
+const box = article.querySelector('.fastmix-rerun');
+const out = {box: !!box, blocks: 0, command: null, visible: false, label: null, labelAbove: false};
+if (!box) return out;
+const button = box.querySelector('button.toggle-button');
+if (box.classList.contains('toggle-hidden') && button) button.click();
+const blocks = box.querySelectorAll('.fastmix-rerun-paper');
+out.blocks = blocks.length;
+if (!blocks.length) return out;
+const block = blocks[0];
+const r = block.getBoundingClientRect();
+out.command = block.innerText.trim();
+out.visible = r.width > 0 && r.height > 0;
+const label = block.previousElementSibling;
+if (label && label.matches('p.fastmix-rerun-label')) {
+  const l = label.getBoundingClientRect();
+  out.label = label.innerText.trim();
+  out.labelAbove = l.height > 0 && l.bottom <= r.top + 1;
+}
+return out;
+"""
+
+
+def _measure(browser, page: Path, paper_command: bool = True) -> dict:
+    """The geometry report of ``page`` in the current viewport, and (opening the re-run box) its paper command."""
+    _open_and_report(browser, page)  # waits for every image to decode and MathJax to typeset: the final layout
+    report = browser.execute_script(_GEOMETRY_REPORT)
+    if paper_command:
+        report["paper"] = browser.execute_script(_PAPER_COMMAND_REPORT)
+    browser.get_log("browser")
+    return report
+
+
+def _viewport_problem(name: str, width: int, report: dict) -> str | None:
+    if (report["width"], report["height"]) != (width, _VIEWPORTS[width]):
+        return f"{name}: the viewport is {report['width']}x{report['height']}, not {width}x{_VIEWPORTS[width]}"
+    return None
+
+
+def _first_figure_problem(name: str, width: int, report: dict) -> str | None:
+    """A page whose first figure (or image) starts below ``_FIRST_FIGURE_SCREENS`` screens, or that shows none."""
+    figure = report["figure"]
+    if figure is None:
+        return f"{name} at {width}px: no visible figure or image in the article"
+    limit = _FIRST_FIGURE_SCREENS * report["height"]
+    if figure["top"] >= limit:
+        return (
+            f"{name} at {width}px: the first figure ({figure['label'] or figure['tag']}) starts at "
+            f"y = {figure['top']}px, {figure['top'] / report['height']:.2f} screens, past {limit:.0f}px; "
+            f"tallest blocks above it: {'; '.join(report['above'])}"
+        )
+    return None
+
+
+def _paper_command_problems(name: str, width: int, report: dict, expected: str | None) -> list[str]:
+    """The re-run box shows the paper-scale command, under its "At the paper's scale" label, exactly
+    when the page has a paper-scale setting."""
+    paper = report["paper"]
+    where = f"{name} at {width}px"
+    if not paper["box"]:
+        return [f"{where}: no re-run box"]
+    if expected is None:
+        return [f"{where}: a paper-scale command but no paper-scale setting"] if paper["blocks"] else []
+    problems = []
+    if paper["blocks"] != 1:
+        return [f"{where}: {paper['blocks']} paper-scale command blocks in the re-run box, expected one"]
+    if not paper["visible"]:
+        problems.append(f"{where}: the paper-scale command is not visible once the box is opened")
+    if " ".join((paper["command"] or "").split()) != " ".join(expected.split()):
+        problems.append(f"{where}: the paper-scale command reads {paper['command']!r}, expected {expected!r}")
+    if not (paper["label"] or "").startswith("At the paper's scale"):
+        problems.append(f'{where}: the paper-scale command has no "At the paper\'s scale" label before it')
+    elif not paper["labelAbove"]:
+        problems.append(f"{where}: the paper-scale label is not shown above its command")
+    return problems
+
+
+def _length_problem(name: str, width: int, report: dict) -> str | None:
+    screens = report["article"] / report["height"]
+    if width == 1280 and screens > _MAX_SCREENS_AT_1280:
+        return f"{name} at {width}px: {report['article']}px long, {screens:.1f} screens (bound {_MAX_SCREENS_AT_1280})"
+    return None
+
+
+@pytest.fixture(scope="module")
+def result_page_geometry(book, browser, request, tmp_path_factory) -> dict[tuple[str, int], dict]:
+    """Every result page measured at both widths, keyed by (page name, width); the table of first-figure
+    positions and page lengths goes to the end of the pytest run's output and to a JSON file."""
+    import json
+
+    from conftest import report_table
+
+    reports: dict[tuple[str, int], dict] = {}
+    pages = _result_pages(book)
+    for width in _VIEWPORTS:
+        with _viewport(browser, width):
+            for page in pages:
+                reports[page.stem, width] = _measure(browser, page)
+    head = "".join(f" | {f'{w}x{h}: first figure':>22} {'page length':>17}" for w, h in _VIEWPORTS.items())
+    rows = [f"{'page':<22}{head}"]
+    for page in pages:
+        cells = ""
+        for width in _VIEWPORTS:
+            r = reports[page.stem, width]
+            top = f"{r['figure']['top']}px {r['figure']['top'] / r['height']:.2f} sc" if r["figure"] else "none"
+            cells += f" | {top:>22} {r['article']:>6}px {r['article'] / r['height']:5.1f} sc"
+        rows.append(f"{page.stem:<22}{cells}")
+    path = tmp_path_factory.mktemp("page_geometry") / "result_pages.json"
+    path.write_text(json.dumps({f"{n}@{w}": r for (n, w), r in reports.items()}, indent=1), encoding="utf-8")
+    rows.append(f"(sc: screens, in units of the viewport's height; every measurement in {path})")
+    report_table(request.config, "result pages: first figure and page length", rows)
+    return reports
+
+
+@pytest.mark.parametrize("width", list(_VIEWPORTS))
+def test_first_figure_starts_within_one_and_a_half_screens(book, result_page_geometry, width):
+    """On every result page the first figure (or image) of the article starts within 1.5 screens of the top,
+    on a desktop and on a phone: a reader who opens a figure's page sees the figure without a long scroll."""
+    problems = []
+    for page in _result_pages(book):
+        report = result_page_geometry[page.stem, width]
+        problems += [p for p in (_viewport_problem(page.stem, width, report),) if p]
+        problems += [p for p in (_first_figure_problem(page.stem, width, report),) if p]
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("width", list(_VIEWPORTS))
+def test_rerun_box_shows_the_labelled_paper_scale_command(book, extension, result_page_geometry, width):
+    """Opened, the re-run box of each result page with a paper-scale setting (``notebooks/paper_scale.json``)
+    shows the paper-scale command, under its "At the paper's scale" label; pages without one show none."""
+    from fastmix_companion import run
+
+    settings = run.load_paper_scale()
+    problems = []
+    for page in _result_pages(book):
+        expected = None
+        if page.stem in settings:
+            expected = extension.launcher_command(run.resolve_notebook(page.stem), paper_scale=True)
+        problems += _paper_command_problems(page.stem, width, result_page_geometry[page.stem, width], expected)
+    assert not problems, "\n".join(problems)
+    assert any(page.stem in settings for page in _result_pages(book)), "no result page has a paper-scale setting"
+
+
+def test_result_page_lengths_are_reported_and_bounded(book, result_page_geometry):
+    """Each result page's length (article height, in pixels and in screens) at both widths is printed at the
+    end of the run (``tests/conftest.py``'s terminal summary), not asserted: how long a page may be depends
+    on what it shows (a page with many panels and a claims table is rightly long, and on a phone every page
+    is several times longer), so a fixed limit per page would only be tuned to today's pages. The one bound,
+    20 screens at 1280 px, is far above any page today and catches a regression such as an output that
+    prints thousands of lines or a figure drawn at many times its size."""
+    problems = []
+    for (name, width), report in result_page_geometry.items():
+        problems += [p for p in (_length_problem(name, width, report),) if p]
+    assert not problems, "\n".join(problems)
+    assert len(result_page_geometry) == 2 * len(_result_pages(book))
+
+
+def _copy_with(book: Path, tmp_path: Path, page: Path, edit) -> Path:
+    """A copy of the book in ``tmp_path`` whose ``page`` went through ``edit`` (which must change it)."""
+    shutil.copytree(book, tmp_path, dirs_exist_ok=True)
+    copy = tmp_path / page.relative_to(book)
+    html = copy.read_text(encoding="utf-8")
+    edited = edit(html)
+    assert edited != html, "the control's edit did not apply"
+    copy.write_text(edited, encoding="utf-8")
+    return copy
+
+
+def test_the_first_figure_check_catches_a_tall_block_before_the_figure(book, browser, tmp_path):
+    """Negative control: 1.5 screens of printed output before the first figure is reported, at both widths."""
+    page = book / "notebooks" / "figure2_dp_ols.html"
+
+    def tall(html: str) -> str:
+        cut = html.index("<figure")
+        return html[:cut] + '<pre style="height: 1300px">a long printed output</pre>' + html[cut:]
+
+    copy = _copy_with(book, tmp_path, page, tall)
+    for width in _VIEWPORTS:
+        with _viewport(browser, width):
+            original = _measure(browser, page, paper_command=False)
+            report = _measure(browser, copy, paper_command=False)
+        assert _first_figure_problem(page.stem, width, original) is None, original
+        problem = _first_figure_problem(page.stem, width, report)
+        assert problem and "pre" in problem, report
+
+
+def test_the_paper_command_check_catches_a_missing_label_or_command(book, browser, extension, tmp_path):
+    """Negative control: a re-run box without the paper-scale label, and one without the command, are reported."""
+    from fastmix_companion import run
+
+    page = book / "notebooks" / "figure2_dp_ols.html"
+    expected = extension.launcher_command(run.resolve_notebook(page.stem), paper_scale=True)
+    label = re.compile(r"<p class=\"fastmix-rerun-label\"><strong>At the paper's scale.*?</p>\s*", re.S)
+    block = re.compile(r'<div class="fastmix-rerun-paper[^"]*">.*?</pre></div>\s*</div>\s*', re.S)
+    without_label = _copy_with(book, tmp_path / "label", page, lambda html: label.sub("", html, count=1))
+    without_block = _copy_with(book, tmp_path / "block", page, lambda html: block.sub("", html, count=1))
+    with _viewport(browser, 1280):
+        assert not _paper_command_problems(page.stem, 1280, _measure(browser, page), expected)
+        missing_label = _paper_command_problems(page.stem, 1280, _measure(browser, without_label), expected)
+        missing_block = _paper_command_problems(page.stem, 1280, _measure(browser, without_block), expected)
+    assert any("label" in p for p in missing_label), missing_label
+    assert any("0 paper-scale command blocks" in p for p in missing_block), missing_block
+
+
+def test_the_length_bound_catches_a_very_long_page(book, browser, tmp_path):
+    """Negative control: a page made 25 screens long (a huge output) breaks the 20-screen bound at 1280 px."""
+    page = book / "notebooks" / "figure2_dp_ols.html"
+
+    def long(html: str) -> str:
+        cut = html.index("</article>")
+        return html[:cut] + f'<pre style="height: {25 * _VIEWPORTS[1280]}px">a huge output</pre>' + html[cut:]
+
+    copy = _copy_with(book, tmp_path, page, long)
+    with _viewport(browser, 1280):
+        assert _length_problem(page.stem, 1280, _measure(browser, page, paper_command=False)) is None
+        assert _length_problem(page.stem, 1280, _measure(browser, copy, paper_command=False))
 
 
 # --------------------------------------------------------------------------- the extension's guards
