@@ -34,10 +34,17 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does these things:
 8. **No noise**: page titles in plain text for tabs, links and search (no raw TeX delimiters), alt
    text for figure images from their captions, and no console errors from sphinx-thebe's
    scripts (not added while Thebe is off) or the theme's colour mode.
+9. **Downloads that work offline.** Every notebook page gets a box, right after its re-run box, that
+   links the executed notebook (copied from myst-nb's ``jupyter_execute/`` into ``_sources/``, where
+   the theme's download button offers it as ``.ipynb`` too) and, on a result page, the files of its
+   stored entry (tables, ``parameters.json``, ``provenance.json``, ``manifest.json``), copied from
+   ``results/<notebook>/`` into ``results/<notebook>/`` of the HTML output.
 """
 
 from __future__ import annotations
 
+import json
+import posixpath
 import re
 import shutil
 from importlib.util import find_spec
@@ -786,6 +793,187 @@ def register_citation_styles() -> None:
     )
 
 
+# --------------------------------------------------------------------------- downloads
+
+#: Where the executed notebooks go in the HTML output: the theme's download button ("Download this
+#: page", ``.ipynb``) looks for ``_sources/<page>.ipynb``.
+NOTEBOOK_DOWNLOADS = "_sources"
+#: Where the stored results of ``results/<notebook>/`` go in the HTML output.
+RESULTS_DOWNLOADS = "results"
+#: The class of the box that offers a notebook page's downloads.
+DOWNLOADS_CLASS = "fastmix-downloads"
+
+
+def executed_notebook(app: Sphinx, docname: str) -> Path:
+    """The executed notebook that myst-nb wrote for ``docname`` (``<build>/jupyter_execute/<docname>.ipynb``)."""
+    folder = getattr(getattr(app.env, "mystnb_config", None), "output_folder", None)
+    base = Path(folder) if folder else Path(app.outdir).parent / "jupyter_execute"
+    return base / f"{docname}.ipynb"
+
+
+def _results_root(app: Sphinx) -> Path | None:
+    if app.config.fastmix_results_dir:
+        return Path(app.config.fastmix_results_dir)
+    try:
+        from fastmix_companion.store import default_results_dir
+    except ImportError:  # the companion is not installed: no page reads the store either
+        return None
+    return Path(default_results_dir())
+
+
+def stored_entry_files(folder: Path) -> list[str]:
+    """The files of the results-store entry ``folder``, as its manifest names them.
+
+    The tables (``*.csv``, sorted), then ``parameters.json``, ``provenance.json`` and the
+    ``manifest.json`` itself; only files that exist. An empty list when ``folder`` holds no
+    manifest (no stored entry).
+    """
+    manifest = folder / "manifest.json"
+    if not manifest.is_file():
+        return []
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    tables = sorted(str(record["file"]) for record in (data.get("tables") or {}).values() if record.get("file"))
+    records = [data.get(key) for key in ("parameters", "provenance")]
+    extra = [str(record["file"]) for record in records if isinstance(record, dict) and record.get("file")]
+    return [name for name in [*tables, *extra, "manifest.json"] if (folder / name).is_file()]
+
+
+def _relative_uri(docname: str, target: str) -> str:
+    """``target`` (a path in the HTML output) relative to the page of ``docname``."""
+    return posixpath.relpath(target, posixpath.dirname(docname) or ".")
+
+
+def _link(text: str, uri: str) -> nodes.reference:
+    return nodes.reference(text, text, refuri=uri, classes=["fastmix-download"])
+
+
+def downloads_box(docname: str, entry: str | None, files: list[str]) -> nodes.admonition:
+    """A collapsed box with the page's executed notebook and, for a result page, its stored tables.
+
+    ``docname`` is the page (``notebooks/<name>``), ``entry`` the name of its results-store
+    entry (``None`` when it has none) and ``files`` that entry's files
+    (:func:`stored_entry_files`). The links are relative to the page and point into the HTML
+    output, where :func:`_copy_executed_notebook` and :func:`_copy_stored_results` put the
+    files, so they work offline from the built site.
+    """
+    box = nodes.admonition(classes=[DOWNLOADS_CLASS, "dropdown", "note"])
+    box += nodes.title(text="Download the notebook and its data")
+    para = nodes.paragraph()
+    ipynb = f"{NOTEBOOK_DOWNLOADS}/{docname}.ipynb"
+    para += _link("Download the executed notebook (.ipynb)", _relative_uri(docname, ipynb))
+    para += nodes.Text(": this page as the build ran it, with every output.")
+    box += para
+    if entry is not None and files:
+        intro = nodes.paragraph()
+        intro += nodes.Text("The data behind this page's figures and claims, the stored entry ")
+        intro += nodes.literal(text=f"results/{entry}/")
+        intro += nodes.Text(" (its tables, the parameters of the run, its provenance record and the manifest):")
+        box += intro
+        items = nodes.bullet_list(classes=["fastmix-download-list"])
+        for name in files:
+            item = nodes.list_item()
+            item += nodes.paragraph("", "", _link(name, _relative_uri(docname, f"{RESULTS_DOWNLOADS}/{entry}/{name}")))
+            items += item
+        box += items
+    return box
+
+
+def _insert_downloads(app: Sphinx, doctree: nodes.document) -> None:
+    """At ``doctree-read``: on a notebook page, a downloads box right after the re-run box (else the title)."""
+    docname = app.env.docname
+    path = _notebook_path(app, docname)
+    if path is None:
+        return
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    root = _results_root(app)
+    files = stored_entry_files(root / path.stem) if root is not None else []
+    box = downloads_box(docname, path.stem if files else None, files)
+    anchor = next(
+        (i for i, child in enumerate(section.children) if "fastmix-rerun" in child.get("classes", [])),
+        next((i for i, child in enumerate(section.children) if isinstance(child, nodes.title)), -1),
+    )
+    section.insert(anchor + 1, box)
+
+
+def _copy_executed_notebook(app: Sphinx, pagename: str, templatename: str, context: dict, doctree) -> None:
+    """At ``html-page-context``: put a notebook page's executed notebook in ``_sources/`` and offer it.
+
+    sphinx-book-theme copies the executed notebook only for Markdown notebooks; for the ``.py``
+    notebooks here its download button offers the ``.py`` alone. Setting ``ipynb_source``
+    before the theme builds its buttons (priority 501) adds the ``.ipynb`` to that button too.
+    """
+    if app.builder.format != "html" or _notebook_path(app, pagename) is None:
+        return
+    source = executed_notebook(app, pagename)
+    if not source.is_file():
+        logger.warning(f"{pagename}: no executed notebook at {source}, nothing to download", location=pagename)
+        return
+    target = Path(app.outdir) / NOTEBOOK_DOWNLOADS / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(source, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _copy_stored_results(app: Sphinx, exception) -> None:
+    """At ``build-finished``: copy each notebook page's stored entry into ``results/<notebook>/`` of the output."""
+    if exception is not None or app.builder.format != "html":
+        return
+    root = _results_root(app)
+    if root is None:
+        return
+    for docname in sorted(app.env.found_docs):
+        path = _notebook_path(app, docname)
+        if path is None:
+            continue
+        folder = root / path.stem
+        files = stored_entry_files(folder)
+        target = Path(app.outdir) / RESULTS_DOWNLOADS / path.stem
+        if files:
+            target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            shutil.copy2(folder / name, target / name)
+
+
+# --------------------------------------------------------------------------- source links
+
+
+def defining_submodule(app: Sphinx | None, modname: str, attribute: str) -> str | None:
+    """At ``viewcode-follow-imported``: the submodule of package ``modname`` whose source defines ``attribute``.
+
+    A package such as ``fastmix.hadamard`` re-exports the functions of its submodules and sets their
+    ``__module__`` to the package, so viewcode would look for them in the package's
+    ``__init__.py``, find no definition and give them no ``[source]`` link. This returns the
+    submodule that defines ``attribute`` (``"PowerOfTwoRecord.describe"`` is found by its tags),
+    or ``None`` (viewcode's own lookup) when the package defines it itself or no submodule does.
+    """
+    import importlib
+    import pkgutil
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    def defines(name: str) -> bool:
+        try:
+            return attribute in ModuleAnalyzer.for_module(name).find_tags()
+        except Exception:  # no source to analyse (a compiled or missing module)
+            return False
+
+    try:
+        paths = getattr(importlib.import_module(modname), "__path__", None)
+    except Exception:
+        return None
+    if not paths or defines(modname):
+        return None
+    return next((info.name for info in pkgutil.iter_modules(paths, modname + ".") if defines(info.name)), None)
+
+
+def _follow_reexports(app: Sphinx) -> None:
+    """At ``builder-inited`` (every extension loaded): use :func:`defining_submodule` when viewcode is on."""
+    if "sphinx.ext.viewcode" in app.extensions:
+        app.connect("viewcode-follow-imported", defining_submodule)
+
+
 # --------------------------------------------------------------------------- setup
 
 
@@ -821,6 +1009,13 @@ def setup(app: Sphinx) -> dict:
     app.connect("env-get-updated", _drop_figure_numbers, priority=900)
     # after sphinx-book-theme adds its launch buttons (priority 501)
     app.connect("html-page-context", _rewrite_launch_buttons, priority=900)
+    # downloads: the executed notebook (before the theme builds its download button, priority 501)
+    # and the stored results behind each result page
+    app.connect("doctree-read", _insert_downloads)
+    app.connect("html-page-context", _copy_executed_notebook, priority=450)
+    app.connect("build-finished", _copy_stored_results)
+    # [source] links (sphinx.ext.viewcode) for what a package re-exports under its own name
+    app.connect("builder-inited", _follow_reexports)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
@@ -838,5 +1033,9 @@ __all__ = [
     "papermill_box_command",
     "rerun_box",
     "launch_url",
+    "downloads_box",
+    "executed_notebook",
+    "stored_entry_files",
+    "defining_submodule",
     "setup",
 ]
