@@ -67,3 +67,16 @@ def client():
         distributed.Client(cluster) as c,
     ):
         yield c
+
+
+def committed_entry(notebook: str):
+    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
+    import json
+
+    import pandas as pd
+
+    folder = ROOT / "results" / notebook
+    if not (folder / "parameters.json").is_file():
+        pytest.skip(f"results/{notebook}/ is not computed yet")
+    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
+    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]

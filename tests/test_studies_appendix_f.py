@@ -4,6 +4,7 @@ import math
 
 import numpy as np
 import pandas as pd
+from conftest import committed_entry
 
 from fastmix_companion.claims import (
     DOES_NOT_HOLD,
@@ -197,7 +198,7 @@ def test_the_authors_values_are_our_question_and_few_draws_leave_them_undecided(
 
 
 def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
-    out = AF.stored_claims(*_committed(AF.NOTEBOOK))
+    out = AF.stored_claims(*committed_entry(AF.NOTEBOOK))
     assert len(out) == 7 and all(c.source is not None for c in out)
     assert [c.claim for c in out if not c.source.is_ours] == ["Welch's lower bound (240) holds for every draw", UPPER]
     # the slope check is exploratory: shown, not counted
@@ -205,20 +206,6 @@ def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     assert {c.claim: c.verdict for c in out}[ROUGH_CLAIM] == DOES_NOT_HOLD
     assert "99.4% interval (95% simultaneous over the page's 8 interval and rank checks" in out[2].rule
     assert "Holm over the page's 3 rank tests at 0.0188 (their share of 5% over the page's 8 interval" in out[4].rule
-
-
-def _committed(notebook):
-    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
-    import json
-    from pathlib import Path
-
-    import pytest
-
-    folder = Path(__file__).resolve().parents[1] / "results" / notebook
-    if not (folder / "parameters.json").is_file():
-        pytest.skip(f"results/{notebook}/ is not computed yet")
-    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
-    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
 
 
 def test_smoke_sizes_names_the_quick_run_sizes():

@@ -2,6 +2,7 @@
 
 import numpy as np
 import pandas as pd
+from conftest import committed_entry
 
 from fastmix_companion.claims import DOES_NOT_HOLD, HOLDS, UNDECIDED, Claim, Source, fastmix_paper, verdict_counts
 from fastmix_companion.store import ResultsStore
@@ -188,7 +189,7 @@ def test_reduction_claims_say_whose_claim_and_the_setting_and_can_fail(tmp_path)
 
 
 def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
-    out = F.stored_claims(*_committed(F.NOTEBOOK))
+    out = F.stored_claims(*committed_entry(F.NOTEBOOK))
     assert out and all(c.source is not None for c in out)
     assert sum(c.source.is_ours for c in out) == 2
     assert verdict_counts(out) == {
@@ -201,20 +202,6 @@ def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     assert not [c for c in out if c.claim.startswith("C^2 = 2")]  # checked once, on the Section 3 page
     (unbounded,) = [c for c in out if c.claim.endswith("C^2 -> inf")]
     assert "k = 80 is our choice" in str(unbounded.setting)
-
-
-def _committed(notebook):
-    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
-    import json
-    from pathlib import Path
-
-    import pytest
-
-    folder = Path(__file__).resolve().parents[1] / "results" / notebook
-    if not (folder / "parameters.json").is_file():
-        pytest.skip(f"results/{notebook}/ is not computed yet")
-    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
-    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
 
 
 def test_smoke_sizes_text_follows_the_parameters():

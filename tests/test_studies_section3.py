@@ -3,6 +3,7 @@
 import math
 
 import pandas as pd
+from conftest import committed_entry
 
 from fastmix_companion.claims import (
     DOES_NOT_HOLD,
@@ -237,7 +238,7 @@ def test_family_levels_and_three_way_rules():
 
 
 def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
-    out = S3.stored_claims(*_committed(S3.NOTEBOOK))
+    out = S3.stored_claims(*committed_entry(S3.NOTEBOOK))
     assert len(out) == 8 and all(c.source is not None for c in out)
     assert [c.claim for c in out if not c.source.is_ours] == [
         "Theorem 1's bound covers the exact loss of a draw",
@@ -253,20 +254,6 @@ def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     ].endswith("; at the paper's smaller r = 4 (k2 = 128) the draws keep 0.43 on average")
     theorem = next(c for c in out if c.claim.startswith("Theorem 1"))
     assert "n = 64, d = 4, k2 = 32, k1 = 20" in theorem.setting.differences[0]
-
-
-def _committed(notebook):
-    """The committed tables and parameters of ``results/<notebook>/``, read as the files are (CSV and JSON)."""
-    import json
-    from pathlib import Path
-
-    import pytest
-
-    folder = Path(__file__).resolve().parents[1] / "results" / notebook
-    if not (folder / "parameters.json").is_file():
-        pytest.skip(f"results/{notebook}/ is not computed yet")
-    tables = {p.stem: pd.read_csv(p) for p in sorted(folder.glob("*.csv"))}
-    return tables, json.loads((folder / "parameters.json").read_text(encoding="utf-8"))["parameters"]
 
 
 def test_smoke_sizes_text_follows_the_parameters():
