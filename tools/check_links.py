@@ -125,15 +125,23 @@ def sphinx_linkcheck(root: Path, out: Path) -> list[dict]:
     """Run Sphinx's linkcheck builder on the sources (no execution, external links ignored).
 
     Returns its ``output.json`` records. jupyter-book reads a configuration file, so a copy of
-    ``_config.yml`` with notebook execution off, every ``http(s)`` address ignored and the
-    local extension's folder made absolute is written into ``out`` first.
+    ``_config.yml`` with notebook execution off, every ``http(s)`` address ignored, the
+    missing-glue warnings that follow from no execution silenced, and the local extension's
+    folder made absolute is written into ``out`` first.
     """
     import yaml
 
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf-8"))
     config.setdefault("execute", {})["execute_notebooks"] = "off"
     sphinx = config.setdefault("sphinx", {})
-    sphinx.setdefault("config", {})["linkcheck_ignore"] = [r"^https?://"]
+    sphinx_config = sphinx.setdefault("config", {})
+    # The per-page notebook downloads point into ``_sources``, which only the HTML build writes;
+    # ``check_html`` follows them in the built site.
+    sphinx_config["linkcheck_ignore"] = [r"^https?://", r"^(\.\./)*_sources/"]
+    # Without execution no notebook has outputs, so no glued value exists to look up; the real
+    # build (which executes) is where a missing glue key is an error.
+    suppressed = list(sphinx_config.get("suppress_warnings") or [])
+    sphinx_config["suppress_warnings"] = suppressed + ["mystnb.glue", "mystnb.glue_ref"]
     sphinx["local_extensions"] = {
         name: str((root / path).resolve()) for name, path in (sphinx.get("local_extensions") or {}).items()
     }
