@@ -29,6 +29,7 @@ from fastmix_companion.claims import (
     log_ratio_interval,
     mean_interval,
     one_sided_less,
+    paired_log_ratio,
     percentile_of,
     verdict_counts,
 )
@@ -173,3 +174,25 @@ def test_exploratory_checks_are_shown_but_not_counted():
     assert verdict_counts([seen, fixed])[HOLDS] == 1
     assert "exploratory" in claims_frame([seen])["verdict"][0]
     assert "**holds**" not in claims_markdown([seen]) and "**holds**" in claims_markdown([fixed])
+
+
+def test_paired_log_ratio_removes_what_the_pairs_share_and_matches_the_paired_t_test():
+    rng = np.random.default_rng(3)
+    shared = rng.normal(0.0, 1.0, 40)  # a large per-trial effect both samples carry
+    a = np.exp(shared + 0.05 + rng.normal(0.0, 0.02, 40))
+    b = np.exp(shared + rng.normal(0.0, 0.02, 40))
+    iv, p, corr = paired_log_ratio(a, b)
+    welch_iv = log_ratio_interval(a, b)
+    assert iv.low > 1 and p < 1e-6 and corr > 0.99  # the 5% shift is found ...
+    assert welch_iv.low < 1 < welch_iv.high  # ... which the unpaired interval cannot see
+    assert (iv.high - iv.low) < 0.05 * (welch_iv.high - welch_iv.low)
+    expected = stats.ttest_rel(np.log(a), np.log(b))
+    assert p == pytest.approx(expected.pvalue, rel=1e-10)
+    assert iv.estimate == pytest.approx(math.exp(np.mean(np.log(a) - np.log(b))), rel=1e-12) and iv.n == 40
+
+
+def test_paired_log_ratio_refuses_samples_that_cannot_be_paired():
+    with pytest.raises(ValueError, match="one length"):
+        paired_log_ratio([1.0, 2.0, 3.0], [1.0, 2.0])
+    with pytest.raises(ValueError, match="positive"):
+        paired_log_ratio([1.0, -2.0, 3.0], [1.0, 2.0, 3.0])

@@ -415,25 +415,14 @@ def run_setting(datasets, *, timed: bool = False, blas_threads=None):
     return Setting(tuple(diffs), comparable=bool(n == PAPER_N and near))
 
 
-def _holm_adjusted(p_values) -> list[float]:
-    """Holm's adjusted p-values (reject at level a exactly when the adjusted p is at most a)."""
-    p = np.asarray(p_values, dtype=float)
-    order = np.argsort(p)
-    adj, running = np.empty_like(p), 0.0
-    for rank, idx in enumerate(order):
-        running = max(running, min(1.0, (p.size - rank) * p[idx]))
-        adj[idx] = running
-    return adj.tolist()
-
-
 def page_tests(tables, alpha: float = 0.05) -> dict:
     """The page's family of tests, Holm-corrected together at ``alpha``.
 
     Keys ``("r2<r1", eps)`` and ``("r3<r2", eps)``: one-sided Welch tests on log excess risk that the larger
-    sketch is more accurate; ``("gram=dense", eps)``: two-sided Welch test of equal log excess risk of the
-    two IHM routes. Values: ``(p, holm_adjusted_p, rejected)``.
+    sketch is more accurate; ``("gram=dense", eps)``: two-sided paired t test of equal log excess risk of the
+    two IHM routes (:func:`gram_dense_pairs`). Values: ``(p, holm_adjusted_p, rejected)``.
     """
-    from fastmix_companion.claims import one_sided_less
+    from fastmix_companion.claims import holm_adjusted, one_sided_less, paired_log_ratio
 
     runs = labelled_runs(tables)
     eps_grid = sorted(runs["epsilon"].dropna().unique())
@@ -447,25 +436,39 @@ def page_tests(tables, alpha: float = 0.05) -> dict:
             keys.append((name, e))
             ps.append(one_sided_less(er(a, e), er(b, e)))
     for e in eps_grid:
-        one = one_sided_less(er("IHM (Gram factor)", e), er("IHM (dense sketch)", e))
         keys.append(("gram=dense", e))
-        ps.append(min(1.0, 2 * min(one, 1 - one)))
-    adj = _holm_adjusted(ps)
+        ps.append(paired_log_ratio(*gram_dense_pairs(runs, e))[1])
+    adj = holm_adjusted(ps)
     return {k: (p, a, a <= alpha) for k, p, a in zip(keys, ps, adj, strict=True)}
 
 
+def gram_dense_pairs(runs, eps) -> tuple[np.ndarray, np.ndarray]:
+    """Excess risks of Gram-factor and dense IHM at ``eps``, aligned by trial (a paired design).
+
+    Trial ``t`` of both routes runs on the same seed (the seed's key names the dataset, method,
+    epsilon and trial, not the route), so the pair shares its first draw, the private
+    ``lambda_min``, and with it the regularisation of every step; the sketches then differ. Trials
+    present for one route only are left out.
+    """
+    at = runs[np.isclose(runs["epsilon"], eps)]
+    gram = at[at["series"] == "IHM (Gram factor)"].set_index("trial")["excess_risk"]
+    dense = at[at["series"] == "IHM (dense sketch)"].set_index("trial")["excess_risk"]
+    both = gram.index.intersection(dense.index).sort_values()
+    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
+
+
 def gram_agreement(tables, alpha: float = 0.05) -> dict:
-    """Gram / dense IHM excess risk per epsilon, simultaneous intervals (Bonferroni over the epsilons)."""
-    from fastmix_companion.claims import log_ratio_interval
+    """Gram / dense IHM excess risk per epsilon from paired trials, with simultaneous intervals.
+
+    Values are ``(interval, p, correlation)`` of :func:`~fastmix_companion.claims.paired_log_ratio`;
+    the intervals are Bonferroni-simultaneous over the epsilons.
+    """
+    from fastmix_companion.claims import paired_log_ratio
 
     runs = labelled_runs(tables)
     eps_grid = sorted(runs["epsilon"].dropna().unique())
     level = 1 - alpha / len(eps_grid)
-
-    def er(series, eps):
-        return runs.loc[(runs["series"] == series) & np.isclose(runs["epsilon"], eps), "excess_risk"].to_numpy()
-
-    return {e: log_ratio_interval(er("IHM (Gram factor)", e), er("IHM (dense sketch)", e), level) for e in eps_grid}
+    return {e: paired_log_ratio(*gram_dense_pairs(runs, e), level) for e in eps_grid}
 
 
 def _speedup_magnitude(series, iv, paper):
@@ -588,8 +591,10 @@ def claims(tables, alpha: float = 0.05, parameters=None):
             )
         )
 
-    eq = gram_agreement(tables, alpha)
+    pairs = gram_agreement(tables, alpha)
+    eq = {e: iv for e, (iv, _, _) in pairs.items()}
     far = max(eq, key=lambda e: abs(np.log(eq[e].estimate)))
+    corr = [c for _, _, c in pairs.values() if np.isfinite(c)]
     f = EQUIVALENCE_FACTOR
     differ = [e for e in eps_grid if tests[("gram=dense", e)][2]]
     smallest = min(eps_grid, key=lambda e: tests[("gram=dense", e)][1])
@@ -599,12 +604,14 @@ def claims(tables, alpha: float = 0.05, parameters=None):
             paper="both routes release a sketch with the law N(0, X^T X), so their accuracy should agree",
             measured=(
                 f"Gram / dense excess risk, farthest from 1: {format_interval(eq[far])} at eps = {far:g} "
-                f"(simultaneous {1 - alpha / n_eps:.2%} intervals); equal accuracy rejected at {len(differ)} of "
-                f"{n_eps} epsilons after Holm (smallest adjusted p {tests[('gram=dense', smallest)][1]:.2g}, eps = "
-                f"{smallest:g})"
+                f"(paired by trial, simultaneous {1 - alpha / n_eps:.2%} intervals); equal accuracy rejected at "
+                f"{len(differ)} of {n_eps} epsilons after Holm (smallest adjusted p "
+                f"{tests[('gram=dense', smallest)][1]:.2g}, eps = {smallest:g})"
+                + (f"; correlation of the paired log excess risks {min(corr):.2f} to {max(corr):.2f}" if corr else "")
             ),
-            rule=f"simultaneous intervals over the {n_eps} epsilons (Bonferroni, {alpha:g} family-wise): holds if all "
-            f"lie within [1/{f:g}, {f:g}], does not hold if one lies wholly outside, undecided otherwise",
+            rule=f"paired by trial (same seed, so the same private lambda_min); simultaneous paired-t intervals over "
+            f"the {n_eps} epsilons (Bonferroni, {alpha:g} family-wise): holds if all lie within [1/{f:g}, {f:g}], "
+            "does not hold if one lies wholly outside, undecided otherwise",
             holds=True
             if all(1 / f <= iv.low and iv.high <= f for iv in eq.values())
             else (False if any(iv.high < 1 / f or iv.low > f for iv in eq.values()) else None),

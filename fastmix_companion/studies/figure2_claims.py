@@ -95,6 +95,20 @@ def _risk(runs, dataset, method, eps=None, ratio=None, sketch=None):
     return runs.loc[sel, "excess_risk"].to_numpy(dtype=float)
 
 
+def _gram_dense_pairs(runs, dataset, eps) -> tuple[np.ndarray, np.ndarray]:
+    """IHM's excess risks with the Gram-factor and the dense sampler at ``eps``, aligned by trial.
+
+    Both samplers' trial ``t`` runs on the same seed (its key does not name the sampler), so each
+    pair shares its private ``lambda_min`` draw: a paired design. Unmatched trials are left out.
+    """
+    sel = (runs["dataset"] == dataset) & (runs["method"] == "IHM") & np.isclose(runs["epsilon"], eps)
+    at = runs.loc[sel]
+    gram = at[at["ihm_sketch"] == "gram"].set_index("trial")["excess_risk"]
+    dense = at[at["ihm_sketch"] == "dense"].set_index("trial")["excess_risk"]
+    both = gram.index.intersection(dense.index).sort_values()
+    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
+
+
 def _main_sketch(runs) -> str:
     """The IHM sampler of the grid: "gram" when any IHM run used it, else "dense"."""
     return "gram" if (runs["ihm_sketch"].fillna("") == "gram").any() else "dense"
@@ -213,12 +227,21 @@ class PageTests:
         self.alpha = alpha
         self._tests: dict[tuple, tuple[float, bool]] = {}
         self.sign: dict[tuple, int] = {}
+        self._paired = False
 
     def add(self, key, a, b) -> None:
         from fastmix_companion.claims import one_sided_less
 
         p = one_sided_less(a, b)
         self._tests[key] = (min(1.0, 2.0 * min(p, 1.0 - p)), p < 0.5)
+
+    def add_paired(self, key, a, b) -> None:
+        """A two-sided paired t test on log values; ``a[i]`` and ``b[i]`` come from the same trial."""
+        from fastmix_companion.claims import paired_log_ratio
+
+        iv, p, _ = paired_log_ratio(a, b)
+        self._tests[key] = (p, iv.estimate < 1.0)
+        self._paired = True
 
     def decide(self) -> PageTests:
         from fastmix_companion.claims import holm
@@ -233,7 +256,8 @@ class PageTests:
 
     @property
     def rule(self) -> str:
-        return f"two-sided Welch test on log risk, Holm over the page's {len(self)} tests at {self.alpha:g}"
+        kind = "two-sided Welch test on log risk" + (" (paired t for trials that share a seed)" if self._paired else "")
+        return f"{kind}, Holm over the page's {len(self)} tests at {self.alpha:g}"
 
 
 def page_tests(runs, datasets, alpha: float = 0.05) -> PageTests:
@@ -255,12 +279,9 @@ def page_tests(runs, datasets, alpha: float = 0.05) -> PageTests:
             for eps in sorted(
                 runs.loc[(runs["dataset"] == name) & (runs["ihm_sketch"] == "dense"), "epsilon"].unique()
             ):
-                gram, dense = (
-                    _risk(runs, name, "IHM", eps, sketch="gram"),
-                    _risk(runs, name, "IHM", eps, sketch="dense"),
-                )
-                if gram.size >= 2 and dense.size >= 2:
-                    family.add((name, "gram", float(eps)), gram, dense)
+                gram, dense = _gram_dense_pairs(runs, name, eps)
+                if gram.size >= 2:
+                    family.add_paired((name, "gram", float(eps)), gram, dense)
         mid, big, _ = (_sphere_cells(runs) if name == SPHERE else None) or ((), (), ())
         for eps in mid:
             for r in big:
@@ -355,24 +376,19 @@ def _k2_claim(runs, info, family, name):
 
 def _gram_claim(runs, info, family, names):
     """(Ours) IHM through its Gram factor has the dense sketch's excess risk, at every dataset and epsilon checked."""
-    from fastmix_companion.claims import Claim, Setting, Source, format_interval, log_ratio_interval
+    from fastmix_companion.claims import Claim, Setting, Source, format_interval, paired_log_ratio
 
     keys = [k for k in family.sign if k[1] == "gram" and k[0] in names]
     if not keys:
         return None
-    ivs = {
-        k: log_ratio_interval(
-            _risk(runs, k[0], "IHM", k[2], sketch="gram"), _risk(runs, k[0], "IHM", k[2], sketch="dense")
-        )
-        for k in keys
-    }
+    ivs = {k: paired_log_ratio(*_gram_dense_pairs(runs, k[0], k[2]))[0] for k in keys}
     significant = [k for k in keys if family.sign[k]]
     fits = [_matches(iv) for iv in ivs.values()]
     diffs = tuple(f"includes {n}, a stand-in not among Figure 2's datasets" for n in names if n not in FIGURE2_DATASETS)
     return Claim(
         claim="IHM through the Gram factor gives the dense sketch's risk",
         paper="G (X^T X)^(1/2) has the distribution of S X, so both samplers give IHM the same excess risk.",
-        measured="Gram / dense excess risk: "
+        measured="Gram / dense excess risk, paired by trial: "
         + "; ".join(f"{k[0]} at eps = {k[2]:g}: {format_interval(iv)}" for k, iv in ivs.items())
         + f"; significant differences: {', '.join(f'{k[0]} at {k[2]:g}' for k in significant) or 'none'}",
         rule=f"holds if no Gram/dense difference is significant ({family.rule}) and every 95% interval lies within "
