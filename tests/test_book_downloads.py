@@ -221,8 +221,16 @@ def test_every_result_page_links_the_stored_data_behind_it(book):
     assert not (problems := stored_data_problems(book, results)), "\n".join(problems)
 
 
-def test_the_api_page_links_every_function_to_its_source(book):
-    problems, checked = source_link_problems(book / "book" / "api.html")
+def test_the_api_reference_has_a_page_per_module_each_linking_every_function_to_its_source(book):
+    pages = sorted((book / "book" / "api").glob("*.html"))
+    toc_lines = (ROOT / "_toc.yml").read_text(encoding="utf-8").splitlines()
+    toc = [line.split("book/api/")[1].strip() for line in toc_lines if "book/api/" in line]
+    assert [p.stem for p in pages] == sorted(toc) and len(pages) >= 10, [p.stem for p in pages]
+    problems, checked = [], 0
+    for page in pages:
+        found, n = source_link_problems(page)
+        problems += found
+        checked += n
     assert not problems, "\n".join(problems[:20])
     assert checked >= 50, checked
 
@@ -281,8 +289,8 @@ def test_the_data_check_catches_a_missing_file_an_edited_copy_and_a_missing_link
 
 
 def test_the_source_check_catches_a_missing_module_page_and_a_missing_link(book, tmp_path):
-    copy = _small_copy(book, tmp_path, "book/api.html", "_modules")
-    api = copy / "book" / "api.html"
+    copy = _small_copy(book, tmp_path, "book/api/fastmix_srht.html", "_modules")
+    api = copy / "book" / "api" / "fastmix_srht.html"
     assert not source_link_problems(api)[0]
     link = _SOURCE_LINK.search(api.read_text(encoding="utf-8"))
     assert link is not None
