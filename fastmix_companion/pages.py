@@ -9,7 +9,8 @@
 * :func:`tex_num` writes a number for MyST maths (``1e-05`` as ``10^{-5}``).
 * :func:`stored_entry` is the template every result page shares: it opens the page's entry in the
   results store (:class:`StoredEntry`), shows the store note, the claims table or what is missing,
-  and gives the provenance cell its data sources and start time.
+  the page's citations (:func:`page_citations`), and gives the provenance cell its data sources
+  and start time.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ __all__ = [
     "stored_entry",
     "NO_FIGURE",
     "NO_CLAIMS",
+    "PAPER_KEYS",
+    "page_citations",
 ]
 
 NO_FIGURE = "No stored results to draw; the store note on this page says how to compute them."
@@ -72,6 +75,71 @@ def tex_num(x) -> str:
     mantissa, exponent = text.split("e")
     power = f"10^{{{int(exponent)}}}"
     return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
+
+
+PAPER_KEYS = {"The FastMix paper": "lev2026fastmix", "The kernel paper": "lee2025optimal"}
+"""The bibliography key of the paper behind each part of the book (``_toc.yml`` captions)."""
+
+_CITE_START = "% cite-this:start"
+_CITE_END = "% cite-this:end"
+
+
+def _book_root():
+    from fastmix_companion.notebook_parameters import default_notebooks_dir
+
+    return default_notebooks_dir().parent
+
+
+def _paper_key(name: str, root) -> str | None:
+    """The key of the paper whose part of the book holds notebook ``name`` (``None`` outside them)."""
+    import yaml
+
+    toc = root / "_toc.yml"
+    if not toc.is_file():
+        return None
+    for part in (yaml.safe_load(toc.read_text(encoding="utf-8")) or {}).get("parts") or []:
+        files = [str(c.get("file", "")) for c in part.get("chapters") or []]
+        if f"notebooks/{name}" in files:
+            return PAPER_KEYS.get(part.get("caption"))
+    return None
+
+
+def _bibtex_entries(root) -> dict[str, str]:
+    """The BibTeX entries of the book's "How to cite it" block (generated from ``CITATION.cff``), by key."""
+    import re
+
+    intro = root / "book" / "intro.md"
+    text = intro.read_text(encoding="utf-8") if intro.is_file() else ""
+    if _CITE_START not in text or _CITE_END not in text:
+        return {}
+    block = text.split(_CITE_START, 1)[1].split(_CITE_END, 1)[0]
+    entries = re.findall(r"(?ms)^@\w+\{([^,\s]+),.*?^\}$", block)
+    bodies = re.findall(r"(?ms)^@\w+\{[^,\s]+,.*?^\}$", block)
+    return dict(zip(entries, bodies, strict=True))
+
+
+def page_citations(name: str, root=None) -> str:
+    """How to cite result page ``name``: the paper it reproduces and the companion, as BibTeX (MyST Markdown).
+
+    The entries are the ones the book's "How to cite it" section carries, which ``tools/citation.py``
+    generates from ``CITATION.cff``; the paper is the one whose part of ``_toc.yml`` holds the page.
+    The entry that pins this page's exact code (version and commit) follows the provenance table.
+    Returns an empty string when the page belongs to neither paper or the entries are missing.
+    """
+    from fastmix_companion.provenance import COMPANION_CITATION
+
+    root = _book_root() if root is None else root
+    key = _paper_key(name, root)
+    entries = _bibtex_entries(root)
+    companion = entries.get(COMPANION_CITATION["key"])
+    if key is None or key not in entries or companion is None:
+        return ""
+    return (
+        f"Cite the paper this page reproduces, {{cite:t}}`{key}`, and, if the code or the figure helped, the "
+        "companion. The companion's entry below names its release; the entry under the provenance table pins "
+        "the exact commit that built this page.\n\n"
+        f"```bibtex\n{entries[key]}\n\n{companion}\n```\n"
+    )
 
 
 @dataclass
@@ -122,6 +190,12 @@ class StoredEntry:
         from fastmix_companion.claims import claims_markdown
 
         display(Markdown(claims_markdown(claims) if claims else missing))
+
+    def show_citation(self) -> None:
+        """Display how to cite this page: the paper it reproduces and the companion (:func:`page_citations`)."""
+        from IPython.display import Markdown, display
+
+        display(Markdown(page_citations(self.name)))
 
     @staticmethod
     def no_figure() -> None:

@@ -208,7 +208,10 @@ def companion_bibtex(
     elif tag is not None:
         note = f"Commit {commit}, tagged {tag}"
     elif release:
-        note = f"Commit {commit}; no release tag found in the checkout"
+        note = (
+            f"Development version at commit {commit}, not a release: no release tag precedes it in the "
+            "checkout (a clone made without tags looks the same)"
+        )
     else:
         note = f"Commit {commit}"
     if known and dirty:

@@ -207,6 +207,12 @@ caption(
 draw_coherence(smoke["coherence"], rho=rho, constant=upper_constant, title="smoke scale (not evidence)")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

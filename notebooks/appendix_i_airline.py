@@ -349,6 +349,12 @@ caption(
 draw_tradeoff(smoke, title="smoke scale (not evidence)")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

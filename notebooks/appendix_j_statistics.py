@@ -197,6 +197,12 @@ caption(
 draw_spread(smoke["spread"], title="smoke scale (not evidence)")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

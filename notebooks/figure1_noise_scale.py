@@ -288,6 +288,12 @@ caption(
 draw_figure(smoke["curves"], title="smoke scale (not evidence)")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

@@ -203,6 +203,12 @@ caption(
 draw_rates(smoke, "smoke scale (live): a code check, not evidence")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

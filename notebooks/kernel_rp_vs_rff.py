@@ -406,6 +406,12 @@ caption("krr-smoke-sweep", "Smoke-scale run: " + text.sweep_text(smoke["sweep"],
 draw_sweep(smoke["sweep"], SWEEP_LAMBDA, "smoke scale (live): equal-M sweep")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

@@ -280,6 +280,12 @@ caption(
 draw_time(smoke, "smoke scale (not evidence)", T)
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

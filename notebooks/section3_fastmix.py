@@ -313,6 +313,12 @@ caption(
 draw_accounting(smoke["accounting"], title="smoke scale (not evidence)")
 
 # %% [markdown]
+# ## How to cite this page
+
+# %% tags=["remove-input"]
+page.show_citation()
+
+# %% [markdown]
 # ## Provenance
 
 # %% tags=["hide-output"]

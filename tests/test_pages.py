@@ -69,3 +69,36 @@ def test_stored_entry_loads_the_tables_and_shows_the_claims(monkeypatch, tmp_pat
     claims = [Claim("c", "the paper", "1.0", "rule", True)]
     page.show_claims(claims)
     assert shown[0].data == claims_markdown(claims)
+
+
+def test_every_result_page_cites_the_paper_of_its_part_and_the_companion():
+    from pathlib import Path
+
+    from fastmix_companion.pages import page_citations
+
+    root = Path(__file__).resolve().parents[1]
+    pages = sorted(p for p in (root / "notebooks").glob("*.py") if "stored_entry(" in p.read_text(encoding="utf-8"))
+    assert len(pages) >= 10
+    for page in pages:
+        assert "page.show_citation()" in page.read_text(encoding="utf-8"), page.name
+        text = page_citations(page.stem)
+        assert "@software{fastmix_companion," in text, page.name
+        kernel = page.stem.startswith("kernel_")
+        assert ("@misc{lee2025optimal," in text) is kernel and ("@misc{lev2026fastmix," in text) is not kernel
+    assert page_citations("hello_fastmix") == ""  # a page of no paper's part cites nothing here
+
+
+def test_page_citations_is_empty_without_the_generated_entries(tmp_path):
+    from fastmix_companion.pages import page_citations
+
+    (tmp_path / "book").mkdir()
+    (tmp_path / "_toc.yml").write_text(
+        "parts:\n  - caption: The FastMix paper\n    chapters:\n      - file: notebooks/figure2_dp_ols\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "book" / "intro.md").write_text("# no citation block\n", encoding="utf-8")
+    assert page_citations("figure2_dp_ols", root=tmp_path) == ""
+    block = "% cite-this:start\n```bibtex\n@misc{lev2026fastmix,\n  title = {T}\n}\n\n@software{fastmix_companion,\n"
+    (tmp_path / "book" / "intro.md").write_text(block + "  title = {C}\n}\n```\n% cite-this:end\n", encoding="utf-8")
+    text = page_citations("figure2_dp_ols", root=tmp_path)
+    assert "@misc{lev2026fastmix,\n  title = {T}\n}" in text and "@software{fastmix_companion," in text

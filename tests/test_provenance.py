@@ -254,7 +254,8 @@ def test_entry_for_a_release_names_its_tag_version_and_commit():
         (
             {"tag": None, "commits_since": None, "commit_date": "2027-05-01"},
             False,
-            f"Commit {COMMIT}; no release tag found in the checkout",
+            f"Development version at commit {COMMIT}, not a release: no release tag precedes it in the "
+            "checkout (a clone made without tags looks the same)",
         ),
         (None, False, f"Commit {COMMIT}"),
         (
