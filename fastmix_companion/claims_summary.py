@@ -40,6 +40,7 @@ __all__ = [
     "verdicts_markdown",
     "headline_html",
     "collapse_groups",
+    "page_tally",
 ]
 
 #: The papers, in the book's order, as :class:`fastmix_companion.claims.Source` names them.
@@ -242,3 +243,20 @@ def headline_html(rows: Sequence[PageClaim]) -> str:
                 f"<b>{escape(c.claim)}</b> ({escape(whose)}): <i>{escape(c.verdict)}</i>. {escape(c.measured)}{size}"
             )
     return "<ul>\n" + "\n".join(f"<li>{item}</li>" for item in items) + "\n</ul>"
+
+
+def page_tally(rows: Sequence[PageClaim], notebook: str) -> str:
+    """One page's verdict counts in a line, per paper and for the companion's own questions.
+
+    ``"FastMix paper: holds (4), not comparable (2); ours: holds (3)"``; groups of cells count once
+    (:func:`collapse_groups`) and exploratory checks not at all, as in :func:`counts_sentence`.
+    Empty when the page checks nothing.
+    """
+    mine = [r for r in rows if r.notebook == notebook]
+    parts = []
+    for label, picked in [(p, paper_claims(mine, p)) for p in PAPERS] + [("ours", own_findings(mine))]:
+        counts = verdict_counts(r.claim for r in collapse_groups(picked))
+        listed = ", ".join(f"{word} ({k})" for word, k in counts.items() if k)
+        if listed:
+            parts.append(f"{label}: {listed}")
+    return "; ".join(parts)

@@ -1240,3 +1240,41 @@ def test_extension_says_how_to_install_a_missing_mathjax(extension, monkeypatch)
     monkeypatch.setattr(fastmix_book, "find_spec", lambda name: None)
     with pytest.raises(ExtensionError, match=r'pip install -e "\.\[book\]"'):
         fastmix_book.mathjax_source_dir()
+
+
+def test_the_landing_page_gallery_has_a_card_per_result_page_with_its_figure_and_verdicts(book):
+    """One card per result page, in the book's order: the page's first figure, its label and title, its tally."""
+    from fastmix_companion.claims_summary import _book_order, collect, page_tally
+
+    html = (book / "book" / "intro.html").read_text(encoding="utf-8")
+    cards = re.findall(r'<div class="fastmix-gallery-card[^"]*">(.*?)</div>', html, re.S)
+    pages = [n for n in _book_order() if (book / "notebooks" / f"{n}.html").is_file()]
+    assert len(cards) == len(pages) >= 10
+    rows = collect()
+    for name, card in zip(pages, cards, strict=True):
+        assert f'href="../notebooks/{name}.html"' in card, name
+        thumb = re.search(r'<img alt="([^"]+)" class="[^"]*fastmix-gallery-thumb[^"]*" src="([^"]+)"', card)
+        if thumb:  # the thumbnail is an image the page itself shows
+            assert (book / "book" / thumb.group(2)).resolve().is_file(), (name, thumb.group(2))
+            page = (book / "notebooks" / f"{name}.html").read_text(encoding="utf-8")
+            assert thumb.group(2).rsplit("/", 1)[1] in page, name
+            assert not _bad_alt(thumb.group(1), thumb.group(2)), name
+        else:  # only a page with nothing stored has no figure to show
+            assert not (ROOT / "results" / name / "manifest.json").is_file(), name
+        tally = page_tally(rows, name) or "no stored verdicts"
+        assert f'<p class="fastmix-gallery-tally">{tally}</p>' in card.replace("&#x27;", "'"), name
+
+
+def test_the_gallery_takes_the_first_figure_and_its_label(extension):
+    import fastmix_gallery
+    from docutils import nodes
+
+    doc = nodes.document(None, None)
+    first = nodes.figure("", nodes.image(uri="a.png"), nodes.caption("", "Figure 2. Excess risk."))
+    second = nodes.figure("", nodes.image(uri="b.png"), nodes.caption("", "Figure 3. Runtime."))
+    doc += nodes.figure("", nodes.caption("", "Figure 1. No image here."))
+    doc += first
+    doc += second
+    image, label = fastmix_gallery.first_figure(doc)
+    assert image["uri"] == "a.png" and label == "Figure 2"
+    assert fastmix_gallery.first_figure(nodes.document(None, None)) == (None, "")

@@ -39,6 +39,7 @@ Loaded by ``_config.yml`` (``sphinx: local_extensions``). It does these things:
    the theme's download button offers it as ``.ipynb`` too) and, on a result page, the files of its
    stored entry (tables, ``parameters.json``, ``provenance.json``, ``manifest.json``), copied from
    ``results/<notebook>/`` into ``results/<notebook>/`` of the HTML output.
+10. **A gallery on the landing page**, one card per result page (``fastmix_gallery``, loaded here).
 """
 
 from __future__ import annotations
@@ -990,6 +991,8 @@ def verify_results_store(app: Sphinx) -> None:
 
 def setup(app: Sphinx) -> dict:
     register_citation_styles()
+    # the landing page's gallery of result pages (book/_ext/fastmix_gallery.py)
+    app.setup_extension("fastmix_gallery")
     app.add_config_value("fastmix_launch_branch", "launch", "html")
     app.add_config_value("fastmix_rerun_box", True, "env")
     app.add_config_value("fastmix_number_figures", False, "env")
