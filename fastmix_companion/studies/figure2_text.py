@@ -73,9 +73,19 @@ def reversal_text(rev: dict, dataset: str) -> str:
         if rev["smaller_eta_mean"] > rev["larger_eta_mean"]
         else f"The Hessian noise does not explain it: the smaller sketch adds no more of it ({noise})."
     )
+    small, large = rev["smaller_over_ihm"], rev["larger_over_ihm"]
+    loss = (
+        f"FastIHM / IHM is {format_interval(small)} at the smaller and {format_interval(large)} at the larger "
+        "sketch, so "
+        + (
+            "the larger sketch brings a loss against IHM back. "
+            if large.low > 1
+            else "the larger sketch is not shown to lose against IHM: a reversal in risk, not a loss coming back. "
+        )
+    )
     return (
         f"At $\\varepsilon = {rev['epsilon']:g}$ on {dataset} the larger sketch ($r = {rev['larger']:g}$) is "
-        f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). " + why
+        f"significantly *worse* than $r = {rev['smaller']:g}$ (ratio {format_interval(rev['ratio'])}). " + loss + why
     )
 
 
