@@ -231,10 +231,11 @@ UNDECIDED = "undecided"
 DOES_NOT_HOLD = "does not hold"
 
 VERDICTS = {
-    HOLDS: "The measurement supports the claim by its decision rule and, where the paper gives a number, "
-    "the measured value is within the stated factor of it.",
+    HOLDS: "The measurement supports the claim by its decision rule and, where the paper gives a number that "
+    "our setting can reproduce, the measured value is shown to be within the stated factor of it.",
     HOLDS_IN_DIRECTION: "The measurement supports the claim's direction (faster, smaller, falling), but a "
-    "number the paper gives is not reproduced within the stated factor: the effect is there, its size differs.",
+    "number the paper gives is not shown to be reproduced within the stated factor (it lies outside, or the "
+    "interval cannot tell): the effect is there, its size differs or is unsettled.",
     NOT_COMPARABLE: "The run is outside the setting in which the paper makes the claim (other data, other n, "
     "other sketch sizes) in a way that changes what is measured, so it can neither confirm nor refute the "
     "claim; the reason is given.",
@@ -340,12 +341,17 @@ class Magnitude:
     factor : float
         Reproduced in size when the whole interval lies within ``[1/factor, factor]``; not
         reproduced when it lies wholly outside; undecided otherwise.
+    caveat : str
+        Why the size cannot be compared in this run's setting (e.g. timings on other hardware
+        and thread counts), or empty. A size with a caveat is reported but not judged: it
+        leaves the verdict to the rule's direction.
     """
 
     quantity: str
     paper: float
     ratio: Interval
     factor: float = 2.0
+    caveat: str = ""
 
     def __post_init__(self):
         if not (self.factor > 1.0 and math.isfinite(self.factor)):
@@ -363,7 +369,14 @@ class Magnitude:
             return False
         return None
 
+    @property
+    def judged(self) -> bool:
+        """Whether the size counts in the verdict (no :attr:`caveat`)."""
+        return not self.caveat
+
     def __str__(self) -> str:
+        if not self.judged:
+            return f"{self.quantity}: measured/paper {format_interval(self.ratio)} (size not judged: {self.caveat})"
         word = {True: "within", False: "outside", None: "undecided at"}[self.in_size]
         return f"{self.quantity}: measured/paper {format_interval(self.ratio)} ({word} a factor {self.factor:g})"
 
@@ -419,7 +432,8 @@ class Claim:
         A paper's claim tested outside its setting in a way that changes what is measured is
         :data:`NOT_COMPARABLE`; an undecided rule is :data:`UNDECIDED`; a rule that fails is
         :data:`DOES_NOT_HOLD`; a rule that holds is :data:`HOLDS_IN_DIRECTION` when some
-        number of the paper is reproduced outside its factor, else :data:`HOLDS`.
+        number of the paper is not shown to be reproduced within its factor (outside it, or an
+        interval that straddles it), else :data:`HOLDS`. Sizes with a caveat are not judged.
         """
         if self.source is not None and not self.source.is_ours and not self.setting.comparable:
             return NOT_COMPARABLE
@@ -427,7 +441,7 @@ class Claim:
             return UNDECIDED
         if self.holds is False:
             return DOES_NOT_HOLD
-        if any(m.in_size is False for m in self.magnitudes):
+        if any(m.judged and m.in_size is not True for m in self.magnitudes):
             return HOLDS_IN_DIRECTION
         return HOLDS
 

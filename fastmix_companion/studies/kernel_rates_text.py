@@ -105,6 +105,16 @@ def claims_text(claims) -> str:
         if paper
         else ""
     )
+    floored = sorted(
+        {d for c in paper if c.verdict == NOT_COMPARABLE for d in c.setting.differences if "PSD cone" in d}
+    )
+    if floored:
+        text += (
+            " They are not comparable because the private estimator departs from the theorems' at these settings: "
+            + "; ".join(floored)
+            + ". The rates a run with few floored eigenvalues would test (a larger $\\lambda$ through `c_lam`, or "
+            "larger $n$) are not stored."
+        )
     if ours:
         text += (
             " Whether RP's measured privacy cost falls faster than RFF's is our own question (the paper orders only "
