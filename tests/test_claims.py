@@ -196,3 +196,18 @@ def test_paired_log_ratio_refuses_samples_that_cannot_be_paired():
         paired_log_ratio([1.0, 2.0, 3.0], [1.0, 2.0])
     with pytest.raises(ValueError, match="positive"):
         paired_log_ratio([1.0, -2.0, 3.0], [1.0, 2.0, 3.0])
+
+
+def test_a_size_with_a_caveat_is_reported_not_judged_and_an_undecided_size_is_not_holds():
+    far = Interval(5.0, 4.0, 6.0, 0.95, 10)
+    unsure = Interval(1.8, 1.5, 2.4, 0.95, 10)
+
+    def claim(*mags):
+        return Claim("c", "p", "m", "r", True, fastmix_paper("Figure 3"), magnitudes=mags)
+
+    assert claim(Magnitude("speedup", 2.0, far)).verdict == HOLDS_IN_DIRECTION
+    pinned = Magnitude("speedup", 2.0, far, caveat="1 thread, other machine")
+    assert claim(pinned).verdict == HOLDS and not pinned.judged
+    assert str(pinned).endswith("(size not judged: 1 thread, other machine)")
+    assert claim(Magnitude("speedup", 2.0, unsure)).verdict == HOLDS_IN_DIRECTION  # not shown within the factor
+    assert claim(Magnitude("speedup", 2.0, Interval(1.1, 0.9, 1.3, 0.95, 10))).verdict == HOLDS
