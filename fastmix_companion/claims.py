@@ -411,6 +411,9 @@ class Claim:
     group : str
         One question checked in several cells (e.g. every panel of a figure): the book's summary
         counts the group once (:func:`group_verdict`), the page shows every cell.
+    finding : str
+        One question answered on several pages (e.g. whether Gram-factor IHM is faster than FastIHM,
+        timed on three): the book's summary counts it once, from the pages whose runs are comparable.
     """
 
     claim: str
@@ -424,6 +427,7 @@ class Claim:
     headline: bool = False
     exploratory: bool = False
     group: str = ""
+    finding: str = ""
 
     @property
     def verdict(self) -> str:

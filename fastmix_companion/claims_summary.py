@@ -54,13 +54,19 @@ class PageClaim:
     notebook: str
     title: str
     claim: Claim
+    also: tuple[tuple[str, str], ...] = ()
 
     @property
     def link(self) -> str:
-        """A MyST link to the page (pages sit side by side in ``notebooks/``), resolved by the book."""
-        # a role's link text is plain: no maths delimiters, backquotes or angle brackets
-        title = self.title.replace("$", "").replace("\\", "").replace("`", "").replace("<", "").replace(">", "")
-        return f"{{doc}}`{title} <{self.notebook}>`"
+        """MyST links to the page, and to the other pages that answer the same finding (pages sit side by
+        side in ``notebooks/``), resolved by the book."""
+        return ", ".join(_doc_link(n, t) for n, t in ((self.notebook, self.title), *self.also))
+
+
+def _doc_link(notebook: str, title: str) -> str:
+    # a role's link text is plain: no maths delimiters, backquotes or angle brackets
+    title = title.replace("$", "").replace("\\", "").replace("`", "").replace("<", "").replace(">", "")
+    return f"{{doc}}`{title} <{notebook}>`"
 
 
 def stored_claims(notebook: str, root: str | Path | None = None) -> list[Claim]:
@@ -135,12 +141,14 @@ def _verdict(c: Claim) -> str:
 
 
 def summary_markdown(rows: Iterable[PageClaim]) -> str:
-    """One paper's claims as a Markdown table: where in the paper, the claim, verdict, size, setting, page."""
+    """One paper's claims as a Markdown table: where in the paper, the claim, verdict, size, setting, page.
+
+    A group of cells, and a finding answered on several pages, is one row (:func:`collapse_groups`)."""
     lines = [
         "| where in the paper | claim | verdict | measured / paper | setting | page |",
         "|---|---|---|---|---|---|",
     ]
-    for r in rows:
+    for r in collapse_groups(list(rows)):
         c = r.claim
         lines.append(
             f"| {_cell(c.source.location if c.source else '')} | {_cell(c.claim)} | {_verdict(c)} | "
@@ -190,6 +198,47 @@ def collapse_groups(rows: Sequence[PageClaim]) -> list[PageClaim]:
         )
         seen[key] = len(out)
         out.append(PageClaim(r.notebook, r.title, claim))
+    return _collapse_findings(out)
+
+
+def _collapse_findings(rows: list[PageClaim]) -> list[PageClaim]:
+    """``rows`` with the checks of one cross-page finding (a :class:`Claim`'s ``finding``) as one row.
+
+    The row keeps the first comparable page's wording and links every page; its verdict is
+    :func:`~fastmix_companion.claims.group_verdict` of the comparable checks (of all of them when none
+    is comparable), so a stand-in run on one page does not unsettle the paper-setting run of another.
+    """
+    import dataclasses
+
+    from fastmix_companion.claims import group_verdict
+
+    out: list[PageClaim] = []
+    done: set[str] = set()
+    for r in rows:
+        f = r.claim.finding
+        if not f:
+            out.append(r)
+            continue
+        if f in done:
+            continue
+        done.add(f)
+        members = [x for x in rows if x.claim.finding == f]
+        comparable = [x for x in members if x.claim.verdict != NOT_COMPARABLE] or members
+        lead = comparable[0]
+        verdict = group_verdict([x.claim for x in comparable])
+        holds = {HOLDS: True, HOLDS_IN_DIRECTION: True, DOES_NOT_HOLD: False}.get(verdict)
+        if len(members) == 1:
+            out.append(lead)
+            continue
+        claim = dataclasses.replace(
+            lead.claim,
+            holds=holds if verdict != NOT_COMPARABLE else lead.claim.holds,
+            measured=lead.claim.measured
+            + f" (answered on {len(members)} pages; counted once, from {len(comparable)} comparable)",
+            finding="",
+        )
+        others = tuple((x.notebook, x.title) for x in members if x is not lead)
+        out.append(PageClaim(lead.notebook, lead.title, claim, also=others))
     return out
 
 

@@ -205,7 +205,9 @@ else:  # nothing stored: the store note says why, where the figure would be
 # Each panel shows the two methods' private test error, each with its $(M, \lambda)$ tuned on validation. Dotted
 # lines: each method's tuned non-private error with the same features; dashed: exact kernel ridge regression on
 # the whole kernel (non-private, $\lambda$ tuned on validation, first repetitions only). The sentence and the table
-# below, generated from the stored runs, decide the paper's claims about its comparison figure.
+# below, generated from the stored runs, report on the paper's claims about its comparison figure: the paper
+# states no setting for that figure, so our runs can neither confirm nor refute them, and the verdicts that
+# decide something answer our own questions in our protocols.
 
 # %% tags=["remove-input"]
 if stored is not None:

@@ -116,3 +116,40 @@ def test_page_links_carry_plain_titles():
         "appendix_i_airline", "Appendix I: the extreme $n/d$ regime", Claim("c", "p", "m", "r", True, OURS)
     )
     assert row.link == "{doc}`Appendix I: the extreme n/d regime <appendix_i_airline>`"
+
+
+def test_a_finding_answered_on_several_pages_counts_once_from_the_comparable_pages():
+    stand_in = Setting(("a stand-in at n = 2^18",), False)
+    rows = [
+        S.PageClaim(
+            "figure2_dp_ols",
+            "Figure 2",
+            Claim("k2 (stand-in)", "p", "m1", "r", False, fastmix_paper("4.1"), stand_in, finding="k2"),
+        ),
+        S.PageClaim(
+            "appendix_i_airline", "Appendix I", Claim("k2", "p", "m2", "r", True, fastmix_paper("I"), finding="k2")
+        ),
+        S.PageClaim("figure3_runtime", "Figure 3", Claim("gram", "p", "m3", "r", True, OURS, finding="gram")),
+        S.PageClaim("regime_map", "Regime map", Claim("gram", "p", "m4", "r", None, OURS, finding="gram")),
+        S.PageClaim("regime_map", "Regime map", Claim("alone", "p", "m5", "r", True, OURS)),
+    ]
+    out = S.collapse_groups(rows)
+    assert [r.claim.claim for r in out] == ["k2", "gram", "alone"]
+    k2, gram, _ = out
+    assert k2.claim.verdict == "holds" and "counted once, from 1 comparable" in k2.claim.measured
+    assert "<appendix_i_airline>" in k2.link and "<figure2_dp_ols>" in k2.link
+    assert gram.claim.verdict == "undecided"  # holds on one page, undecided on another
+    assert "4 checks" not in S.counts_sentence(rows, "x") and S.counts_sentence(rows, "x").startswith("3 checks")
+
+
+def test_every_stored_finding_is_a_named_question_answered_on_more_than_one_page():
+    from fastmix_companion.studies import _findings
+
+    pages: dict[str, set[str]] = {}
+    for r in S.collect():
+        if r.claim.finding:
+            pages.setdefault(r.claim.finding, set()).add(r.notebook)
+    if not pages:
+        pytest.skip("no stored results")
+    assert set(pages) <= set(_findings.ALL)
+    assert all(len(p) >= 2 for p in pages.values()), pages

@@ -199,13 +199,15 @@ def test_the_authors_values_are_our_question_and_few_draws_leave_them_undecided(
 
 def test_stored_claims_on_the_committed_entry_all_say_whose_claim():
     out = AF.stored_claims(*committed_entry(AF.NOTEBOOK))
-    assert len(out) == 7 and all(c.source is not None for c in out)
+    assert len(out) == 8 and all(c.source is not None for c in out)
     assert [c.claim for c in out if not c.source.is_ours] == ["Welch's lower bound (240) holds for every draw", UPPER]
-    # the slope check is exploratory: shown, not counted
+    # the slope check and the scaling check are exploratory: shown, not counted
     assert verdict_counts(out) == {HOLDS: 5, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 0, UNDECIDED: 0, DOES_NOT_HOLD: 1}
     assert {c.claim: c.verdict for c in out}[ROUGH_CLAIM] == DOES_NOT_HOLD
     assert "99.4% interval (95% simultaneous over the page's 8 interval and rank checks" in out[2].rule
-    assert "Holm over the page's 3 rank tests at 0.0188 (their share of 5% over the page's 8 interval" in out[4].rule
+    assert "Holm over the page's 3 rank tests at 0.0188 (their share of 5% over the page's 8 interval" in out[5].rule
+    scaling = out[4]
+    assert scaling.exploratory and scaling.verdict == HOLDS and "in proportion to log(n/rho)" in scaling.claim
 
 
 def test_smoke_sizes_names_the_quick_run_sizes():

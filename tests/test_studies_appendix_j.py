@@ -129,9 +129,10 @@ def test_each_verdict_word_of_the_typical_draw_checks():
     assert set(_verdicts(_spread(scale=10.0)).values()) == {DOES_NOT_HOLD}
     assert set(_verdicts(_spread(seeds=10)).values()) == {UNDECIDED}  # fewer than 20 seeds
     assert set(_verdicts(_spread(n=2**16)).values()) == {NOT_COMPARABLE}  # the eigenvalues grow with n
-    # the paper's residual at the seeds' median: typical, however widely the seeds spread
+    # the paper's residual at the seeds' median: typical however widely the seeds spread, but so wide a
+    # spread cannot show the seeds' mean within a factor 2 of the paper's value, so the size is unsettled
     wide = _verdicts(_spread(ols_spread=3.0))
-    assert wide["synthetic_correlated: the paper's OLS residual is a typical draw"] == HOLDS
+    assert wide["synthetic_correlated: the paper's OLS residual is a typical draw"] == HOLDS_IN_DIRECTION
     # at the seeds' smallest (percentile 2.4): not rejected after Holm, outside the central 95%: undecided
     low = _verdicts(_spread(ols_shift=0.1))
     assert low["synthetic_correlated: the paper's OLS residual is a typical draw"] == UNDECIDED
@@ -146,11 +147,11 @@ def test_holm_runs_over_the_pages_checks():
     table = J.check_table(spread)
     assert len(table) == 6
     assert table["reject"].tolist() == holm(table["p"].tolist())
-    # the eigenvalue pair enters the family once, with the smaller of its two p-values, not doubled
+    # the eigenvalue pair enters the family once, with the smaller of its two p-values doubled (Bonferroni)
     sphere = spread[spread["design"] == "synthetic_sphere"]
     paper = fd.PAPER_STATISTICS["synthetic_sphere"]
     pair = [J.prediction_p(paper[s], sphere[s]) for s in ("lambda_min", "lambda_max")]
-    assert table["p"].iloc[0] == pytest.approx(min(pair))
+    assert table["p"].iloc[0] == pytest.approx(min(1.0, 2 * min(pair)))
     p = J.prediction_p(1.0, np.exp(np.linspace(-1, 1, 21)))
     assert p == pytest.approx(1.0)
     # one value at about p = 0.02 alone: rejected by itself, not after Holm over six checks
@@ -177,7 +178,7 @@ def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts()
     }
     by_name = {c.claim: c.verdict for c in claims}
     assert by_name["synthetic_correlated: the paper's OLS residual is a typical draw"] == UNDECIDED
-    # at percentile 2 of the seeds, p = 0.054 not doubled: not rejected after Holm, yet outside the central 95%
+    # at percentile 2 of the seeds, p = 0.11 (0.054 doubled): not rejected after Holm, yet outside the central 95%
     assert by_name["synthetic_correlated: the paper's eigenvalues are a typical draw"] == UNDECIDED
 
 

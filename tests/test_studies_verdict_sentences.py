@@ -59,3 +59,18 @@ def test_each_sentence_says_whose_claim_and_flips_with_the_verdict():
         'Of the 2 checks, the verdict is "holds" for 2.\n\nThe FastMix paper, Figure 3, "c": holds. '
         'Our own question (a practitioner\'s question), "c": holds.'
     )
+
+
+def test_whose_tally_leaves_exploratory_checks_out_of_every_number():
+    from fastmix_companion.claims import OURS, Claim, fastmix_paper
+    from fastmix_companion.studies._verdict_sentences import whose_tally
+
+    checks = [
+        Claim("a", "p", "m", "r", True, fastmix_paper("Figure 3")),
+        Claim("b", "p", "m", "r", None, OURS),
+        Claim("c", "p", "m", "r", False, OURS, exploratory=True),
+    ]
+    assert whose_tally(checks, "the paper's claims") == (
+        "Of the 2 checks (1 of the paper's claims, 1 of our own), 1 holds and 1 is undecided. "
+        "1 exploratory check (rule set after seeing these data) not counted."
+    )

@@ -34,13 +34,23 @@ VERBS = {
 
 
 def whose_tally(checks, papers: str) -> str:
-    """``"Of the 6 checks (5 of <papers>, 1 of our own), 4 hold and 2 are undecided."``, counting verdicts."""
-    checks = list(checks)
+    """``"Of the 6 checks (5 of <papers>, 1 of our own), 4 hold and 2 are undecided."``, counting verdicts.
+
+    Exploratory checks are left out of every number, and a last sentence says how many there are.
+    """
+    every = list(checks)
+    checks = [c for c in every if not c.exploratory]
     counts = {v: k for v, k in verdict_counts(checks).items() if k}
     ours = sum(c.source is not None and c.source.is_ours for c in checks)
     parts = [f"{k} {VERBS[v][k != 1]}" for v, k in counts.items()]
     listed = ", ".join(parts[:-1]) + (" and " if len(parts) > 1 else "") + parts[-1] if parts else "none is decided"
-    return f"Of the {len(checks)} checks ({len(checks) - ours} of {papers}, {ours} of our own), {listed}."
+    text = f"Of the {len(checks)} checks ({len(checks) - ours} of {papers}, {ours} of our own), {listed}."
+    n_expl = len(every) - len(checks)
+    if n_expl:
+        text += (
+            f" {n_expl} exploratory check{'s' if n_expl != 1 else ''} (rule set after seeing these data) not counted."
+        )
+    return text
 
 
 def tally(claims: Iterable[Claim]) -> str:

@@ -190,6 +190,9 @@ APPENDIX_F_SOURCES = {
 }
 """Where each check on the page comes from: the FastMix paper's Appendix F, or what prompted a question of ours."""
 
+SCALING_FACTOR = 1.5
+"""Delta/Welch follows log(n/rho) across n when one constant fits every n within this factor."""
+
 
 def rank_p_value(value: float, sample) -> float:
     """Two-sided rank p-value of ``value`` against ``sample``: ``2 min(#below + 1, #above + 1) / (N + 1)``, capped at 1.
@@ -339,13 +342,15 @@ def claims(
             )
         )
     if len(summary):
-        parts, outcomes = [], []
+        parts, outcomes, scaled_ivs, scaled_n = [], [], [], []
         for lg, g in coh[coh["k"] <= coh["n"] / far].groupby("log2_n", sort=True):
             iv = mean_interval(g["coherence"] / g["welch"], each)
             log_n_rho = float(np.log(g["n"].iloc[0] / rho))
             parts.append(f"n = 2^{int(lg)}: {format_interval(iv)} vs log(n/rho) = {log_n_rho:.3g}")
             scaled = type(iv)(iv.estimate / log_n_rho, iv.low / log_n_rho, iv.high / log_n_rho, iv.level, iv.n)
             outcomes.append(within(scaled, *roughly))
+            scaled_ivs.append(scaled)
+            scaled_n.append(int(lg))
         out.append(
             Claim(
                 claim="The coherence itself, like its upper bound, is roughly log(n/rho) times Welch's bound",
@@ -360,6 +365,29 @@ def claims(
                 setting=setting,
             )
         )
+        if len(scaled_ivs) >= 2:
+            lows, highs = [iv.low for iv in scaled_ivs], [iv.high for iv in scaled_ivs]
+            spread = SCALING_FACTOR
+            out.append(
+                Claim(
+                    claim="The coherence grows with n as its upper bound does: Delta/Welch in proportion to log(n/rho)",
+                    paper="our question: whatever its constant, does Delta/Welch follow the bound's log(n/rho) "
+                    "across n?",
+                    measured="mean Delta/Welch divided by log(n/rho): "
+                    + "; ".join(
+                        f"n = 2^{lg}: {format_interval(iv)}" for lg, iv in zip(scaled_n, scaled_ivs, strict=True)
+                    ),
+                    rule=f"holds if the largest upper limit over the smallest lower limit is at most {spread:g} (one "
+                    f"constant fits every n within a factor {spread:g}); does not hold if the largest lower limit "
+                    f"over the smallest upper limit exceeds {spread:g}; undecided otherwise",
+                    holds=True
+                    if max(highs) / min(lows) <= spread
+                    else (False if max(lows) / min(highs) > spread else None),
+                    source=Source(None, APPENDIX_F_SOURCES["rough"]),
+                    setting=setting,
+                    exploratory=True,  # asked after seeing the constant of the check above
+                )
+            )
     share = (1.0 - level) * len(refs) / max(m, 1)
     tests = [(k, g, float(g["authors_value"].iloc[0])) for k, g in refs]
     pcts = [percentile_of(theirs, g["coherence"]) for _, g, theirs in tests]

@@ -49,6 +49,7 @@ import numpy as np
 
 from fastmix_companion.parameters import Choice, Integer, RealList
 from fastmix_companion.studies import CellLoad, CellTable, split_values
+from fastmix_companion.studies._findings import AIRLINE_K2, GRAM_IHM_ACCURACY, GRAM_IHM_FASTER
 
 __all__ = [
     "NOTEBOOK",
@@ -522,6 +523,8 @@ def claims(tables, alpha: float = 0.05, parameters=None):
         out.append(
             Claim(
                 claim=f"excess risk falls from {b[-2:]} to {a[-2:]}",
+                group="FastIHM's accuracy loss falls as k2 grows (airline data)",
+                finding=AIRLINE_K2,
                 paper="FastIHM's accuracy loss decreases as k2 increases",
                 measured=(
                     f"ratio of geometric means {a[-2:]}/{b[-2:]} between {lo:.3g} and {hi:.3g} over the {n_eps} "
@@ -604,6 +607,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
     out.append(
         Claim(
             claim=f"Gram-factor IHM has dense IHM's accuracy within a factor {f:g}",
+            finding=GRAM_IHM_ACCURACY,
             paper="both routes release a sketch with the law N(0, X^T X), so their accuracy should agree",
             measured=(
                 f"Gram / dense excess risk, farthest from 1: {format_interval(eq[far])} at eps = {far:g} "
@@ -627,6 +631,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
     out.append(
         Claim(
             claim="Gram-factor IHM is faster than FastIHM",
+            finding=GRAM_IHM_FASTER,
             paper="the Gram-factor IHM forms X^T X once and then works with d x d matrices",
             measured=f"runtime FastIHM r1 / IHM (Gram factor): {format_interval(iv)}",
             rule="95% Welch interval of the ratio of geometric mean runtimes: holds if its lower limit is above 1, "

@@ -39,6 +39,7 @@ import numpy as np
 
 from fastmix_companion.parameters import MAX_LOG2_N, Flag, Integer, RealList, ShapeList
 from fastmix_companion.studies import CellLoad, CellTable, split_values
+from fastmix_companion.studies._findings import GRAM_IHM_FASTER
 
 __all__ = [
     "NOTEBOOK",
@@ -484,6 +485,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
         out.append(
             Claim(
                 claim="Gram-factor IHM is faster than FastIHM",
+                finding=GRAM_IHM_FASTER,
                 paper="IHM with its sketch drawn through the Gram factor (same output distribution) is faster than "
                 "FastIHM at the smallest k2; the paper times IHM with the dense k x n sketch only",
                 measured="runtime FastIHM r1 / IHM-gram: "

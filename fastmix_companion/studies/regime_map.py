@@ -54,6 +54,7 @@ import numpy as np
 
 from fastmix_companion.parameters import MAX_LOG2_N, Integer, IntegerList, Real
 from fastmix_companion.studies import CellLoad, CellTable, split_values
+from fastmix_companion.studies._findings import FASTIHM_FASTER_THAN_DENSE, GRAM_IHM_FASTER
 
 __all__ = [
     "NOTEBOOK",
@@ -491,6 +492,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
         out.append(
             Claim(
                 claim="FastIHM (r = 4) is faster than IHM with the dense sketch",
+                finding=FASTIHM_FASTER_THAN_DENSE,
                 paper="our question: the paper finds FastIHM substantially faster than IHM (at r = 4, IHM / FastIHM "
                 "from 2.33 to 3.12 in Figure 3's runtime table, at its six datasets); is it faster at these shapes "
                 "too?",
@@ -516,6 +518,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
         out.append(
             Claim(
                 claim="IHM through its Gram factor is faster than FastIHM (r = 4)",
+                finding=GRAM_IHM_FASTER,
                 paper="drawing IHM's sketch through X^T X beats FastIHM's transforms at every measured shape",
                 measured="runtime FastIHM (r = 4) / IHM (Gram): " + text(ivs),
                 rule=rule,

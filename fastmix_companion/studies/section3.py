@@ -500,6 +500,7 @@ def claims(
             out.append(
                 Claim(
                     claim=f"lambda_min(S_f X) keeps at least 5/6 of lambda_min(X) at r = 400 and 800 ({design})",
+                    group="lambda_min(S_f X) keeps at least 5/6 of lambda_min(X) at r = 400 and 800",
                     paper="our question: Figure 1 takes lambda_min(S_f X) = 5/6 lambda_min(X) to illustrate, as it "
                     "takes C^2 = 2; the paper says the SRHT changes lambda_min(X) only by a constant factor "
                     "(lambda_min(Z) >= (1 - chi) lambda_min(X) once k2 is large enough, Lemma 10) and does not claim "
@@ -520,6 +521,7 @@ def claims(
             out.append(
                 Claim(
                     claim=f"C^2 = 2, the caption's illustration, at the paper's largest k2 ({design})",
+                    group="C^2 = 2, the caption's illustration, at the paper's largest k2",
                     paper="our question: Figure 1 draws FastMix with C^2_(S_f X) = 2 C_X^2 to illustrate; the paper "
                     "does not claim its k2 gives it (after Theorem 1 it warns that C^2 can be as large as "
                     "O(sqrt(rank(X) log^4(n) n / k2)))",
@@ -538,6 +540,7 @@ def claims(
             out.append(
                 Claim(
                     claim=f"m_hat falls at least like k2^(-1/2) ({design})",
+                    group="m_hat falls at least like k2^(-1/2)",
                     paper="our question: Lemma 10 gives m_hat <= (chi/2) ||X||_op with probability at least 1 - rho "
                     "once k2 chi^2 / log^4(n) >= max{c0 rank(X), c2 log(c1/rho)}: with the constants unspecified, an "
                     "upper bound proportional to k2^(-1/2), not a rate; does m_hat itself fall at least that fast?",

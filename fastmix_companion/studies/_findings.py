@@ -1,0 +1,23 @@
+"""Questions answered on more than one page, each with the key its checks share.
+
+A check carries one of these keys as its ``finding`` (:class:`fastmix_companion.claims.Claim`), so
+the book's summary counts the question once, from the pages whose runs are comparable, and links
+every page that answers it.
+"""
+
+GRAM_IHM_FASTER = "gram-ihm-faster-than-fastihm"
+"""(Ours) IHM with its sketch drawn through the Gram factor is faster than FastIHM at its smallest k2:
+Figure 3, the regime map and Appendix I time it."""
+
+GRAM_IHM_ACCURACY = "gram-ihm-has-dense-ihm-accuracy"
+"""(Ours) The Gram-factor and the dense-sketch IHM are equally accurate: Figure 2 and Appendix I."""
+
+FASTIHM_FASTER_THAN_DENSE = "fastihm-faster-than-dense-ihm"
+"""(Ours) FastIHM at the smallest k2 is faster than IHM with the dense sketch, beyond the paper's shapes:
+the solver-choice page and the regime map."""
+
+AIRLINE_K2 = "airline-accuracy-falls-with-k2"
+"""(FastMix paper, Section 4.1 and Appendix I) FastIHM's accuracy loss falls as k2 grows, on the
+airline data: Appendix I's runs, and the Figure 2 page's panel of the same stand-in."""
+
+ALL = (GRAM_IHM_FASTER, GRAM_IHM_ACCURACY, FASTIHM_FASTER_THAN_DENSE, AIRLINE_K2)
