@@ -167,6 +167,34 @@ def test_rows_not_a_power_of_two_are_padded_lazily_as_in_memory(client):
         fast_mix(Xd, cal, k2=256, n_policy="raise")
 
 
+@pytest.mark.parametrize(
+    ("n", "chunk"),
+    [(2**13 + 1, 1000), (3 * 5 * 7 * 11 * 13, 1000), (2**12 + 3, 4096)],
+    ids=["2^13+1", "odd-15015", "one-chunk"],
+)
+def test_any_n_keeps_chunks_near_the_input_size_and_fits_as_in_memory(client, n, chunk):
+    # n = 2^k + 1 pads almost n zero rows: they come in chunks like the data's, never as one block
+    X, y = _problem(n=n)
+    Xd, yd = _dask(X, y, tuple([chunk] * (n // chunk) + ([n % chunk] if n % chunk else [])))
+    mem = R.fast_ihm(X, y, epsilon=1.0, delta=1e-6, k1=30, k2=256, T=3, random_state=5)
+    dist = R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=30, k2=256, T=3, random_state=5)
+    assert dist.data == mem.data and dist.data.n_used == 1 << (n - 1).bit_length()
+    np.testing.assert_allclose(dist.theta, mem.theta, rtol=RTOL)
+    after = dist.diagnostics["rechunking"].after
+    assert max(after) <= 1.5 * chunk and min(after) >= 0.75 * min(chunk, n), after
+
+
+def test_the_zero_rows_of_the_padding_are_chunked_like_the_data():
+    from fastmix.chunked import pad_and_align
+
+    X = da.zeros((2**20 + 1, 4), chunks=(2**16, 4))
+    out, _, plan = pad_and_align(X, 2**21)
+    assert set(out.chunks[0]) == {2**16} and "1048575 zero rows appended" in plan.reason
+    # an input of one big chunk stays one chunk per input-sized piece
+    out, _, _ = pad_and_align(da.zeros((5000, 3), chunks=(5000, 3)), 8192)
+    assert out.chunks[0] == (4096, 4096)
+
+
 def test_clip_policies_match_the_in_memory_ones(client, problem):
     X, y = problem
     X, y = X.copy(), y.copy()

@@ -106,25 +106,36 @@ def _is_aligned(chunks) -> bool:
     return True
 
 
-def aligned_chunks(chunks, n: int) -> Rechunking:
+def _nearest_power_of_two(m: int) -> int:
+    """The power of two nearest to ``m >= 1`` (ties go up): within a factor 4/3 below and 3/2 above."""
+    low = 1 << (m.bit_length() - 1)
+    return 2 * low if 2 * m >= 3 * low else low
+
+
+def aligned_chunks(chunks, n: int, target: int | None = None) -> Rechunking:
     """Aligned power-of-two row chunks for an input chunked as ``chunks`` (lengths summing to n).
 
-    Aligned chunks are kept. Otherwise every chunk becomes the largest power of two that is at
-    most the input's largest chunk and divides n, and the change is recorded with its reason.
+    Aligned chunks no longer than ``target`` rows (default: the input's largest chunk) are kept.
+    Otherwise every chunk becomes the power of two nearest to ``target`` (halved until it divides
+    n), and the change is recorded with its reason. With n a power of two no new chunk is more than
+    1.5 times ``target`` or less than 3/4 of it, so memory per task stays that of an input chunk.
     """
     chunks = tuple(int(c) for c in chunks)
     if sum(chunks) != n:
         raise ValueError(f"row chunks {chunks} sum to {sum(chunks)}, not n = {n}.")
-    if _is_aligned(chunks):
+    if _is_aligned(chunks) and (target is None or max(chunks) <= 1.5 * target):
         return Rechunking(chunks, chunks)
-    m = 1 << (max(chunks).bit_length() - 1)
+    m = _nearest_power_of_two(int(target if target is not None else max(chunks)))
     while n % m:
         m //= 2
-    bad = next(i for i, c in enumerate(chunks) if not _is_aligned(chunks[: i + 1]))
-    reason = (
-        f"row chunk {bad} (length {chunks[bad]}, starting at row {sum(chunks[:bad])}) is not a power of two "
-        "starting at a multiple of its length; rechunked to equal chunks of {m} rows".replace("{m}", str(m))
-    )
+    bad = next((i for i, c in enumerate(chunks) if not _is_aligned(chunks[: i + 1])), None)
+    if bad is None:
+        reason = f"row chunks longer than 1.5 x {target} rows; rechunked to equal chunks of {m} rows"
+    else:
+        reason = (
+            f"row chunk {bad} (length {chunks[bad]}, starting at row {sum(chunks[:bad])}) is not a power of two "
+            "starting at a multiple of its length; rechunked to equal chunks of {m} rows".replace("{m}", str(m))
+        )
     return Rechunking(chunks, (m,) * (n // m), reason)
 
 
@@ -347,8 +358,10 @@ def pad_and_align(X, n_used: int, y=None):
 
     Under zero-out neighbouring a zero row is an absent record (FastMix paper, Section 2.1), so
     the padding changes no guarantee, exactly as :func:`fastmix.hadamard.rows_to_power_of_two`
-    in memory. The zero rows are one chunk of their own (``dask.array.concatenate``); the row
-    chunks are then made aligned powers of two (:func:`aligned_chunks`) and y is chunked like X.
+    in memory. The row chunks are then made aligned powers of two no longer than the input's
+    largest chunk (:func:`aligned_chunks` with that target), and the zero rows are generated lazily
+    in chunks of that same length, so no task ever holds more than about one input chunk, whatever
+    n is (n = 2^k + 1 pads almost n zero rows). y is chunked like X.
 
     Returns
     -------
@@ -363,11 +376,13 @@ def pad_and_align(X, n_used: int, y=None):
     added = int(n_used) - n
     if added < 0:
         raise ValueError(f"n_used = {n_used} is below the n = {n} rows of X.")
+    target = max(before) if before else None
     if added:
-        X = da.concatenate([X, da.zeros((added, d), chunks=(added, d), dtype=X.dtype)], axis=0)
+        step = _nearest_power_of_two(int(target))  # the aligned chunk length below
+        X = da.concatenate([X, da.zeros((added, d), chunks=(step, d), dtype=X.dtype)], axis=0)
         if y is not None:
-            y = da.concatenate([y, da.zeros(added, chunks=added, dtype=y.dtype)])
-    plan = aligned_chunks(X.chunks[0], int(n_used))
+            y = da.concatenate([y, da.zeros(added, chunks=step, dtype=y.dtype)])
+    plan = aligned_chunks(X.chunks[0], int(n_used), target=target)
     if plan.changed:
         X = X.rechunk((plan.after, d))
     if y is not None:
