@@ -15,6 +15,11 @@ study of the book's "Beyond one machine" page (:mod:`fastmix_companion.studies.b
 cell by cell from the results store. The last line prints the out-of-core figures and the
 throughput ratio against their targets (peak worker memory below 25% of the machine's, Dask at most
 1.5 times slower than in memory at n = 2^22), then the ratios at the larger sizes.
+
+After the study, the Dask path is timed at n = 2^m + 1 against n = 2^m (m the largest of ``log2_ns``),
+data in the workers' memory: one more row doubles the padded length, and the ratio of the two times
+(the floor measured in the same run) shows what a length that is not a power of two costs, with the
+largest row chunk the solver used (it stays that of the input, :func:`fastmix.chunked.pad_and_align`).
 """
 
 from __future__ import annotations
@@ -53,7 +58,43 @@ def main(argv=None) -> int:
     print(runs[cols].to_string(index=False))
     print(study.throughput_ratios(runs).to_string(index=False))
     print(study.summary_line(tables))
+    m = max(int(v) for v in str(params["log2_ns"]).split(","))
+    print(odd_n_line(m, int(params["d"]), 1 << int(params["chunk_log2_rows"]), int(params["repeats"])))
     return 0
+
+
+def odd_n_line(m: int, d: int, chunk: int, repeats: int) -> str:
+    """FastIHM on Dask at n = 2^m + 1 against n = 2^m, data persisted on a two-worker LocalCluster."""
+    import time
+
+    import dask.array as da
+    import numpy as np
+    from distributed import Client, LocalCluster
+
+    from fastmix import regression as R
+
+    T, delta = 4, 1.0 / 4**m  # the paper's T and delta = 1/n^2, the same for both n
+    k1, k2 = R.paper_sketch_sizes(d, T, delta / 10.0, 4.0)
+    cal = R.calibrate_fast_ihm(1.0, delta, k1=k1, T=T, rho=delta / 10.0)
+    times, chunks = {}, {}
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster, Client(cluster):
+        for n in (2**m, 2**m + 1):
+            rng = np.random.default_rng(n)
+            x = rng.standard_normal((n, d))
+            x /= np.maximum(1.0, np.linalg.norm(x, axis=1))[:, None]  # rows in the unit ball, as the mechanism needs
+            X = da.from_array(x, chunks=(chunk, d)).persist()
+            y = da.from_array(rng.uniform(-1, 1, n), chunks=chunk).persist()
+            best = np.inf
+            for r in range(repeats):
+                start = time.perf_counter()
+                fit = R.fast_ihm(X, y, calibration=cal, k1=k1, k2=k2, random_state=r)
+                best = min(best, time.perf_counter() - start)
+            times[n], chunks[n] = best, max(fit.diagnostics["rechunking"].after)
+    ratio = times[2**m + 1] / times[2**m]
+    return (
+        f"odd n: FastIHM on Dask at n = 2^{m} + 1 takes {ratio:.2f} times n = 2^{m} ({times[2**m + 1]:.2f} s against "
+        f"{times[2**m]:.2f} s, best of {repeats}); largest row chunk {chunks[2**m + 1]} rows (input chunks {chunk})"
+    )
 
 
 if __name__ == "__main__":
