@@ -399,3 +399,51 @@ def test_fast_ihm_survives_a_worker_killed_partway(client, problem, tmp_path):
     assert ledger.total_epsilon == mem.ledger.total_epsilon and ledger.total_delta == mem.ledger.total_delta
     assert dist.data == mem.data
     assert time.monotonic() - t0 < 60.0
+
+
+# ------------------------------------------------------------------------------------ predict and score
+def test_predict_score_and_errors_on_dask_match_in_memory(client, problem):
+    from fastmix.regression import FastIHMRegressor, excess_empirical_risk, training_mse
+
+    X, y = problem
+    est = FastIHMRegressor(epsilon=1.0, delta=1e-6, random_state=0).fit(X, y)
+    Xd, yd = _dask(X, y, UNALIGNED)
+    pred = est.predict(Xd)
+    assert isinstance(pred, da.Array) and pred.chunks == (UNALIGNED,)  # lazy, chunked like X's rows
+    np.testing.assert_allclose(pred.compute(), est.predict(X), rtol=1e-12)
+    w = np.linspace(0.5, 2.0, len(y))
+    assert est.score(Xd, yd) == pytest.approx(est.score(X, y), rel=1e-10)
+    assert est.score(Xd, y, sample_weight=w) == pytest.approx(est.score(X, y, sample_weight=w), rel=1e-10)
+    assert est.score(Xd, yd, sample_weight=da.from_array(w, chunks=1000)) == pytest.approx(
+        est.score(X, y, sample_weight=w), rel=1e-10
+    )
+    theta = np.r_[est.coef_]
+    assert training_mse(Xd, yd, theta) == pytest.approx(training_mse(X, y, theta), rel=1e-10)
+    assert excess_empirical_risk(Xd, yd, theta) == pytest.approx(excess_empirical_risk(X, y, theta), rel=1e-8)
+    with pytest.raises(ValueError, match="fitted with 5 features"):
+        est.predict(Xd[:, :3])
+    bad = X.copy()
+    bad[2500, 1] = np.nan
+    with pytest.raises(ValueError, match=r"NaN or infinity in 1 row.* chunk starting at row 2000"):
+        est.predict(da.from_array(bad, chunks=(UNALIGNED, D))).compute()
+
+
+def test_predict_and_score_never_gather_x_into_the_client(client):
+    psutil = pytest.importorskip("psutil")
+    from fastmix.regression import IHMRegressor, training_mse
+
+    rng = np.random.default_rng(0)
+    small = rng.uniform(-0.2, 0.2, (4096, 16))
+    est = IHMRegressor(epsilon=1.0, delta=1e-6, random_state=0).fit(small, small @ np.ones(16) / 16)
+    n, d = 2**21, 16  # 256 MiB of X, made on the workers
+    X = da.random.default_rng(1).uniform(-0.2, 0.2, (n, d), chunks=(2**17, d)).persist()
+    y = (X @ np.ones(d) / d).persist()
+    est.score(X[: 2**17], y[: 2**17])  # warm-up: imports and the first graph
+    me = psutil.Process()
+    before = me.memory_info().rss
+    pred = est.predict(X)
+    score = est.score(X, y)
+    mse = training_mse(X, y, est.coef_)
+    grew = me.memory_info().rss - before
+    assert isinstance(pred, da.Array) and np.isfinite(score) and mse >= 0.0
+    assert grew < 0.1 * X.nbytes, f"the client grew by {grew / 2**20:.0f} MiB for an X of {X.nbytes / 2**20:.0f} MiB"

@@ -86,6 +86,22 @@ def _check_numeric_frame(X) -> None:
         )
 
 
+@dask_route("regression.predict_linear", on="X")
+def predict_linear(estimator, X):
+    """``X @ coef_ + intercept_`` of a fitted linear estimator, X validated as at fit time."""
+    with _fastmix_non_finite_message(X):
+        X = validate_data(estimator, X, dtype=np.float64, reset=False)
+    return X @ estimator.coef_ + estimator.intercept_
+
+
+@dask_route("regression.score_linear", on="X")
+def score_linear(estimator, X, y, sample_weight=None) -> float:
+    """The coefficient of determination of ``estimator`` on ``(X, y)`` (scikit-learn's ``r2_score``)."""
+    from sklearn.metrics import r2_score
+
+    return float(r2_score(y, predict_linear(estimator, X), sample_weight=sample_weight))
+
+
 @contextmanager
 def _fastmix_non_finite_message(X, y=None):
     """scikit-learn's refusal of NaN or inf re-raised with fastmix's own message (and the count).
@@ -284,11 +300,21 @@ class _SketchedRegressorBase(PublicationMixin, RegressorMixin, BaseEstimator):
         return _append_constant_column(X, s, c / s), c, s
 
     def predict(self, X):
-        """``X @ coef_ + intercept_``."""
+        """``X @ coef_ + intercept_``.
+
+        A Dask X gives a Dask array of predictions, chunked like X's rows and computed on the
+        workers: X is never gathered into this process.
+        """
         check_is_fitted(self, "coef_")
-        with _fastmix_non_finite_message(X):
-            X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.coef_ + self.intercept_
+        return predict_linear(self, X)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """R^2 of :meth:`predict` on ``(X, y)``, as scikit-learn's regressors define it.
+
+        With a Dask X the sums are reduced on the workers and only two numbers come back.
+        """
+        check_is_fitted(self, "coef_")
+        return score_linear(self, X, y, sample_weight)
 
     def _delta_rho(self, n: int) -> tuple[float, float]:
         delta = 1.0 / max(n, 2) ** 2 if self.delta is None else check_delta(self.delta)

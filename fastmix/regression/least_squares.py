@@ -21,8 +21,9 @@ def ols(X, y) -> np.ndarray:
     return np.linalg.lstsq(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.float64), rcond=None)[0]
 
 
+@dask_route("regression.training_mse", on="X")
 def training_mse(X, y, theta) -> float:
-    """``(1/n) ||y - X theta||^2``."""
+    """``(1/n) ||y - X theta||^2``; for a Dask X, reduced on the workers."""
     X = np.asarray(X, dtype=np.float64)
     r = np.asarray(y, dtype=np.float64) - X @ np.asarray(theta, dtype=np.float64)
     return float(r @ r) / X.shape[0]
