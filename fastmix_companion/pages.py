@@ -138,7 +138,8 @@ def page_citations(name: str, root=None) -> str:
         f"Cite the paper this page reproduces, {{cite:t}}`{key}`, and, if the code or the figure helped, the "
         "companion. The companion's entry below names its release; the entry under the provenance table pins "
         "the exact commit that built this page.\n\n"
-        f"```bibtex\n{entries[key]}\n\n{companion}\n```\n"
+        ":::{dropdown} BibTeX: the paper and the companion\n"
+        f"```bibtex\n{entries[key]}\n\n{companion}\n```\n:::\n"
     )
 
 

@@ -347,11 +347,15 @@ def test_every_claim_states_its_source_and_the_papers_are_not_comparable_at_smal
 
 def test_speedup_holds_in_size_or_only_in_direction():
     paper = 14.18
-    near = _by_name(_tables(t_dense=1.0, t_r3=1 / paper, **BIG))["FastIHM r3 is faster than IHM by the paper's factor"]
-    far = _by_name(_tables(t_dense=1.0, t_r3=1 / (5 * paper), **BIG))[
-        "FastIHM r3 is faster than IHM by the paper's factor"
+    near = _by_name(_tables(t_dense=1.0, t_r3=1 / paper, **BIG))[
+        "FastIHM r3 is faster than IHM (by 14.18 times in the paper)"
     ]
-    slow = _by_name(_tables(t_dense=1.0, t_r3=3.0, **BIG))["FastIHM r3 is faster than IHM by the paper's factor"]
+    far = _by_name(_tables(t_dense=1.0, t_r3=1 / (5 * paper), **BIG))[
+        "FastIHM r3 is faster than IHM (by 14.18 times in the paper)"
+    ]
+    slow = _by_name(_tables(t_dense=1.0, t_r3=3.0, **BIG))[
+        "FastIHM r3 is faster than IHM (by 14.18 times in the paper)"
+    ]
     assert near.verdict == HOLDS and near.magnitudes[0].paper == paper
     assert far.verdict == HOLDS_IN_DIRECTION and "outside a factor 2" in far.size
     assert slow.verdict == DOES_NOT_HOLD
@@ -368,11 +372,15 @@ def test_close_to_ihm_and_the_k2_steps_flip():
     close = "FastIHM at the largest k2 is close to IHM"
     assert _by_name(_tables(r3=1.0, **BIG))[close].verdict == HOLDS
     assert _by_name(_tables(r3=3.0, r2=6.0, **BIG))[close].verdict == DOES_NOT_HOLD
-    step = "excess risk falls from r2 to r3"
+    step = "FastIHM's accuracy loss against IHM shrinks as k2 grows (airline data)"
     assert _by_name(_tables(r2=2.0, r3=1.0, **BIG))[step].verdict == HOLDS
+    # r3 worse than r2 and twice IHM's risk: a loss against IHM comes back
     assert _by_name(_tables(r2=1.0, r3=2.0, **BIG))[step].verdict == DOES_NOT_HOLD
+    # a smaller sketch that beats IHM (regularised by its Hessian noise) leaves no loss to shrink
+    beaten = _by_name(_tables(r2=0.5, r3=1.0, **BIG))[step]
+    assert beaten.verdict == HOLDS and beaten.finding
     tests = AI.page_tests(_tables())
-    assert len(tests) == 3 * len(EPS)  # two k2 steps and the two IHM routes, Holm-corrected together
+    assert len(tests) == 4 * len(EPS)  # three k2 pairs and the two IHM routes, Holm-corrected together
 
 
 def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts():
@@ -386,9 +394,9 @@ def test_stored_claims_on_the_committed_entry_state_their_sources_and_verdicts()
     assert claims and all(c.source is not None for c in claims)
     counts = verdict_counts(claims)
     if int(tables["datasets"]["n"].iloc[0]) == 2**18:  # the stand-in subsampled to 2^18: lambda_min 0.047
-        assert counts == {HOLDS: 2, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 7, UNDECIDED: 0, DOES_NOT_HOLD: 0}
+        assert counts == {HOLDS: 2, HOLDS_IN_DIRECTION: 0, NOT_COMPARABLE: 6, UNDECIDED: 0, DOES_NOT_HOLD: 0}
     else:  # the paper-scale entry: the paper's claims are judged
-        assert counts[NOT_COMPARABLE] == 0 and sum(counts.values()) == 9
+        assert counts[NOT_COMPARABLE] == 0 and sum(counts.values()) == 8
 
 
 def test_smoke_sizes_names_the_quick_run_sizes():

@@ -34,6 +34,7 @@ def _tables(
     dense_level=None,
     dense_eps=(1.259,),
     dataset="synthetic_sphere",
+    spread=0.3,
 ):
     """Synthetic stored tables: lognormal risks with the given geometric means (spread 0.3 on the log scale)."""
     rng = np.random.default_rng(seed)
@@ -49,7 +50,7 @@ def _tables(
                     "k2_ratio": ratio,
                     "epsilon": eps,
                     "trial": t,
-                    "excess_risk": level * np.exp(0.3 * rng.standard_normal()),
+                    "excess_risk": level * np.exp(spread * rng.standard_normal()),
                     "eta": eta,
                 }
             )
@@ -86,7 +87,7 @@ def _verdicts(tables):
 K2 = "the accuracy loss against IHM shrinks as k2 grows"
 K2_SPHERE = K2  # the sphere design is judged by the rule every panel uses
 REVERSAL = "Where a larger k2 is worse than a smaller one, the smaller sketch adds more Hessian noise"
-GRAM = "IHM through the Gram factor gives the dense sketch's risk"
+GRAM = "IHM through the Gram factor gives the dense sketch's risk, within a factor 1.1"
 ZERO = "FastIHM adds no Hessian noise only at the two largest eps, for r2 and r3"
 MATCH = "FastIHM (r = 800) matches IHM where it adds no Hessian noise"
 BEAT = "FastIHM beats IHM at some intermediate eps"
@@ -104,9 +105,12 @@ def paper_like(e, r):
 
 def test_paper_like_results_make_every_claim_hold():
     claims = _claims(_tables(fast_level=paper_like))
-    assert {name: c.verdict for name, c in claims.items()} == dict.fromkeys(
-        (K2_SPHERE, GRAM, ZERO, MATCH, BEAT, IHS), HOLDS
+    assert {name: c.verdict for name, c in claims.items() if name != GRAM} == dict.fromkeys(
+        (K2_SPHERE, ZERO, MATCH, BEAT, IHS), HOLDS
     )
+    # a 30% spread across 30 trials cannot show two samplers within 10% of each other; a 2% spread can
+    assert claims[GRAM].verdict == UNDECIDED
+    assert _claims(_tables(fast_level=paper_like, spread=0.02))[GRAM].verdict == HOLDS
     assert str(claims[GRAM].source).startswith("ours (")
     assert all(
         str(claims[n].source) == "FastMix paper, Section 4.1, Figure 2 (lambda_min ~ n/d panel)"
@@ -116,7 +120,8 @@ def test_paper_like_results_make_every_claim_hold():
         "FastMix paper, Section 4.1, said of every experiment of Figure 2 (the paper's text cites Figure 3)"
     )
     assert REVERSAL not in claims  # no reversal, nothing to explain
-    assert all("Holm over the page's" in claims[n].rule for n in (K2_SPHERE, GRAM, BEAT))
+    assert all("Holm over the page's" in claims[n].rule for n in (K2_SPHERE, BEAT))
+    assert "simultaneous intervals over the 1 cells" in claims[GRAM].rule
 
 
 def test_each_rule_can_fail():
@@ -189,7 +194,12 @@ def test_one_gram_dense_difference_among_many_tests_is_not_evidence():
     key = ("synthetic_sphere", "gram", 2.512)
     assert family._tests[key][0] < 0.05 and family.sign[key] == 0 and len(family) == 32
     claim = _claims(t)[GRAM]
-    assert claim.verdict == HOLDS and "significant differences: none" in claim.measured
+    # not significant after Holm, and with this spread the intervals cannot show agreement within 10% either
+    assert (
+        claim.verdict == UNDECIDED
+        and "equal accuracy rejected" in claim.measured
+        and claim.measured.endswith("at: none")
+    )
     assert claim.source.is_ours
     far = _tables(fast_level=paper_like, dense_eps=EPS, dense_level=lambda e: 3.0 if e == 2.512 else None)
     assert _claims(far)[GRAM].verdict == DOES_NOT_HOLD
@@ -202,8 +212,9 @@ def test_a_stand_in_panel_says_so_in_its_setting():
     assert claim.verdict == NOT_COMPARABLE and not claim.setting.comparable and claim.holds is True
     assert "not one of Figure 2's datasets" in str(claim.setting) and "the paper's 2^22" in str(claim.setting)
     assert "includes nycflights" in str(_claims(t)[GRAM].setting)
+    # a Figure 2 dataset differs from the paper's run only in IHM's sampler, which the setting names
     assert str(_claims(_tables(fast_level=lambda e, r: 10.0 / r, dataset="synthetic_correlated"))[K2].setting) == (
-        "the paper's"
+        "IHM's sketch drawn through its Gram factor (the dense sketch's distribution; checked on this page)"
     )
 
 
@@ -226,10 +237,10 @@ def test_stored_claims_have_sources_and_their_verdicts_are_recorded():
     claims = F.stored_claims(tables, store.parameters())
     assert claims and all(c.source is not None for c in claims)
     assert verdict_counts(claims) == {
-        HOLDS: 6,
+        HOLDS: 5,
         "holds in direction, not in size": 1,
         "not comparable": 1,
-        UNDECIDED: 1,
+        UNDECIDED: 2,
         DOES_NOT_HOLD: 0,
     }
 

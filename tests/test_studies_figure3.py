@@ -205,11 +205,14 @@ def test_stored_claims_have_sources_and_their_verdicts_are_recorded():
         pytest.skip("no stored Figure 3 entry")
     claims = F.stored_claims(tables, store.parameters())
     assert claims and all(c.source is not None for c in claims)
-    # timed on one thread on a loaded machine: the speedups' sizes are reported, not judged
-    assert all(m.caveat for c in claims for m in c.magnitudes)
+    # timed on one thread with another Gaussian generator: the speedups over dense IHM are reported, not judged;
+    # FastIHM's own r3 / r1 slowdown is judged, and is larger than the paper's
+    over_ihm = [m for c in claims for m in c.magnitudes if m.quantity.startswith("IHM / ")]
+    own = [m for c in claims for m in c.magnitudes if m.quantity.startswith("runtime r3 / r1")]
+    assert over_ihm and all(m.caveat for m in over_ihm) and own and not any(m.caveat for m in own)
     assert verdict_counts(claims) == {
-        HOLDS: 6,
-        HOLDS_IN_DIRECTION: 0,
+        HOLDS: 5,
+        HOLDS_IN_DIRECTION: 1,
         "not comparable": 0,
         UNDECIDED: 0,
         DOES_NOT_HOLD: 0,

@@ -978,6 +978,28 @@ def _follow_reexports(app: Sphinx) -> None:
 # --------------------------------------------------------------------------- setup
 
 
+def _viewcode_backlinks(app: Sphinx, env) -> None:
+    """At ``env-updated``: each [docs] link of a highlighted module points at the page that documents it.
+
+    sphinx.ext.viewcode keeps, per module, one page per object name (the last page that documented
+    it) and one module name for the anchors (the first). With one API page per module, an object
+    documented in its own module's page and again where a package re-exports it gets a back link
+    that mixes the two: a page without that anchor. Where the defining module's own entry in the
+    Python domain exists, the back link goes there.
+    """
+    modules = getattr(env, "_viewcode_modules", None)
+    if not modules:
+        return
+    objects = env.get_domain("py").objects
+    for modname, entry in list(modules.items()):
+        if not entry:
+            continue
+        code, tags, used, _first_module = entry
+        own = {name: objects[f"{modname}.{name}"].docname for name in used if f"{modname}.{name}" in objects}
+        if own and len(own) == len(used):
+            modules[modname] = (code, tags, own, modname)
+
+
 def verify_results_store(app: Sphinx) -> None:
     """At ``builder-inited``: stop the build if an entry of the results store does not match its manifest."""
     try:
@@ -1019,6 +1041,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _copy_stored_results)
     # [source] links (sphinx.ext.viewcode) for what a package re-exports under its own name
     app.connect("builder-inited", _follow_reexports)
+    app.connect("env-updated", _viewcode_backlinks)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 

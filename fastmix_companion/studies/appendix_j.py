@@ -310,12 +310,14 @@ def claims(tables, *, alpha: float = 0.05, min_seeds: int = 20) -> list:
         paper = PAPER_STATISTICS[r.design]
         label = "Synthetic: correlated" if r.design == "synthetic_correlated" else "Synthetic: lambda_min ~ n/d"
         mags = []
+        wide = r.spread_factor > SPREAD_FACTOR
+        # one draw of a statistic whose seeds spread over more than the size factor has no size to reproduce
+        caveat = f"the seeds' central 95% spans a factor {r.spread_factor:.3g}" if r.spread_factor > SIZE_FACTOR else ""
         for s in r.statistics:
             iv = mean_interval(np.log(g[s].to_numpy(dtype=float)))
             p0 = float(paper[s])
             ratio = Interval(np.exp(iv.estimate) / p0, np.exp(iv.low) / p0, np.exp(iv.high) / p0, n=iv.n)
-            mags.append(Magnitude(f"{s}, seeds' geometric mean / paper", p0, ratio, SIZE_FACTOR))
-        wide = r.spread_factor > SPREAD_FACTOR
+            mags.append(Magnitude(f"{s}, seeds' geometric mean / paper", p0, ratio, SIZE_FACTOR, caveat))
         holds = None if r.seeds < min_seeds else typical_draw(bool(r.reject), r.percentiles)
         values = ", ".join(f"{s} = {float(paper[s]):g}" for s in r.statistics)
         pct = " and ".join(f"{v:.3g}" for v in r.percentiles)

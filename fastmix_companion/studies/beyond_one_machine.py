@@ -535,6 +535,7 @@ def claims(tables, parameters=None):
                 Claim(
                     claim="Dask on the local workers is at most 1.5 times slower than in memory"
                     + (f" (the target, at n = 2^{TARGET_LOG2_N})" if at_target else ""),
+                    group="Dask on the local workers is at most 1.5 times slower than in memory",
                     paper="the exact SRHT splits along rows with O(P k d) numbers per draw, so the Dask path costs "
                     "little more than the in-memory one",
                     measured="at " + _ratio_text(rows).replace("n=2^", "n = 2^"),

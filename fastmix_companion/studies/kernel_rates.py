@@ -280,8 +280,8 @@ BOUNDS = {"RP": ("Theorem 3", -1.0), "RFF": ("Theorem 6 with alpha = 1", -2.0 / 
 
 FLOOR_TOLERANCE = 0.05
 """Largest average share of floored eigenvalues of ``C~ + lambda I`` (raised to lambda) at which a run still
-speaks to the bounds: the floor is a projection Theorem 1's estimator does not make, and flooring more of the
-spectrum changes the estimator the theorem bounds."""
+speaks to the bounds: the floor projects the released covariance onto the PSD cone, which the estimator of
+Theorems 3 and 6 does not do, so flooring more of the spectrum changes the estimator they bound."""
 
 ORDERING = (
     "prompted by the kernel paper's discussion after Theorem 6, which orders the bounds' exponents, (n eps)^-1 for RP "
@@ -332,8 +332,8 @@ def claims(slopes, level=0.95, checks=None, capped=None, parameters=None, uncapp
       upper bound gives no size to reproduce. The slopes are fitted on every point; where the theory's
       M is capped at some points (outside the theorem's setting), ``uncapped`` (slopes without them)
       is reported beside it. ``floored`` (mean share of the floored eigenvalues of C~ + lambda I per
-      (sweep, method)) goes into the setting: the floor projects the noisy covariance onto the PSD
-      cone, a step Theorem 1's estimator does not take, so a run that floors more than
+      (sweep, method)) goes into the setting: the floor projects the released covariance onto the PSD
+      cone, a step the estimator of Theorems 3 and 6 does not take, so a run that floors more than
       :data:`FLOOR_TOLERANCE` of them is not comparable.
     * Ours: whether RP's measured slope is steeper than RFF's. The paper orders only its bounds (after
       Theorem 6), and upper bounds cannot order measured slopes; holds if RP's interval lies below RFF's,
@@ -367,9 +367,10 @@ def claims(slopes, level=0.95, checks=None, capped=None, parameters=None, uncapp
             share = (floored or {}).get((sweep, method))
             if share is not None:
                 diffs.append(
-                    f"on average {share:.0%} of the eigenvalues of C~ + lambda I lie below lambda and are raised to "
-                    "it (the noisy covariance projected onto the PSD cone), a step the estimator of Theorem 1 does "
-                    "not take"
+                    f"on average {share:.0%} of the eigenvalues of C~ + lambda I lie below lambda (negative "
+                    "eigenvalues of the released C~) and are raised to it: the estimator solves the projected "
+                    "system, while Theorems 3 and 6 bound the plain solve, for M small enough that C~ + lambda I "
+                    "is positive definite (which these runs do not record)"
                     + (
                         f" (more than {FLOOR_TOLERANCE:.0%}: the estimator run is not the one the theorem bounds)"
                         if share > FLOOR_TOLERANCE
@@ -407,6 +408,12 @@ def claims(slopes, level=0.95, checks=None, capped=None, parameters=None, uncapp
             if (sweep, "RFF") in capped:
                 at = ", ".join(f"{v:g}" for v in capped[(sweep, "RFF")])
                 diffs.append(f"RFF's M capped at {x} = {at} (fitted on every point)")
+            shares = [(m, (floored or {}).get((sweep, m))) for m in ("RP", "RFF")]
+            if any(v is not None for _, v in shares):
+                diffs.append(
+                    "eigenvalues of C~ + lambda I raised to lambda (the released covariance projected onto the PSD "
+                    "cone): on average " + ", ".join(f"{v:.0%} for {m}" for m, v in shares if v is not None)
+                )
             out.append(
                 Claim(
                     f"RP's measured privacy cost falls faster than RFF's (against {sweep})",

@@ -106,14 +106,14 @@ def claims_text(claims) -> str:
         else ""
     )
     floored = sorted(
-        {d for c in paper if c.verdict == NOT_COMPARABLE for d in c.setting.differences if "PSD cone" in d}
+        {d for c in paper if c.verdict == NOT_COMPARABLE for d in c.setting.differences if "are raised to it" in d}
     )
     if floored:
         text += (
             " They are not comparable because the private estimator departs from the theorems' at these settings: "
             + "; ".join(floored)
-            + ". The rates a run with few floored eigenvalues would test (a larger $\\lambda$ through `c_lam`, or "
-            "larger $n$) are not stored."
+            + ". A run that records the smallest eigenvalue of $\\widetilde C + \\lambda I$ and solves plainly "
+            "where it is positive would test the bounds; none is stored."
         )
     if ours:
         text += (
