@@ -234,7 +234,14 @@ def _collapse_findings(rows: list[PageClaim]) -> list[PageClaim]:
             lead.claim,
             holds=holds if verdict != NOT_COMPARABLE else lead.claim.holds,
             measured=lead.claim.measured
-            + f" (answered on {len(members)} pages; counted once, from {len(comparable)} comparable)",
+            + f" (answered on {len(members)} pages, counted once"
+            + (
+                f" from the {n_comparable} comparable: "
+                if (n_comparable := sum(x.claim.verdict != NOT_COMPARABLE for x in members))
+                else ", none comparable: "
+            )
+            + "; ".join(f"{x.title}: {x.claim.verdict}" for x in members)
+            + ")",
             finding="",
         )
         others = tuple((x.notebook, x.title) for x in members if x is not lead)

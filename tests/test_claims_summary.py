@@ -136,7 +136,8 @@ def test_a_finding_answered_on_several_pages_counts_once_from_the_comparable_pag
     out = S.collapse_groups(rows)
     assert [r.claim.claim for r in out] == ["k2", "gram", "alone"]
     k2, gram, _ = out
-    assert k2.claim.verdict == "holds" and "counted once, from 1 comparable" in k2.claim.measured
+    assert k2.claim.verdict == "holds" and "counted once from the 1 comparable: " in k2.claim.measured
+    assert "Figure 2: not comparable; Appendix I: holds" in k2.claim.measured
     assert "<appendix_i_airline>" in k2.link and "<figure2_dp_ols>" in k2.link
     assert gram.claim.verdict == "undecided"  # holds on one page, undecided on another
     assert "4 checks" not in S.counts_sentence(rows, "x") and S.counts_sentence(rows, "x").startswith("3 checks")
