@@ -218,6 +218,9 @@ if stored is not None:
     display(Markdown(text.setting_differences_text(stored)))
 
 # %% [markdown]
+# :::{admonition} Running the real airline set
+# :class: dropdown
+#
 # To run the real airline set, put its OpenML cache where the loaders look (see `data/README.md`:
 # run `sklearn.datasets.fetch_openml(data_id=42728, data_home="data/cache/openml")` on a machine with
 # internet access and copy the resulting `data/cache/openml/` folder here), then
@@ -228,8 +231,10 @@ if stored is not None:
 #
 # which replaces the stand-in's entry with the airline run at the paper's $n = 2^{22}$ (hours on one
 # core: dense IHM draws $T k n$ Gaussian numbers per solve).
+# :::
 #
-# ## The methods and how the checks are decided
+# :::{admonition} The methods and how the checks are decided
+# :class: dropdown
 #
 # The page compares, at every privacy level $\varepsilon$ of the paper's grid:
 #
@@ -255,6 +260,7 @@ if stored is not None:
 # $\lambda_{\min}$), and otherwise the verdict is "not comparable". Excess risks and runtimes are compared
 # on the log scale (geometric means), because their spread across trials grows with their level; all the
 # page's tests are corrected together (Holm).
+# :::
 
 # %% [markdown]
 # ## What drives the curves: absolute $k_2$, then coherence, then noise

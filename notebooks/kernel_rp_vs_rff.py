@@ -291,7 +291,7 @@ if stored is not None and "sweep" in stored:
 # on the entries of $\tilde C$ and on $\tilde u$, and the share of eigenvalues of $\tilde C + \lambda I$ that the PSD
 # floor raises (mean over the synthetic panels).
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None and "sweep" in stored:
     eps_table = text.noise_epsilon(stored["sweep"])
     display(Markdown(text.noise_lead(eps_table, SWEEP_LAMBDA)))
@@ -313,6 +313,9 @@ if stored is not None:
 # (kernel-protocols)=
 # ## The three protocols in detail
 #
+# :::{admonition} Tuned, theory and private: how each protocol picks $(M, \lambda)$
+# :class: dropdown
+#
 # * **tuned** - each method's $(M, \lambda)$ chosen separately on a held-out validation split by the validation
 #   error of the private fit. This is *non-private oracle tuning*: the validation split is not charged to the
 #   budget. It shows what each method can do at its best.
@@ -332,6 +335,7 @@ if stored is not None:
 # Every private fit is exactly Algorithm 1 or 3 as `DPRandomProjectionKRR` and `DPRandomFeatureKRR` compute it
 # (same release, same $\delta$ split, same spectral floor); the GP paths are drawn exactly from the joint law at all
 # inputs of a repetition. The calibrations are derived in the chapter on calibrating the private kernel learners.
+# :::
 
 # %% [markdown]
 # ## Where the stored results come from

@@ -918,8 +918,8 @@ _NOT_RESULT_PAGES = {"hello_fastmix", "what_holds"}
 _VIEWPORTS = {1280: 800, 400: 850}
 #: The first figure starts within this many screens of the top of the page.
 _FIRST_FIGURE_SCREENS = 1.5
-#: A page longer than this many screens at 1280 px is a regression (see the length test).
-_MAX_SCREENS_AT_1280 = 20
+#: A result page is at most about 8 screens long at 1280 px, its folded sections closed (see the length test).
+_MAX_SCREENS_AT_1280 = 9
 
 
 def _result_pages(book: Path) -> list[Path]:
@@ -967,8 +967,10 @@ const pageY = r => Math.round(r.top + window.scrollY);
 const describe = el => el.tagName.toLowerCase() + (typeof el.className === 'string' && el.className.trim()
   ? '.' + el.className.trim().split(/\s+/).slice(0, 3).join('.') : '');
 const box = article.getBoundingClientRect();
+const root = document.documentElement;
 const out = {width: window.innerWidth, height: window.innerHeight, articleTop: pageY(box),
-             article: Math.round(box.height), figure: null, above: []};
+             article: Math.round(box.height), figure: null, above: [],
+             sideways: Math.max(0, root.scrollWidth - root.clientWidth)};
 for (const el of article.querySelectorAll('figure, img')) {
   const r = el.getBoundingClientRect();
   if (r.width === 0 || r.height === 0) continue;  // inside a closed box: not what the reader sees
@@ -1138,16 +1140,27 @@ def test_rerun_box_shows_the_labelled_paper_scale_command(book, extension, resul
 
 def test_result_page_lengths_are_reported_and_bounded(book, result_page_geometry):
     """Each result page's length (article height, in pixels and in screens) at both widths is printed at the
-    end of the run (``tests/conftest.py``'s terminal summary), not asserted: how long a page may be depends
-    on what it shows (a page with many panels and a claims table is rightly long, and on a phone every page
-    is several times longer), so a fixed limit per page would only be tuned to today's pages. The one bound,
-    20 screens at 1280 px, is far above any page today and catches a regression such as an output that
-    prints thousands of lines or a figure drawn at many times its size."""
+    end of the run (``tests/conftest.py``'s terminal summary). At 1280 px, with its folded sections closed, no
+    result page is longer than about 8 screens (the bound is 9): the figure, what to see and the verdicts come
+    first, and the long material (methods, tables of every cell, citations, the smoke run) sits in folded
+    sections. On a phone every page is longer, and only reported."""
     problems = []
     for (name, width), report in result_page_geometry.items():
         problems += [p for p in (_length_problem(name, width, report),) if p]
     assert not problems, "\n".join(problems)
     assert len(result_page_geometry) == 2 * len(_result_pages(book))
+
+
+@pytest.mark.parametrize("width", list(_VIEWPORTS))
+def test_no_result_page_scrolls_sideways(book, result_page_geometry, width):
+    """The page itself never scrolls sideways, on a desktop or a phone: long code, formulas and tables wrap or
+    scroll inside their own box."""
+    wide = [
+        f"{page.stem} at {width}px: {result_page_geometry[page.stem, width]['sideways']}px sideways"
+        for page in _result_pages(book)
+        if result_page_geometry[page.stem, width]["sideways"] > 1
+    ]
+    assert not wide, "\n".join(wide)
 
 
 def _copy_with(book: Path, tmp_path: Path, page: Path, edit) -> Path:

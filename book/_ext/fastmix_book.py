@@ -979,14 +979,18 @@ def _follow_reexports(app: Sphinx) -> None:
 
 
 def _viewcode_backlinks(app: Sphinx, env) -> None:
-    """At ``env-updated``: each [docs] link of a highlighted module points at the page that documents it.
+    """At ``env-updated``: each [docs] link of a highlighted module points at a page that documents it.
 
     sphinx.ext.viewcode keeps, per module, one page per object name (the last page that documented
     it) and one module name for the anchors (the first). With one API page per module, an object
     documented in its own module's page and again where a package re-exports it gets a back link
-    that mixes the two: a page without that anchor. Where the defining module's own entry in the
-    Python domain exists, the back link goes there.
+    that mixes the two: a page without that anchor. Here every name is looked up in the Python
+    domain under the module, then under each enclosing package (where it is re-exported); the
+    anchors take the prefix most names are documented under, and a name documented under none
+    of those keeps no back link rather than a broken one.
     """
+    from collections import Counter
+
     modules = getattr(env, "_viewcode_modules", None)
     if not modules:
         return
@@ -995,9 +999,17 @@ def _viewcode_backlinks(app: Sphinx, env) -> None:
         if not entry:
             continue
         code, tags, used, _first_module = entry
-        own = {name: objects[f"{modname}.{name}"].docname for name in used if f"{modname}.{name}" in objects}
-        if own and len(own) == len(used):
-            modules[modname] = (code, tags, own, modname)
+        parts = modname.split(".")
+        prefixes = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
+        found = {}
+        for name in used:
+            prefix = next((p for p in prefixes if f"{p}.{name}" in objects), None)
+            if prefix is not None:
+                found[name] = (prefix, objects[f"{prefix}.{name}"].docname)
+        if not found:
+            continue
+        prefix = Counter(p for p, _ in found.values()).most_common(1)[0][0]
+        modules[modname] = (code, tags, {n: doc for n, (p, doc) in found.items() if p == prefix}, prefix)
 
 
 def verify_results_store(app: Sphinx) -> None:
