@@ -566,6 +566,11 @@ def is_dask_array(X) -> bool:
     return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "chunks")
 
 
+def is_dask_dataframe(X) -> bool:
+    """Whether ``X`` is a Dask DataFrame (checked by type, without importing Dask)."""
+    return type(X).__module__.split(".")[0] == "dask" and hasattr(X, "map_partitions") and hasattr(X, "columns")
+
+
 # ------------------------------------------------------------------------------ the one door to Dask
 #: The module that registers the Dask implementations of the routes (it builds on the in-memory
 #: modules, which never import it: it is loaded by name on the first Dask array, see dask_route).
@@ -608,7 +613,7 @@ def dask_route(name: str, on: str) -> Callable[[_F], _F]:
         @functools.wraps(func)
         def dispatch(*args: Any, **kwargs: Any) -> Any:
             value = args[position] if position < len(args) else kwargs.get(on)
-            if is_dask_array(value):
+            if is_dask_array(value) or is_dask_dataframe(value):
                 return dask_implementation(name)(*args, **kwargs)
             return func(*args, **kwargs)
 

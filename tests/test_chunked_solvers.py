@@ -447,3 +447,55 @@ def test_predict_and_score_never_gather_x_into_the_client(client):
     grew = me.memory_info().rss - before
     assert isinstance(pred, da.Array) and np.isfinite(score) and mse >= 0.0
     assert grew < 0.1 * X.nbytes, f"the client grew by {grew / 2**20:.0f} MiB for an X of {X.nbytes / 2**20:.0f} MiB"
+
+
+# ------------------------------------------------------------------------------------ from a table on disk
+def _table(n=3000, seed=7):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    df = pd.DataFrame(
+        {
+            "distance": rng.uniform(0, 3000, n),
+            "hour": rng.integers(0, 24, n).astype(float),
+            "carrier": pd.Categorical(rng.choice(["AA", "DL", "UA", "ZZ"], n)),  # ZZ is not declared
+            "weekday": rng.choice(["mon", "tue", "wed", "thu", "fri", "sat", "sun"], n),
+        }
+    )
+    df["delay"] = np.clip(df["distance"] / 3000 - 0.5 + 0.1 * rng.standard_normal(n), -1, 1)
+    return df
+
+
+ENCODER = {
+    "numeric_ranges": {"distance": (0, 5000), "hour": (0, 23)},
+    "categories": {"carrier": ["AA", "DL", "UA"], "weekday": ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]},
+}
+
+
+def test_a_parquet_table_is_bounded_per_partition_and_fits_as_in_memory(client, tmp_path):
+    dd = pytest.importorskip("dask.dataframe")
+    pytest.importorskip("pyarrow")
+    from fastmix.preprocessing import BoundedTableEncoder, table_column
+
+    df = _table()
+    path = tmp_path / "flights"
+    dd.from_pandas(df, npartitions=3).to_parquet(path)  # three files, as a data lake would hold them
+    ddf = dd.read_parquet(path)
+    enc = BoundedTableEncoder(**ENCODER).fit(ddf)  # checks the columns on the schema, reads nothing
+    X = enc.transform(ddf)
+    assert isinstance(X, da.Array) and sum(X.chunks[0]) == len(df) and len(X.chunks[0]) == 3
+    mem = BoundedTableEncoder(**ENCODER).fit(df)
+    np.testing.assert_array_equal(X.compute(), mem.transform(df))
+    y = table_column(ddf, "delay")
+    assert y.chunks[0] == X.chunks[0]
+    np.testing.assert_array_equal(table_column(df, "delay"), df["delay"].to_numpy())
+    dist = R.FastIHMRegressor(epsilon=1.0, delta=1e-6, random_state=3).fit(X, y)
+    local = R.FastIHMRegressor(epsilon=1.0, delta=1e-6, random_state=3).fit(mem.transform(df), df["delay"].to_numpy())
+    np.testing.assert_allclose(dist.coef_, local.coef_, rtol=RTOL)
+    assert dist.intercept_ == pytest.approx(local.intercept_, rel=RTOL)
+    assert dist.score(X, y) == pytest.approx(local.score(mem.transform(df), df["delay"].to_numpy()), rel=1e-10)
+    kept = BoundedTableEncoder(**ENCODER, keep_unreleased=True).fit(ddf)
+    assert kept.n_clipped_ == BoundedTableEncoder(**ENCODER, keep_unreleased=True).fit(df).n_clipped_
+    assert kept.n_clipped_["carrier"] > 0  # the undeclared carrier
+    with pytest.raises(ValueError, match=r"no column\(s\) \['altitude'\]"):
+        BoundedTableEncoder(numeric_ranges={"altitude": (0, 1)}).fit(ddf)

@@ -4,8 +4,8 @@
 implementation registered here under the same route name, loading this module on the first Dask
 array it sees. Each implementation takes the random draws in the order of the in-memory path, so
 the two give the same release or estimate for the same seed, in any chunking. The solvers'
-routes are in :mod:`fastmix.chunked.solvers` and those of prediction and scoring in
-:mod:`fastmix.chunked.prediction`, imported below.
+routes are in :mod:`fastmix.chunked.solvers`, those of prediction and scoring in
+:mod:`fastmix.chunked.prediction` and the table encoder's in :mod:`fastmix.chunked.tables`, imported below.
 """
 
 from __future__ import annotations
@@ -80,4 +80,4 @@ def multiple_draws(X, calibration: FastMixCalibration, k2: int, rng, options: Fa
     return out, plan
 
 
-from . import prediction, solvers  # noqa: E402, F401  (register the solvers' and the predictions' routes)
+from . import prediction, solvers, tables  # noqa: E402, F401  (register the solvers', predictions' and tables' routes)

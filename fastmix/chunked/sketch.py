@@ -378,7 +378,7 @@ def pad_and_align(X, n_used: int, y=None):
         raise ValueError(f"n_used = {n_used} is below the n = {n} rows of X.")
     target = max(before) if before else None
     if added:
-        step = _nearest_power_of_two(int(target))  # the aligned chunk length below
+        step = _nearest_power_of_two(target or added)  # the aligned chunk length below
         X = da.concatenate([X, da.zeros((added, d), chunks=(step, d), dtype=X.dtype)], axis=0)
         if y is not None:
             y = da.concatenate([y, da.zeros(added, chunks=step, dtype=y.dtype)])

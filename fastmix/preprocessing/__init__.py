@@ -57,17 +57,22 @@ statistic of the private records, not covered by any guarantee, so the fitted ob
 such count unless asked: with ``keep_unreleased=True`` each tool keeps ``n_clipped_`` for the
 data holder only (do not publish the fitted object then; :func:`pipeline_privacy_record` lists it
 among the ``publication_caveats``).
+
+**Tables that do not fit in memory.** A Dask DataFrame (``dask.dataframe.read_parquet`` or
+``read_csv``) goes through :class:`BoundedTableEncoder` partition by partition, which is exact since
+the encoding is data-independent; :func:`table_column` gives the response lined up with its rows.
 """
 
 from __future__ import annotations
 
-from .bounding import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper
+from .bounding import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper, table_column
 from .certificate import DATA_DEPENDENT, DATA_INDEPENDENT, NOT_PRIVATE, PRIVATE, UNKNOWN, pipeline_privacy_record
 
 __all__ = [
     "BoundedTableEncoder",
     "RowNormClipper",
     "BoundedResponseRegressor",
+    "table_column",
     "pipeline_privacy_record",
     "DATA_INDEPENDENT",
     "DATA_DEPENDENT",

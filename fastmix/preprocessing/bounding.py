@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from .._publication import PublicationMixin
-from .._validation import check_positive, warn_responses_clipped
+from .._validation import check_positive, dask_route, warn_responses_clipped
 from ._caveats import _UNRELEASED_SENTENCE, _keeps_unreleased, _own_caveats
 
 
@@ -40,6 +40,30 @@ class _KeptCounts(PublicationMixin):
         return (
             (f"{type(self).__name__} was fitted with {_UNRELEASED_SENTENCE}.",) if "n_clipped_" in self.__dict__ else ()
         )
+
+
+@dask_route("preprocessing.count_outside", on="X")
+def count_outside(encoder, X, count: bool) -> dict:
+    """Check that ``X`` holds the encoder's declared columns; with ``count``, the values outside the declarations."""
+    return encoder._encode(X, count=count)[1]
+
+
+@dask_route("preprocessing.encode_table", on="X")
+def encode_table(encoder, X) -> np.ndarray:
+    """The fitted encoder's rows of ``X`` (see :meth:`BoundedTableEncoder.transform`)."""
+    return encoder._encode(X)[0]
+
+
+@dask_route("preprocessing.table_column", on="table")
+def table_column(table, name) -> np.ndarray:
+    """Column ``name`` of a table as a float vector: the response to fit on a :class:`BoundedTableEncoder`'s rows.
+
+    For a Dask DataFrame, a Dask vector with one chunk per partition, built as the encoder builds its
+    rows, so the two line up (``table[name].to_dask_array`` builds a separate graph that a
+    distributed fit may not combine with the encoder's).
+    """
+    (v,) = _columns(table, [name])
+    return v.astype(np.float64)
 
 
 class BoundedTableEncoder(_KeptCounts, TransformerMixin, BaseEstimator):
@@ -131,7 +155,7 @@ class BoundedTableEncoder(_KeptCounts, TransformerMixin, BaseEstimator):
         self.feature_names_out_ = list(map(str, ranges)) + [f"{c}={v}" for c, vs in cats.items() for v in vs]
         self.n_features_out_ = len(self.feature_names_out_)
         self.__dict__.pop("n_clipped_", None)  # from an earlier fit with keep_unreleased=True
-        clipped = self._encode(X, count=keep)[1]  # also checks that X holds the declared columns
+        clipped = count_outside(self, X, keep)  # also checks that X holds the declared columns
         if keep:
             self.n_clipped_ = clipped
         return self
@@ -170,8 +194,13 @@ class BoundedTableEncoder(_KeptCounts, TransformerMixin, BaseEstimator):
         return out, clipped
 
     def transform(self, X):
+        """The bounded rows; a Dask DataFrame gives a Dask array with one row chunk per partition.
+
+        The encoding is data-independent and row by row, so encoding each partition on its own is
+        exact: the same rows as encoding the whole table at once.
+        """
         check_is_fitted(self, "divisor_")
-        return self._encode(X)[0]
+        return encode_table(self, X)
 
     def get_feature_names_out(self, input_features=None):
         check_is_fitted(self, "feature_names_out_")
