@@ -499,3 +499,27 @@ def test_a_parquet_table_is_bounded_per_partition_and_fits_as_in_memory(client, 
     assert kept.n_clipped_["carrier"] > 0  # the undeclared carrier
     with pytest.raises(ValueError, match=r"no column\(s\) \['altitude'\]"):
         BoundedTableEncoder(numeric_ranges={"altitude": (0, 1)}).fit(ddf)
+
+
+def test_a_worker_with_another_fastmix_version_is_refused(client, problem):
+    import fastmix
+    from fastmix.chunked import cluster
+
+    def set_version(value):
+        import fastmix
+
+        fastmix.__version__ = value
+
+    X, y = problem
+    Xd, yd = _dask(X, y, ALIGNED[1])
+    cluster._CHECKED.clear()
+    client.run(set_version, "0.0.1")
+    try:
+        with pytest.raises(RuntimeError, match=r"must run the fastmix version of this process .* has 0\.0\.1"):
+            R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=30, k2=256, random_state=1)
+        with pytest.raises(RuntimeError, match="install fastmix=="):
+            fast_mix(Xd, calibrate_fast_mix(1.0, 1e-6, k1=30), k2=256, random_state=1)
+    finally:
+        client.run(set_version, fastmix.__version__)
+        cluster._CHECKED.clear()
+    R.fast_ihm(Xd, yd, epsilon=1.0, delta=1e-6, k1=30, k2=256, random_state=1)  # the same version: runs

@@ -35,6 +35,7 @@ from .._validation import (
     row_norms,
 )
 from ..hadamard import PowerOfTwoRecord, power_of_two_size
+from .cluster import check_worker_versions
 from .sketch import Rechunking, pad_and_align
 
 __all__ = ["ChunkedRowStatistics", "chunked_row_statistics", "clip_rows", "ChunkedMechanismData", "prepare_chunked"]
@@ -160,6 +161,7 @@ def prepare_chunked(X, *, c_x: float = 1.0, row_norm_policy: str = "raise", n_po
         )
     check_policy(n_policy, "n_policy", ("pad", "raise"))
     X = check_dask_rows(X)
+    check_worker_versions()
     n = int(X.shape[0])
     n_used = power_of_two_size(n, "pad")
     if n_policy == "raise" and n_used != n:

@@ -34,6 +34,7 @@ from ..regression.data import (
     warn_clipped_responses,
     y_bound_error,
 )
+from .cluster import check_worker_versions
 from .mechanisms import chunked_row_statistics, clip_rows
 from .sketch import ChunkedSRHT, chunked_sketches, pad_and_align
 
@@ -71,6 +72,7 @@ def prepare_regression(
             "n_policy='pad' (zero rows appended lazily; lossless under zero-out neighbours) or 'raise'."
         )
     X = check_dask_rows(X) if power_of_two else check_dask_matrix(X)
+    check_worker_versions()
     n = int(X.shape[0])
     y = dask_vector_like(y, X)
     clip = check_positive(clip, "clip")
