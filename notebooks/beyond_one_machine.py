@@ -126,6 +126,7 @@ if stored is not None:
 # %% tags=["remove-input"]
 if stored is not None:
     display(Markdown("`" + study.summary_line(stored) + "`"))
+    display(Markdown(text.out_of_core_text(stored["runs"])))
 
 # %% [markdown]
 # ## The exact SRHT in row chunks

@@ -3,6 +3,7 @@ on small hand-made tables."""
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from fastmix_companion.studies import beyond_one_machine as B
 from fastmix_companion.studies import beyond_one_machine_text as BT
@@ -164,3 +165,30 @@ def test_smoke_sizes_text_follows_the_parameters():
     assert "$n \\in \\{2^{10}\\}$" in text and "out of core at $n = 2^{11}$" in text and "1 timed solve per" in text
     assert "out of core" not in BT.smoke_sizes_text({**B.DEFAULTS, "out_of_core_log2_n": 0})
     assert "worker processes" in BT.smoke_sizes_text({**B.DEFAULTS, "processes": True})
+
+
+def test_out_of_core_is_set_against_a_scaled_in_memory_time_and_the_rate_the_storage_gave():
+    import pandas as pd
+
+    from fastmix_companion.studies import beyond_one_machine as B
+    from fastmix_companion.studies import beyond_one_machine_text as BT
+
+    rows = [
+        {"mode": "in memory", "n": 2**20, "series": "FastIHM", "wall_s": 2.0, "bytes_read": np.nan, "passes": np.nan},
+        {"mode": "dask", "n": 2**20, "series": "FastIHM", "wall_s": 2.2, "bytes_read": 0.0, "passes": 0.0},
+        {
+            "mode": "out of core",
+            "n": 2**23,
+            "series": "FastIHM",
+            "wall_s": 48.0,
+            "bytes_read": 6 * 2**30,
+            "passes": 3.0,
+        },
+    ]
+    b = B.out_of_core_breakdown(pd.DataFrame(rows))
+    (r,) = b.itertuples()
+    assert r.in_memory_s == pytest.approx(16.0) and r.over_in_memory == pytest.approx(3.0)
+    assert r.read_rate == pytest.approx(6 * 2**30 / 48.0)
+    text = BT.out_of_core_text(pd.DataFrame(rows))
+    assert "held in the workers' memory" in text and "3.0 times slower" in text and "128 MiB/s" in text
+    assert B.out_of_core_breakdown(pd.DataFrame(rows[:2])).empty and BT.out_of_core_text(pd.DataFrame(rows[:2])) == ""

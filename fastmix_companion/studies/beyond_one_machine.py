@@ -58,6 +58,7 @@ __all__ = [
     "write_zarr",
     "TARGET_LOG2_N",
     "throughput_ratios",
+    "out_of_core_breakdown",
     "summary_line",
     "claim_setting",
     "claims",
@@ -418,6 +419,54 @@ def throughput_ratios(runs):
                 }
             )
     return pd.DataFrame(rows, columns=["n", "series", "in_memory_s", "dask_s", "dask_over_in_memory"])
+
+
+def out_of_core_breakdown(runs):
+    """Out of core against in memory and against the storage, per series, from the stored runs.
+
+    ``read_rate``: bytes the workers read from storage per second of the solve (the storage as this
+    solve used it, not a separate measurement of the disk); ``read_s``: the seconds that reading
+    ``bytes_read`` takes at that rate if nothing else ran, i.e. the wall time; ``in_memory_s``: the
+    in-memory time at the largest n timed in memory, scaled linearly in n to the out-of-core n (both
+    solvers are linear in n), so ``over_in_memory`` is what storage costs against a machine that held X.
+    Empty when there is no out-of-core run or no in-memory run to scale.
+    """
+    import pandas as pd
+
+    cols = [
+        "series",
+        "n",
+        "wall_s",
+        "bytes_read",
+        "passes",
+        "read_rate",
+        "in_memory_n",
+        "in_memory_s",
+        "over_in_memory",
+    ]
+    ooc = runs[runs["mode"] == "out of core"].groupby("series").median(numeric_only=True)
+    mem = runs[runs["mode"] == "in memory"]
+    rows = []
+    for series, r in ooc.iterrows():
+        m = mem[mem["series"] == series]
+        if m.empty or not np.isfinite(r["wall_s"]):
+            continue
+        n_mem = int(m["n"].max())
+        t_mem = float(m.loc[m["n"] == n_mem, "wall_s"].median()) * float(r["n"]) / n_mem
+        rows.append(
+            {
+                "series": series,
+                "n": int(r["n"]),
+                "wall_s": float(r["wall_s"]),
+                "bytes_read": float(r["bytes_read"]),
+                "passes": float(r["passes"]),
+                "read_rate": float(r["bytes_read"]) / float(r["wall_s"]),
+                "in_memory_n": n_mem,
+                "in_memory_s": t_mem,
+                "over_in_memory": float(r["wall_s"]) / t_mem,
+            }
+        )
+    return pd.DataFrame(rows, columns=cols)
 
 
 def _target_and_larger(ratios):
