@@ -15,6 +15,7 @@ resident memory and whether any worker was restarted. Nothing is stored; the fig
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from pathlib import Path
@@ -49,13 +50,14 @@ def main(argv=None) -> int:
     print(f"odd-n Zarr benchmark | {os.cpu_count()} CPUs | load {os.getloadavg()} | n = 2^{args.log2_n} + 1, d = {d}")
     with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=args.memory, dashboard_address=None) as cl:
         with Client(cl) as client:
-            if not store.exists():
-                rows = da.random.default_rng(0).standard_normal((n, d), chunks=(chunk, d))
-                rows = rows / da.maximum(1.0, da.linalg.norm(rows, axis=1))[:, None]
-                y = rows[:, 0] * 0.5
+            if not store.exists():  # written in chunks of a quarter of the read chunk, one pass per array
+                piece = max(chunk // 4, 1)
+                rows = da.random.default_rng(0).uniform(-1.0, 1.0, (n, d), chunks=(piece, d)) / math.sqrt(d)
                 da.to_zarr(rows, str(store), component="X", overwrite=True)
+                y = da.random.default_rng(1).uniform(-1.0, 1.0, n, chunks=piece)
                 da.to_zarr(y, str(store), component="y", overwrite=True)
-            X, y = da.from_zarr(str(store), component="X"), da.from_zarr(str(store), component="y")
+            X = da.from_zarr(str(store), component="X", chunks=(chunk, d))
+            y = da.from_zarr(str(store), component="y", chunks=chunk)
             delta, T = 1.0 / n**2, 4  # Appendix H's delta = 1/n^2 and T
             k1, k2 = R.paper_sketch_sizes(d, T, delta / 10.0, 4.0)
             cal = R.calibrate_fast_ihm(1.0, delta, k1=k1, T=T, rho=delta / 10.0)
