@@ -379,9 +379,14 @@ def pad_and_align(X, n_used: int, y=None):
     target = max(before) if before else None
     if added:
         step = _nearest_power_of_two(target or added)  # the aligned chunk length below
-        X = da.concatenate([X, da.zeros((added, d), chunks=(step, d), dtype=X.dtype)], axis=0)
+        # first the zeros that complete the last aligned chunk, then whole aligned chunks of zeros, which
+        # the alignment below then leaves as they are (no zero chunk is split and merged)
+        head = min((-n) % step, added)
+        sizes = ((head,) if head else ()) + (step,) * ((added - head) // step)
+        sizes += ((added - head) % step,) if (added - head) % step else ()
+        X = da.concatenate([X, da.zeros((added, d), chunks=(sizes, d), dtype=X.dtype)], axis=0)
         if y is not None:
-            y = da.concatenate([y, da.zeros(added, chunks=step, dtype=y.dtype)])
+            y = da.concatenate([y, da.zeros(added, chunks=(sizes,), dtype=y.dtype)])
     plan = aligned_chunks(X.chunks[0], int(n_used), target=target)
     if plan.changed:
         X = X.rechunk((plan.after, d))

@@ -16,7 +16,8 @@ FastMix to differentially private ordinary least squares. This package holds
   that return every noise parameter with a :class:`~fastmix.accounting.PrivacyLedger` whose
   total is at most the target ``(epsilon, delta)``;
 * scikit-learn estimators (:class:`FastIHMRegressor`, :class:`IHMRegressor`,
-  :class:`FastIHSRegressor`, :class:`AdaSSPRegressor`).
+  :class:`FastIHSRegressor`, :class:`AdaSSPRegressor`), and :class:`PrivateLinearRegression`, the one to
+  start with: it picks the private solver from public facts (:func:`choose_solver`) and says why.
 
 Setting and conventions
 -----------------------
@@ -60,6 +61,7 @@ from .adaptive_ssp import AdaSSPCalibration, adassp, calibrate_adassp
 from .data import N_POLICIES, Y_POLICIES, DataRecord, PreparedRegression, prepare_regression
 from .estimators import AdaSSPRegressor, FastIHMRegressor, FastIHSRegressor, IHMRegressor
 from .fast_hessian_mixing import FastIHMCalibration, calibrate_fast_ihm, fast_ihm
+from .front_door import SOLVERS, PrivateLinearRegression, SolverChoice, choose_solver
 from .gradient_noise import analytic_gaussian_epsilon
 from .hessian_mixing import IHMCalibration, calibrate_ihm, gaussian_sketch_blocked, ihm, ihm_gamma_classical_eigenvalue
 from .hessian_mixing import _gram_sqrt as _gram_sqrt
@@ -73,6 +75,10 @@ from .result import _clipped_gradient as _clipped_gradient
 from .result import _solve_spd as _solve_spd
 
 __all__ = [
+    "PrivateLinearRegression",
+    "choose_solver",
+    "SolverChoice",
+    "SOLVERS",
     "paper_sketch_sizes",
     "paper_defaults",
     "DataRecord",
