@@ -180,6 +180,9 @@ if stored is not None:
 # %% [markdown]
 # ## The paper's real datasets
 #
+# :::{admonition} Running the paper's four real datasets
+# :class: dropdown
+#
 # Figure 2 of the paper also has four real datasets: Black Friday, YearPredictionMSD, Beijing
 # housing and Rossmann (Appendix J gives their statistics; `data/README.md` says where each file
 # comes from and how the loaders check it). They are not shipped with this companion and the book
@@ -194,6 +197,7 @@ if stored is not None:
 # ```
 #
 # and building the book with `FASTMIX_RESULTS_DIR=results/real_data` draws this page from it.
+# :::
 
 # %% [markdown]
 # ## Why FastIHM needs a larger $k_2$ at small $\varepsilon$: the noise it adds
@@ -229,12 +233,16 @@ if stored is not None:
 # ratio within a factor of 2 of 1 and gives this factor beside it, so the reader can see how much of
 # a gap the budget split alone explains where FastIHM adds no Hessian noise.
 #
+# :::{admonition} How IHM's release of $\lambda_{\min}$ is accounted
+# :class: dropdown
+#
 # IHM's single release of $\lambda_{\min}$ is accounted here with the analytic Gaussian mechanism
 # {cite:p}`balle2018improving`, as Appendix H says the paper does for every Gaussian step. The
 # authors' public code, however, charges this release with the classical Gaussian bound
 # ($\sqrt{2\log(1.25/\delta')}$ times the sensitivity over the noise scale), which is only proved
 # for $\varepsilon < 1$. The column "γ IHM (classical)" gives IHM's $\gamma$ under that bound, so
 # the reader can see how much the valid, tighter accounting saves.
+# :::
 
 # %% tags=["remove-input", "hide-output"]
 if stored is not None:

@@ -421,6 +421,7 @@ def test_sklearn_check_estimator():
         R.IHMRegressor(epsilon=1e6, **kw),
         R.FastIHSRegressor(random_state=0),
         R.AdaSSPRegressor(epsilon=1e6, **kw),
+        R.PrivateLinearRegression(epsilon=1e6, **kw),
     ):
         results = check_estimator(est, on_fail=None)
         failed = [r["check_name"] for r in results if r["status"] == "failed"]

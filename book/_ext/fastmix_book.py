@@ -978,19 +978,25 @@ def _follow_reexports(app: Sphinx) -> None:
 # --------------------------------------------------------------------------- setup
 
 
+def _defining_module(app: Sphinx, modname: str, fullname: str) -> str | None:
+    """The module whose source sphinx.ext.viewcode highlights for ``modname.fullname`` (a re-export followed)."""
+    from sphinx.ext import viewcode
+
+    return app.emit_firstresult("viewcode-follow-imported", modname, fullname) or viewcode._get_full_modname(
+        modname, fullname
+    )
+
+
 def _viewcode_backlinks(app: Sphinx, env) -> None:
     """At ``env-updated``: each [docs] link of a highlighted module points at a page that documents it.
 
-    sphinx.ext.viewcode keeps, per module, one page per object name (the last page that documented
-    it) and one module name for the anchors (the first). With one API page per module, an object
-    documented in its own module's page and again where a package re-exports it gets a back link
-    that mixes the two: a page without that anchor. Here every name is looked up in the Python
-    domain under the module, then under each enclosing package (where it is re-exported); the
-    anchors take the prefix most names are documented under, and a name documented under none
-    of those keeps no back link rather than a broken one.
+    sphinx.ext.viewcode keeps, per highlighted module, one page per object name and one module name
+    for the anchors (the first module that documented any of them). With one API page per module, an
+    object documented in its own module's page and again where a package re-exports it gets a back
+    link that mixes the two. Here the anchors are named after the highlighted (defining) module, each
+    name goes to a page that documents it (its own module's page when there is one), and
+    :func:`_defining_module_ids` gives every signature the id such a link uses.
     """
-    from collections import Counter
-
     modules = getattr(env, "_viewcode_modules", None)
     if not modules:
         return
@@ -1001,15 +1007,29 @@ def _viewcode_backlinks(app: Sphinx, env) -> None:
         code, tags, used, _first_module = entry
         parts = modname.split(".")
         prefixes = [".".join(parts[:i]) for i in range(len(parts), 0, -1)]
-        found = {}
-        for name in used:
-            prefix = next((p for p in prefixes if f"{p}.{name}" in objects), None)
-            if prefix is not None:
-                found[name] = (prefix, objects[f"{prefix}.{name}"].docname)
-        if not found:
+        docs = {}
+        for name, doc in used.items():
+            owner = next((objects[f"{p}.{name}"].docname for p in prefixes if f"{p}.{name}" in objects), doc)
+            docs[name] = owner
+        modules[modname] = (code, tags, docs, modname)
+
+
+def _defining_module_ids(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """At ``doctree-resolved``: a signature of a re-exported object also answers to ``<defining module>.<name>``."""
+    from sphinx import addnodes
+
+    if "sphinx.ext.viewcode" not in app.extensions:
+        return
+    taken = {i for node in doctree.findall(nodes.Element) for i in node.get("ids", ())}
+    for sig in doctree.findall(addnodes.desc_signature):
+        mod, full = sig.get("module"), sig.get("fullname")
+        if not mod or not full:
             continue
-        prefix = Counter(p for p, _ in found.values()).most_common(1)[0][0]
-        modules[modname] = (code, tags, {n: doc for n, (p, doc) in found.items() if p == prefix}, prefix)
+        real = _defining_module(app, mod, full)
+        anchor = f"{real}.{full}" if real else None
+        if anchor and real != mod and anchor not in taken:
+            sig["ids"].append(anchor)
+            taken.add(anchor)
 
 
 def verify_results_store(app: Sphinx) -> None:
@@ -1054,6 +1074,7 @@ def setup(app: Sphinx) -> dict:
     # [source] links (sphinx.ext.viewcode) for what a package re-exports under its own name
     app.connect("builder-inited", _follow_reexports)
     app.connect("env-updated", _viewcode_backlinks)
+    app.connect("doctree-resolved", _defining_module_ids)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 
 
