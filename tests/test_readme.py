@@ -241,3 +241,12 @@ def test_a_registry_note_without_a_time_is_refused(tmp_book, capsys):
     registry.write_text(paper_map.json.dumps(data))
     assert paper_map.main(["--check", "--root", str(tmp_book)]) == 2
     assert "the note of kernel_rates states no run time" in capsys.readouterr().err
+
+
+def test_the_first_example_is_the_front_door_with_declared_bounds():
+    text = _text()
+    first = re.findall(r"```python\n(.*?)```", text, flags=re.S)[0]
+    assert "PrivateLinearRegression" in first and "BoundedTableEncoder" in first and "pipeline_privacy_record" in first
+    assert text.index("## Start here") < text.index("## Install, build the book, run the tests")
+    install = _section(text, "## Start here: private regression on your own table")
+    assert '.venv/bin/python -m pip install "fastmix[ml] @ git+' in install
