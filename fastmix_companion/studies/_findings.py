@@ -5,6 +5,8 @@ the book's summary counts the question once, from the pages whose runs are compa
 every page that answers it.
 """
 
+from __future__ import annotations
+
 GRAM_IHM_FASTER = "gram-ihm-faster-than-fastihm"
 """(Ours) IHM with its sketch drawn through the Gram factor is faster than FastIHM at its smallest k2:
 Figure 3, the regime map and Appendix I time it."""
@@ -25,5 +27,15 @@ the solver-choice page and the regime map."""
 AIRLINE_K2 = "airline-accuracy-falls-with-k2"
 """(FastMix paper, Section 4.1 and Appendix I) FastIHM's accuracy loss falls as k2 grows, on the
 airline data: Appendix I's runs, and the Figure 2 page's panel of the same stand-in."""
+
+
+def gram_equivalence(intervals) -> bool | None:
+    """The rule of :data:`GRAM_EQUIVALENCE_FACTOR` on Gram / dense intervals: True, False or None (undecided)."""
+    f = GRAM_EQUIVALENCE_FACTOR
+    ivs = list(intervals)
+    if all(1 / f <= iv.low and iv.high <= f for iv in ivs):
+        return True
+    return False if any(iv.high < 1 / f or iv.low > f for iv in ivs) else None
+
 
 ALL = (GRAM_IHM_FASTER, GRAM_IHM_ACCURACY, FASTIHM_FASTER_THAN_DENSE, AIRLINE_K2)

@@ -49,7 +49,13 @@ import numpy as np
 
 from fastmix_companion.parameters import Choice, Integer, RealList
 from fastmix_companion.studies import CellLoad, CellTable, split_values
-from fastmix_companion.studies._findings import AIRLINE_K2, GRAM_EQUIVALENCE_FACTOR, GRAM_IHM_ACCURACY, GRAM_IHM_FASTER
+from fastmix_companion.studies._findings import (
+    AIRLINE_K2,
+    GRAM_EQUIVALENCE_FACTOR,
+    GRAM_IHM_ACCURACY,
+    GRAM_IHM_FASTER,
+    gram_equivalence,
+)
 
 __all__ = [
     "NOTEBOOK",
@@ -657,9 +663,7 @@ def claims(tables, alpha: float = 0.05, parameters=None):
             rule=f"paired by trial (same seed, so the same private lambda_min); simultaneous paired-t intervals over "
             f"the {n_eps} epsilons (Bonferroni, {alpha:g} family-wise): holds if all lie within [1/{f:g}, {f:g}], "
             "does not hold if one lies wholly outside, undecided otherwise",
-            holds=True
-            if all(1 / f <= iv.low and iv.high <= f for iv in eq.values())
-            else (False if any(iv.high < 1 / f or iv.low > f for iv in eq.values()) else None),
+            holds=gram_equivalence(eq.values()),
             source=Source(None, "the Gram-factor route draws the dense sketch's law; the paper uses the dense one"),
             setting=setting,
         )

@@ -29,7 +29,7 @@ from itertools import pairwise
 import numpy as np
 
 from fastmix_companion.studies import split_values
-from fastmix_companion.studies._findings import AIRLINE_K2, GRAM_EQUIVALENCE_FACTOR, GRAM_IHM_ACCURACY
+from fastmix_companion.studies._findings import AIRLINE_K2, GRAM_EQUIVALENCE_FACTOR, GRAM_IHM_ACCURACY, gram_equivalence
 
 __all__ = [
     "MATCH_FACTOR",
@@ -467,9 +467,7 @@ def _gram_claim(runs, info, family, names, alpha: float = 0.05):
         rule=f"paired by trial; simultaneous intervals over the {len(keys)} cells (Bonferroni, {alpha:g} "
         f"family-wise): holds if all lie within [1/{f:g}, {f:g}], does not hold if one lies wholly outside, "
         "undecided otherwise",
-        holds=True
-        if all(1 / f <= iv.low and iv.high <= f for iv in ivs.values())
-        else (False if any(iv.high < 1 / f or iv.low > f for iv in ivs.values()) else None),
+        holds=gram_equivalence(ivs.values()),
         source=Source(None, "this page draws IHM's sketch through its Gram factor"),
         setting=Setting(diffs, comparable=True),
     )
