@@ -19,6 +19,7 @@ import math
 from dataclasses import dataclass
 from numbers import Integral
 
+import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -178,11 +179,9 @@ class PrivateLinearRegression(PublicationMixin, RegressorMixin, BaseEstimator):
     def fit(self, X, y):
         """Choose the solver from ``X``'s shape and the privacy target, then fit it on ``(X, y)``."""
         shape = getattr(X, "shape", None)
-        if (
-            shape is None
-            or len(shape) != 2
-            or any(s is None or (isinstance(s, float) and math.isnan(s)) for s in shape)
-        ):
+        if shape is None:  # a list or another array-like: its shape as NumPy reads it
+            shape = np.shape(np.asarray(X, dtype=object))
+        if len(shape) != 2 or any(s is None or (isinstance(s, float) and math.isnan(s)) for s in shape):
             raise ValueError(
                 "X must be a 2-d array (n records, d features) with known sizes; got "
                 f"{type(X).__name__} of shape {shape!r}."
