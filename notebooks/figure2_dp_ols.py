@@ -153,6 +153,9 @@ if stored is not None:
 # %% [markdown]
 # ## What differs from the paper, and what it costs
 #
+# :::{admonition} What differs, item by item
+# :class: dropdown
+#
 # The run measures the excess empirical risk
 #
 # $$
@@ -176,6 +179,7 @@ if stored is not None:
 # * The accounting of IHM's $\lambda_{\min}$ release is the analytic Gaussian mechanism (table further down).
 # * Trials are seeded from the root seed and the grid cell, so every number on this page is
 #   reproduced exactly by the command of the store note below.
+# :::
 
 # %% [markdown]
 # ## The paper's real datasets

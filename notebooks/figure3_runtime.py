@@ -143,6 +143,9 @@ if CLAIMS:
 # %% [markdown]
 # ## What differs from the paper, and what it costs
 #
+# :::{admonition} Data, trials, threads, clock, sizes and the added column
+# :class: dropdown
+#
 # * **Data.** Three of the paper's four shapes belong to real datasets (Rossmann, Black Friday,
 #   YearPredictionMSD) that are not shipped with this companion and are never downloaded; unless their
 #   files are in the data cache, we time the synthetic correlated design of Appendix H at the same $n$
@@ -169,6 +172,7 @@ if CLAIMS:
 #   $k \times n$ sketch $S$ and multiplying $S X$. The rows of $S X$ are independent $N(0, X^\top X)$
 #   vectors, and so are the rows of $G (X^\top X)^{1/2}$, so the released matrices have exactly the same
 #   distribution: the same privacy guarantee and the same accuracy, at a different cost.
+# :::
 
 # %% [markdown]
 # ## The ratios, tabulated as in the paper

@@ -987,8 +987,8 @@ def _defining_module(app: Sphinx, modname: str, fullname: str) -> str | None:
     )
 
 
-def _viewcode_backlinks(app: Sphinx, env) -> None:
-    """At ``env-updated``: each [docs] link of a highlighted module points at a page that documents it.
+def _viewcode_backlinks(app: Sphinx) -> list:
+    """Before sphinx.ext.viewcode writes its pages: each [docs] link of a module points at a page documenting it.
 
     sphinx.ext.viewcode keeps, per highlighted module, one page per object name and one module name
     for the anchors (the first module that documented any of them). With one API page per module, an
@@ -997,10 +997,11 @@ def _viewcode_backlinks(app: Sphinx, env) -> None:
     name goes to a page that documents it (its own module's page when there is one), and
     :func:`_defining_module_ids` gives every signature the id such a link uses.
     """
+    env = app.env
     modules = getattr(env, "_viewcode_modules", None)
     if not modules:
-        return
-    objects = env.get_domain("py").objects
+        return []
+    objects = env.get_domain("py").objects  # type: ignore[attr-defined]  # the Python domain's registry
     for modname, entry in list(modules.items()):
         if not entry:
             continue
@@ -1012,6 +1013,7 @@ def _viewcode_backlinks(app: Sphinx, env) -> None:
             owner = next((objects[f"{p}.{name}"].docname for p in prefixes if f"{p}.{name}" in objects), doc)
             docs[name] = owner
         modules[modname] = (code, tags, docs, modname)
+    return []
 
 
 def _defining_module_ids(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -1073,7 +1075,8 @@ def setup(app: Sphinx) -> dict:
     app.connect("build-finished", _copy_stored_results)
     # [source] links (sphinx.ext.viewcode) for what a package re-exports under its own name
     app.connect("builder-inited", _follow_reexports)
-    app.connect("env-updated", _viewcode_backlinks)
+    # before viewcode's own html-collect-pages handler (priority 500) writes the module pages
+    app.connect("html-collect-pages", _viewcode_backlinks, priority=100)
     app.connect("doctree-resolved", _defining_module_ids)
     return {"version": "1.0", "parallel_read_safe": True, "parallel_write_safe": True}
 

@@ -115,7 +115,7 @@ def _fill_gallery(app: Sphinx, doctree: nodes.document, docname: str) -> None:
 
 def _outdated_gallery(app: Sphinx, env, added, changed, removed) -> list[str]:
     """Rewrite the gallery's page whenever a result page was read again."""
-    docs = getattr(env, "fastmix_gallery_docs", set())
+    docs: set[str] = getattr(env, "fastmix_gallery_docs", set())
     touched = set(added) | set(changed) | set(removed)
     if docs and any(d.startswith("notebooks/") for d in touched):
         return sorted(docs - touched)
