@@ -300,17 +300,19 @@ def test_appendix_i_claim_fails_when_larger_k2_is_worse(tiny_tables):
     t = {k: v.copy() for k, v in tiny_tables["appendix_i_airline"].items()}
     runs = t["runs"]
     rng = np.random.default_rng(0)
-    for ratio, level in ((4.0, 1.0), (8.0, 10.0), (16.0, 100.0)):  # excess risk grows with k2: the claim must fail
+    name = "FastIHM's accuracy loss against IHM shrinks as k2 grows (airline data)"
+    dense = (runs["method"] == "IHM") & (runs["ihm_sketch"] == "dense")
+    runs.loc[dense, "excess_risk"] = np.exp(0.01 * rng.standard_normal(int(dense.sum())))  # IHM at 1
+    for ratio, level in ((4.0, 1.0), (8.0, 10.0), (16.0, 100.0)):  # a loss against IHM grows with k2: must fail
         sel = (runs["method"] == "FastIHM") & (runs["k2_ratio"] == ratio)
         runs.loc[sel, "excess_risk"] = level * np.exp(0.01 * rng.standard_normal(int(sel.sum())))
     claims = {c.claim: c for c in study_module("appendix_i_airline").claims(t)}
-    assert claims["excess risk falls from r1 to r2"].holds is False
-    assert claims["excess risk falls from r2 to r3"].holds is False
+    assert claims[name].holds is False
     for ratio, level in ((4.0, 100.0), (8.0, 10.0), (16.0, 1.0)):
         sel = (runs["method"] == "FastIHM") & (runs["k2_ratio"] == ratio)
         runs.loc[sel, "excess_risk"] = level * np.exp(0.01 * rng.standard_normal(int(sel.sum())))
     claims = {c.claim: c for c in study_module("appendix_i_airline").claims(t)}
-    assert claims["excess risk falls from r1 to r2"].holds is True
+    assert claims[name].holds is True
 
 
 def test_figure3_paper_ratio_rule_and_claim_can_fail(tiny_tables):
