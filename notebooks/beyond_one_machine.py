@@ -209,7 +209,7 @@ if stored is not None:
 # their input length (zero rows for any $n$ come in chunks of the same length), and the change is
 # recorded in the result. The optional dependencies install with `pip install "fastmix[dask]"`.
 #
-# :::{admonition} What a real cluster needs: one fastmix version, draws in the client, data every worker reads, worker memory
+# :::{admonition} What a real cluster needs: one version, draws in the client, shared data, memory
 # :class: dropdown
 #
 # * **One fastmix version everywhere.** The workers run fastmix's code on their chunks (the SRHT's

@@ -385,8 +385,7 @@ CLOSE_FACTOR = 2.0
 """'Close to IHM' read as an excess risk within this factor of IHM's."""
 
 EQUIVALENCE_FACTOR = GRAM_EQUIVALENCE_FACTOR
-"""The two IHM routes count as equally accurate when Gram / dense lies within this factor at every epsilon
-(the rule the Figure 2 page uses too, :data:`fastmix_companion.studies._findings.GRAM_EQUIVALENCE_FACTOR`)."""
+"""Gram / dense within this factor at every epsilon: equally accurate (Figure 2's rule too, see ``_findings``)."""
 
 
 def run_setting(datasets, *, timed: bool = False, blas_threads=None):
@@ -463,10 +462,8 @@ def page_tests(tables, alpha: float = 0.05) -> dict:
 def gram_dense_pairs(runs, eps) -> tuple[np.ndarray, np.ndarray]:
     """Excess risks of Gram-factor and dense IHM at ``eps``, aligned by trial (a paired design).
 
-    Trial ``t`` of both routes runs on the same seed (the seed's key names the dataset, method,
-    epsilon and trial, not the route), so the pair shares its first draw, the private
-    ``lambda_min``, and with it the regularisation of every step; the sketches then differ. Trials
-    present for one route only are left out.
+    Trial ``t`` of both routes runs on the same seed (its key does not name the route), so the pair
+    shares its first draw, the private ``lambda_min``; the sketches then differ. Unpaired trials are left out.
     """
     at = runs[np.isclose(runs["epsilon"], eps)]
     gram = at[at["series"] == "IHM (Gram factor)"].set_index("trial")["excess_risk"]
