@@ -56,6 +56,13 @@ from fastmix_companion.studies._findings import (
     GRAM_IHM_FASTER,
     gram_equivalence,
 )
+from fastmix_companion.studies.appendix_i_tests import (  # noqa: F401 (gram_dense_pairs: part of the study API)
+    K2_PAIRS,
+    gram_agreement,
+    gram_dense_pairs,
+    labelled_runs,
+    page_tests,
+)
 
 __all__ = [
     "NOTEBOOK",
@@ -303,26 +310,6 @@ def run(params, store=None, log=print) -> dict:
 # --------------------------------------------------------------------------- reading the tables
 
 
-def _label(method, sketch, ratio_index=None):
-    if method == "FastIHM":
-        return f"FastIHM r{ratio_index}"
-    if method == "IHM":
-        return "IHM (Gram factor)" if sketch == "gram" else "IHM (dense sketch)"
-    return method
-
-
-def labelled_runs(tables):
-    """The runs table with a ``series`` column: FastIHS, IHM (dense sketch), IHM (Gram factor), FastIHM r1..r3."""
-    runs = tables["runs"].copy()
-    sizes = tables["sketch_sizes"]
-    index = {float(r): int(j) for r, j in zip(sizes["k2_ratio"], sizes["ratio_index"], strict=True)}
-    runs["series"] = [
-        _label(m, s, index.get(float(r)) if r == r else None)
-        for m, s, r in zip(runs["method"], runs["ihm_sketch"], runs["k2_ratio"], strict=True)
-    ]
-    return runs
-
-
 def summary_table(tables):
     """Mean excess risk, its 95% Student-t interval and mean runtime per series and epsilon."""
     import pandas as pd
@@ -416,74 +403,21 @@ def run_setting(datasets, *, timed: bool = False, blas_threads=None):
             f"lambda_min = {lam:.3g}, {ratio:.3g} times the paper's {PAPER_LAMBDA_MIN:g} ({where} a factor "
             f"{LAMBDA_FACTOR:g})"
         )
+    if info["dataset"] != "airline":  # the other statistics Appendix J gives for the airline set
+        from fastmix.datasets import PAPER_STATISTICS
+
+        paper = PAPER_STATISTICS.get("airline", {})
+        stated = [
+            f"{s} = {float(info[s]):.3g} against the paper's {paper[s]:g}"
+            for s in ("lambda_max", "ols_mse", "y_sq_mean")
+            if s in info and s in paper
+        ]
+        if stated:
+            diffs.append("; ".join(stated) + " (the target's scale differs)")
     if timed:
         threads = f"{int(blas_threads)} BLAS thread(s)" if blas_threads else "the library's default threads"
         diffs.append(f"timed here with {threads}; the paper's machine is an Intel i7-1255U (Appendix H)")
     return Setting(tuple(diffs), comparable=bool(n == PAPER_N and near))
-
-
-K2_PAIRS = (("FastIHM r1", "FastIHM r2"), ("FastIHM r2", "FastIHM r3"), ("FastIHM r1", "FastIHM r3"))
-"""The pairs of sketch sizes the page compares, smaller first."""
-
-
-def page_tests(tables, alpha: float = 0.05) -> dict:
-    """The page's family of tests, Holm-corrected together at ``alpha``.
-
-    Keys ``("k2", eps, smaller, larger)`` for the pairs of :data:`K2_PAIRS`: two-sided Welch tests on log
-    excess risk of the two sketch sizes; ``("gram=dense", eps)``: two-sided paired t test of equal log
-    excess risk of the two IHM routes (:func:`gram_dense_pairs`). Values: ``(p, holm_adjusted_p,
-    rejected, sign)``, ``sign`` -1 when the first series named (the larger sketch, or Gram) has the
-    lower estimate, +1 otherwise.
-    """
-    from fastmix_companion.claims import holm_adjusted, one_sided_less, paired_log_ratio
-
-    runs = labelled_runs(tables)
-    eps_grid = sorted(runs["epsilon"].dropna().unique())
-
-    def er(series, eps):
-        return runs.loc[(runs["series"] == series) & np.isclose(runs["epsilon"], eps), "excess_risk"].to_numpy()
-
-    keys, ps, signs = [], [], []
-    for small, large in K2_PAIRS:
-        for e in eps_grid:
-            one = one_sided_less(er(large, e), er(small, e))
-            keys.append(("k2", e, small, large))
-            ps.append(min(1.0, 2 * min(one, 1 - one)))
-            signs.append(-1 if one < 0.5 else 1)
-    for e in eps_grid:
-        iv, p, _ = paired_log_ratio(*gram_dense_pairs(runs, e))
-        keys.append(("gram=dense", e))
-        ps.append(p)
-        signs.append(-1 if iv.estimate < 1 else 1)
-    adj = holm_adjusted(ps)
-    return {k: (p, a, a <= alpha, sg) for k, p, a, sg in zip(keys, ps, adj, signs, strict=True)}
-
-
-def gram_dense_pairs(runs, eps) -> tuple[np.ndarray, np.ndarray]:
-    """Excess risks of Gram-factor and dense IHM at ``eps``, aligned by trial (a paired design).
-
-    Trial ``t`` of both routes runs on the same seed (its key does not name the route), so the pair
-    shares its first draw, the private ``lambda_min``; the sketches then differ. Unpaired trials are left out.
-    """
-    at = runs[np.isclose(runs["epsilon"], eps)]
-    gram = at[at["series"] == "IHM (Gram factor)"].set_index("trial")["excess_risk"]
-    dense = at[at["series"] == "IHM (dense sketch)"].set_index("trial")["excess_risk"]
-    both = gram.index.intersection(dense.index).sort_values()
-    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
-
-
-def gram_agreement(tables, alpha: float = 0.05) -> dict:
-    """Gram / dense IHM excess risk per epsilon from paired trials, with simultaneous intervals.
-
-    Values are ``(interval, p, correlation)`` of :func:`~fastmix_companion.claims.paired_log_ratio`;
-    the intervals are Bonferroni-simultaneous over the epsilons.
-    """
-    from fastmix_companion.claims import paired_log_ratio
-
-    runs = labelled_runs(tables)
-    eps_grid = sorted(runs["epsilon"].dropna().unique())
-    level = 1 - alpha / len(eps_grid)
-    return {e: paired_log_ratio(*gram_dense_pairs(runs, e), level) for e in eps_grid}
 
 
 def _speedup_magnitude(series, iv, paper, blas_threads=None):
@@ -598,22 +532,36 @@ def claims(tables, alpha: float = 0.05, parameters=None):
         )
         if ols:
             floor += f", {100 * float(np.exp(np.mean(np.log(dense)))) / ols:.2g}% of the OLS risk"
+    ratios = "; ".join(f"eps = {e:g}: {format_interval(close[e])}" for e in eps_grid)
     out.append(
         Claim(
-            claim="FastIHM at the largest k2 is close to IHM",
+            claim="FastIHM at the largest k2 is close to optimal",
             paper="FastIHM attains close-to-optimal performance at a significantly lower runtime",
+            measured=f"excess risk FastIHM r3 / IHM: {ratios}{floor}",
+            rule="the paper names no k2, no epsilon range and no factor for 'close-to-optimal' (Figure 4 has only its "
+            "caption), so no measurement can decide it: undecided, with the ratios reported; our own reading is "
+            "the next check",
+            holds=None,
+            source=fastmix_paper("Appendix I ('close-to-optimal performance at a significantly lower runtime')"),
+            setting=setting,
+        )
+    )
+    out.append(
+        Claim(
+            claim=f"FastIHM at the largest k2 is within a factor {CLOSE_FACTOR:g} of IHM at every epsilon",
+            paper="our reading of 'close-to-optimal': 'optimal' as IHM, the paper's accuracy reference (Section "
+            f"4.1), 'close' as within a factor {CLOSE_FACTOR:g}, at every epsilon of the grid",
             measured=(
                 f"excess risk FastIHM r3 / IHM: {format_interval(close[worst])} at eps = {worst:g} (worst), "
-                f"{format_interval(close[best])} at eps = {best:g} (best){floor}"
+                f"{format_interval(close[best])} at eps = {best:g} (best)"
             ),
-            rule=f"'optimal' read as IHM, the paper's accuracy reference (Section 4.1), 'close' as within a factor "
-            f"{CLOSE_FACTOR:g}: holds if the 95% upper limit of FastIHM r3 / IHM is below {CLOSE_FACTOR:g} at every "
-            f"epsilon, does not hold if a simultaneous ({1 - alpha / n_eps:.2%}) lower limit is above it at some "
-            "epsilon, undecided otherwise",
+            rule=f"holds if the 95% upper limit of FastIHM r3 / IHM is below {CLOSE_FACTOR:g} at every epsilon, does "
+            f"not hold if a simultaneous ({1 - alpha / n_eps:.2%}) lower limit is above it at some epsilon, "
+            "undecided otherwise",
             holds=True
             if all(iv.high < CLOSE_FACTOR for iv in close.values())
             else (False if any(iv.low > CLOSE_FACTOR for iv in wide.values()) else None),
-            source=fastmix_paper("Appendix I ('close-to-optimal performance at a significantly lower runtime')"),
+            source=Source(None, "a strict reading of Appendix I's 'close-to-optimal', which states no quantity"),
             setting=setting,
         )
     )
