@@ -224,7 +224,7 @@ else:
 # Our copy of the paper lacks its experiments section; the description of the comparison figure above comes from a
 # summary of its caption, so the protocol below cannot be matched to the paper's.
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None:
     display(Markdown(text.differences_text(stored["runs"], page.parameters())))
 
@@ -244,14 +244,14 @@ if stored is not None:
 
 # %% [markdown]
 # Our own question in each panel and protocol forms one matrix (its rule stated once below it; folded, open it to
-# read), followed by why RFF's wins of the tuned protocol cluster at one $\varepsilon$, and the remaining checks
-# (folded too). All the page's tests form one family (Holm).
+# read), followed by why RFF's wins of the tuned protocol cluster at one $\varepsilon$ and the remaining checks
+# (both folded too). All the page's tests form one family (Holm).
 
 # %% tags=["remove-input", "hide-output"]
 if stored is not None:
     display(Markdown(text.matrix_markdown(kc.verdict_matrix(TESTS), CLAIMS)))
 
-# %% tags=["remove-input"]
+# %% tags=["remove-input", "hide-output"]
 if stored is not None:
     display(Markdown(text.cluster_text(TESTS, stored["runs"], study.M_grid(page.parameters()))))
 
