@@ -44,41 +44,35 @@ def count_outside(encoder, X, count: bool) -> dict:
     return totals
 
 
-@register_dask_route("preprocessing.encode_table")
-def encode_table(encoder, X):
-    """One Dask row chunk per partition, the partitions' lengths counted first (one pass over the declared columns)."""
+def _per_partition(frame, encode, width: int | None):
+    """A Dask array with one row chunk per partition of ``frame``: ``encode(partition)``, ``width`` columns
+    (None: a vector). The partitions are fixed once and counted first (one pass), so the chunk sizes are known."""
     import dask
     import dask.array as da
 
-    _check_columns(encoder, X)
-    parts = X[_declared(encoder)].to_delayed()  # the partitions, fixed once for the counts and the blocks
+    parts = frame.to_delayed()
     lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
-    width = int(encoder.n_features_out_)
+    tail = () if width is None else (width,)
     blocks = [
-        da.from_delayed(dask.delayed(lambda pdf: encoder._encode(pdf)[0])(part), shape=(n, width), dtype=np.float64)
+        da.from_delayed(dask.delayed(encode)(part), shape=(n, *tail), dtype=np.float64)
         for part, n in zip(parts, lengths, strict=True)
         if n > 0
     ]
     if not blocks:
-        return da.zeros((0, width), chunks=((0,), (width,)))
+        return da.zeros((0, *tail), chunks=((0,), *((t,) for t in tail)))
     return da.concatenate(blocks, axis=0)
+
+
+@register_dask_route("preprocessing.encode_table")
+def encode_table(encoder, X):
+    """One Dask row chunk per partition of the declared columns, encoded (:func:`_per_partition`)."""
+    _check_columns(encoder, X)
+    return _per_partition(X[_declared(encoder)], lambda pdf: encoder._encode(pdf)[0], int(encoder.n_features_out_))
 
 
 @register_dask_route("preprocessing.table_column")
 def table_column(table, name):
     """One Dask chunk per partition of ``table[name]`` as float64, partitioned as :func:`encode_table` partitions."""
-    import dask
-    import dask.array as da
-
     if name not in table.columns:
         raise ValueError(f"the table has no column {name!r}; it has {list(table.columns)}.")
-    parts = table[[name]].to_delayed()
-    lengths = [int(n) for n in dask.compute(*[dask.delayed(len)(p) for p in parts])]
-    blocks = [
-        da.from_delayed(
-            dask.delayed(lambda pdf: pdf[name].to_numpy(dtype=np.float64))(part), shape=(n,), dtype=np.float64
-        )
-        for part, n in zip(parts, lengths, strict=True)
-        if n > 0
-    ]
-    return da.concatenate(blocks) if blocks else da.zeros((0,), chunks=((0,),))
+    return _per_partition(table[[name]], lambda pdf: pdf[name].to_numpy(dtype=np.float64), None)

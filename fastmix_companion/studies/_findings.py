@@ -29,6 +29,23 @@ AIRLINE_K2 = "airline-accuracy-falls-with-k2"
 airline data: Appendix I's runs, and the Figure 2 page's panel of the same stand-in."""
 
 
+def gram_dense_pairs(runs, eps):
+    """IHM's excess risks with the Gram-factor and the dense sampler at ``eps``, aligned by trial.
+
+    Both samplers' trial ``t`` runs on the same seed (its key does not name the sampler), so each
+    pair shares its first draw, the private ``lambda_min``: a paired design. ``runs`` holds one
+    dataset's rows (columns ``method``, ``ihm_sketch``, ``epsilon``, ``trial``, ``excess_risk``);
+    unmatched trials are left out. Returns two float arrays.
+    """
+    import numpy as np
+
+    at = runs[(runs["method"] == "IHM") & np.isclose(runs["epsilon"], eps)]
+    gram = at[at["ihm_sketch"] == "gram"].set_index("trial")["excess_risk"]
+    dense = at[at["ihm_sketch"] == "dense"].set_index("trial")["excess_risk"]
+    both = gram.index.intersection(dense.index).sort_values()
+    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
+
+
 def gram_equivalence(intervals) -> bool | None:
     """The rule of :data:`GRAM_EQUIVALENCE_FACTOR` on Gram / dense intervals: True, False or None (undecided)."""
     f = GRAM_EQUIVALENCE_FACTOR

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastmix_companion.studies._findings import gram_dense_pairs
+
 __all__ = ["K2_PAIRS", "labelled_runs", "page_tests", "gram_dense_pairs", "gram_agreement"]
 
 
@@ -67,19 +69,6 @@ def page_tests(tables, alpha: float = 0.05) -> dict:
         signs.append(-1 if iv.estimate < 1 else 1)
     adj = holm_adjusted(ps)
     return {k: (p, a, a <= alpha, sg) for k, p, a, sg in zip(keys, ps, adj, signs, strict=True)}
-
-
-def gram_dense_pairs(runs, eps) -> tuple[np.ndarray, np.ndarray]:
-    """Excess risks of Gram-factor and dense IHM at ``eps``, aligned by trial (a paired design).
-
-    Trial ``t`` of both routes runs on the same seed (its key does not name the route), so the pair
-    shares its first draw, the private ``lambda_min``; the sketches then differ. Unpaired trials are left out.
-    """
-    at = runs[np.isclose(runs["epsilon"], eps)]
-    gram = at[at["series"] == "IHM (Gram factor)"].set_index("trial")["excess_risk"]
-    dense = at[at["series"] == "IHM (dense sketch)"].set_index("trial")["excess_risk"]
-    both = gram.index.intersection(dense.index).sort_values()
-    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
 
 
 def gram_agreement(tables, alpha: float = 0.05) -> dict:

@@ -29,7 +29,13 @@ from itertools import pairwise
 import numpy as np
 
 from fastmix_companion.studies import split_values
-from fastmix_companion.studies._findings import AIRLINE_K2, GRAM_EQUIVALENCE_FACTOR, GRAM_IHM_ACCURACY, gram_equivalence
+from fastmix_companion.studies._findings import (
+    AIRLINE_K2,
+    GRAM_EQUIVALENCE_FACTOR,
+    GRAM_IHM_ACCURACY,
+    gram_dense_pairs,
+    gram_equivalence,
+)
 
 __all__ = [
     "MATCH_FACTOR",
@@ -99,17 +105,8 @@ def _risk(runs, dataset, method, eps=None, ratio=None, sketch=None):
 
 
 def _gram_dense_pairs(runs, dataset, eps) -> tuple[np.ndarray, np.ndarray]:
-    """IHM's excess risks with the Gram-factor and the dense sampler at ``eps``, aligned by trial.
-
-    Both samplers' trial ``t`` runs on the same seed (its key does not name the sampler), so each
-    pair shares its private ``lambda_min`` draw: a paired design. Unmatched trials are left out.
-    """
-    sel = (runs["dataset"] == dataset) & (runs["method"] == "IHM") & np.isclose(runs["epsilon"], eps)
-    at = runs.loc[sel]
-    gram = at[at["ihm_sketch"] == "gram"].set_index("trial")["excess_risk"]
-    dense = at[at["ihm_sketch"] == "dense"].set_index("trial")["excess_risk"]
-    both = gram.index.intersection(dense.index).sort_values()
-    return gram.loc[both].to_numpy(dtype=float), dense.loc[both].to_numpy(dtype=float)
+    """:func:`~fastmix_companion.studies._findings.gram_dense_pairs` on ``dataset``'s runs."""
+    return gram_dense_pairs(runs[runs["dataset"] == dataset], eps)
 
 
 def _main_sketch(runs) -> str:
