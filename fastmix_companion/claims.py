@@ -31,6 +31,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 __all__ = [
     "Claim",
@@ -143,7 +144,7 @@ def log_ratio_interval(a: Sequence[float], b: Sequence[float], level: float = 0.
     return Interval(math.exp(diff), math.exp(diff - half), math.exp(diff + half), level, int(min(la.size, lb.size)))
 
 
-def paired_log_ratio(a: Sequence[float], b: Sequence[float], level: float = 0.95) -> tuple[Interval, float, float]:
+def paired_log_ratio(a: npt.ArrayLike, b: npt.ArrayLike, level: float = 0.95) -> tuple[Interval, float, float]:
     """Ratio of geometric means ``a / b`` from paired trials, with its two-sided p-value of equality.
 
     ``a[i]`` and ``b[i]`` must come from the same trial (the same seed), so the comparison is

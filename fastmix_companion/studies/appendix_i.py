@@ -449,7 +449,7 @@ def _k2_claim(runs, eps_grid, tests, family, setting):
     shown = [
         e
         for e in eps_grid
-        if (tests[("k2", e, *K2_PAIRS[2])][2] and tests[("k2", e, *K2_PAIRS[2])][3] < 0)
+        if (tests[("k2", e) + tuple(K2_PAIRS[2])][2] and tests[("k2", e) + tuple(K2_PAIRS[2])][3] < 0)
         or loss("FastIHM r1", e).high <= 1.0
     ]
     back = [

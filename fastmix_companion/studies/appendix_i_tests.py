@@ -55,7 +55,9 @@ def page_tests(tables, alpha: float = 0.05) -> dict:
     def er(series, eps):
         return runs.loc[(runs["series"] == series) & np.isclose(runs["epsilon"], eps), "excess_risk"].to_numpy()
 
-    keys, ps, signs = [], [], []
+    keys: list[tuple] = []
+    ps: list[float] = []
+    signs: list[int] = []
     for small, large in K2_PAIRS:
         for e in eps_grid:
             one = one_sided_less(er(large, e), er(small, e))
@@ -82,4 +84,8 @@ def gram_agreement(tables, alpha: float = 0.05) -> dict:
     runs = labelled_runs(tables)
     eps_grid = sorted(runs["epsilon"].dropna().unique())
     level = 1 - alpha / len(eps_grid)
-    return {e: paired_log_ratio(*gram_dense_pairs(runs, e), level) for e in eps_grid}
+    out = {}
+    for e in eps_grid:
+        gram, dense = gram_dense_pairs(runs, e)
+        out[e] = paired_log_ratio(gram, dense, level)
+    return out

@@ -126,7 +126,7 @@ def findings_text(tables, checks) -> str:
     ns = I.noise_summary(tables).set_index(["ratio_index", "epsilon"])
     tests = I.page_tests(tables)
     step = ("FastIHM r2", "FastIHM r3")
-    rej = [tests[("k2", e, *step)][2] and tests[("k2", e, *step)][3] < 0 for e in eps_grid]
+    rej = [tests[("k2", e) + step][2] and tests[("k2", e) + step][3] < 0 for e in eps_grid]
     flat = [e for e, r in zip(eps_grid, rej, strict=True) if not r]
     if flat:
         lines.append(
