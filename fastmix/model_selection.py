@@ -39,6 +39,69 @@ def _for_ledger(entries, ledger):
     return [e.as_relation(ZERO_OUT) if free and e.relation == REPLACE_ONE else e for e in entries]
 
 
+def _core_path(model) -> tuple[str, object]:
+    """``(prefix, core)``: the private estimator a candidate ends in, and the parameter prefix that reaches it.
+
+    A Pipeline leads to its last step and a
+    :class:`~fastmix.preprocessing.BoundedResponseRegressor` to its ``regressor``, recursively; any
+    other estimator is its own core (prefix ``""``). The search sets the budget parameters
+    (``prefix + "epsilon"`` and so on) on the core.
+    """
+    from sklearn.pipeline import Pipeline
+
+    from .preprocessing import BoundedResponseRegressor
+
+    if type(model) is Pipeline:
+        name, last = model.steps[-1]
+        prefix, core = _core_path(last)
+        return f"{name}__{prefix}", core
+    if type(model) is BoundedResponseRegressor:
+        prefix, core = _core_path(model.regressor)
+        return f"regressor__{prefix}", core
+    return "", model
+
+
+def _fitted_core(model):
+    """The fitted private estimator inside a fitted candidate (a BoundedResponseRegressor fits a clone)."""
+    from sklearn.pipeline import Pipeline
+
+    from .preprocessing import BoundedResponseRegressor
+
+    if type(model) is Pipeline:
+        return _fitted_core(model.steps[-1][1])
+    if type(model) is BoundedResponseRegressor:
+        return _fitted_core(model.regressor_)
+    return model
+
+
+def _pre_steps(model) -> list:
+    """``[(name, step), ...]`` before the final estimator of a Pipeline (unrolled as the certificate does)."""
+    from sklearn.pipeline import Pipeline
+
+    from .preprocessing.certificate import _flat_steps
+
+    return _flat_steps(model)[:-1] if type(model) is Pipeline else []
+
+
+def _response_bound(model):
+    """The public bound on ``|y|`` a candidate declares: a wrapper's ``max(|low|, |high|)``, else the core's own."""
+    from sklearn.pipeline import Pipeline
+
+    from .preprocessing import BoundedResponseRegressor
+
+    if type(model) is Pipeline:
+        return _response_bound(model.steps[-1][1])
+    if type(model) is BoundedResponseRegressor:
+        return max(abs(float(model.low)), abs(float(model.high)))
+    params = model.get_params(deep=False)
+    return params.get("response_bound", params.get("clip"))
+
+
+def _candidate_cores(search) -> list:
+    """The private estimator of each candidate of ``search``'s grid, unfitted (for the pipeline certificate)."""
+    return [_core_path(clone(search.estimator).set_params(**params))[1] for params in ParameterGrid(search.param_grid)]
+
+
 class _EstimatorRelation:
     """``privacy_relation`` of a search: read on a search, the relation of its estimator.
 
@@ -50,7 +113,13 @@ class _EstimatorRelation:
     def __get__(self, search, owner=None):
         if search is None:
             return None
-        return getattr(search.estimator, "privacy_relation", None) or ZERO_OUT
+        try:
+            cores = _candidate_cores(search)
+        except (TypeError, ValueError):  # a grid that fit() will refuse, with its reason
+            cores = [_core_path(search.estimator)[1]]
+        relations = {getattr(core, "privacy_relation", None) or ZERO_OUT for core in cores}
+        # replace-one implies zero-out at no cost, so a grid mixing the two composes under zero-out
+        return REPLACE_ONE if relations == {REPLACE_ONE} else ZERO_OUT
 
 
 class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
@@ -78,6 +147,17 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
     replace-one entries converted at no cost; a replace-one outer ledger refuses zero-out entries
     (:class:`~fastmix.accounting.NeighbouringRelationError`, before the data are touched).
 
+    **Pipelines and a choice between estimators.** ``estimator`` may be a scikit-learn Pipeline
+    whose last step is a private estimator (or a :class:`~fastmix.preprocessing.BoundedResponseRegressor`
+    around one): the budget goes to that estimator, the earlier steps must be fixed maps of each
+    record (the allow-list of :func:`~fastmix.preprocessing.pipeline_privacy_record`, checked on
+    the parameters before the data are touched and on what was fitted before anything is
+    released), and the selection scores the whole pipeline's predictions. The grid may name
+    pipeline parameters (``"model__lam"``) and may replace the last step, so one search chooses
+    between estimators, e.g. ``[{"model": [PrivateLinearRegression()]}, {"model":
+    [DPRandomFeatureKRR()], "model__lam": [0.1, 1.0]}]``. A grid that mixes replace-one learners
+    with zero-out ones composes under zero-out (replace-one implies it at no cost).
+
     **Private candidates only.** Before it touches the data the search refuses an estimator that
     is not one of this package's private estimators (one without ``non_private_options()``), and
     a grid any of whose candidates lists an option that breaks the guarantee (e.g.
@@ -101,10 +181,12 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
 
     Parameters
     ----------
-    estimator : a private estimator of this package
-        It must take ``epsilon``, ``delta``, ``ledger`` and ``random_state`` parameters and have
-        ``non_private_options()``; e.g. :class:`~fastmix.regression.AdaSSPRegressor` or
-        :class:`~fastmix.kernels.DPRandomFeatureKRR`.
+    estimator : a private estimator of this package, or a Pipeline ending in one
+        The private estimator must take ``epsilon``, ``delta``, ``ledger`` and ``random_state``
+        parameters and have ``non_private_options()``; e.g.
+        :class:`~fastmix.regression.PrivateLinearRegression` or
+        :class:`~fastmix.kernels.DPRandomFeatureKRR`. Every candidate the grid makes of it is
+        checked the same way.
     param_grid : dict or list of dicts
         As for GridSearchCV; keep it small, every candidate costs a share of the budget. It may
         not vary ``epsilon``, ``delta``, ``ledger`` or ``random_state``, which the search sets.
@@ -115,7 +197,8 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         C, the bound of the selection's score (predictions and responses are clipped to
         ``[-C, C]``; the sensitivity is ``4 C^2 / n``). None takes the estimators' own response
         bound, the largest over the candidates: ``response_bound`` (T) for the kernel learners,
-        ``clip`` (C) for the least-squares regressors. The value used is ``clip_``.
+        ``clip`` (C) for the least-squares regressors, ``max(|low|, |high|)`` for a
+        :class:`~fastmix.preprocessing.BoundedResponseRegressor`. The value used is ``clip_``.
     ledger : PrivacyLedger or None
         An outer budget to charge with the total (checked before the data are touched). The
         estimator's own ``ledger`` must be None: pass its budget here instead.
@@ -127,7 +210,8 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
     Attributes
     ----------
     best_estimator_, best_params_, best_index_
-        The chosen candidate's fit (its ``random_state`` reset to None), parameters and index.
+        The chosen candidate's fit (a Pipeline when ``estimator`` is one; its private estimator's
+        ``random_state`` reset to None), parameters and index.
     candidates_ : list of dict
         The grid, in order (public).
     clip_ : float
@@ -158,13 +242,15 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         Empty for every search that :meth:`fit` accepts (it refuses the others before touching
         the data), so a fitted search is itself one of the package's private estimators.
         """
-        if not callable(getattr(self.estimator, "non_private_options", None)):
-            return (f"{type(self.estimator).__name__} is not one of this package's private estimators.",)
-        return tuple(
-            f"candidate {params!r}: {reason}"
-            for params in ParameterGrid(self.param_grid)
-            for reason in clone(self.estimator).set_params(**params).non_private_options()
-        )
+        out = []
+        for params in ParameterGrid(self.param_grid):
+            core = _core_path(clone(self.estimator).set_params(**params))[1]
+            if not callable(getattr(core, "non_private_options", None)):
+                name = type(core).__name__
+                out.append(f"candidate {params!r}: {name} is not one of this package's private estimators.")
+            else:
+                out += [f"candidate {params!r}: {reason}" for reason in core.non_private_options()]
+        return tuple(out)
 
     def publication_caveats(self) -> tuple[str, ...]:
         """Why this fitted search must not be published, one sentence each; empty when it may be.
@@ -172,76 +258,115 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         The search's own (fitted from a seed, ``seeded_``: the seed reproduces the noise of every
         fit and the selection's draws) followed by those of ``best_estimator_``, which was fitted
         from the search's seed when there was one (its ``seeded_`` says so even though its
-        ``random_state`` is reset to None). Pickling a fitted search with caveats warns
-        :class:`~fastmix._validation.PrivacyWarning`.
+        ``random_state`` is reset to None); for a Pipeline, those the pipeline certificate lists
+        (:func:`~fastmix.preprocessing.pipeline_privacy_record`). Pickling a fitted search with
+        caveats warns :class:`~fastmix._validation.PrivacyWarning`.
         """
+        from sklearn.pipeline import Pipeline
+
+        from .preprocessing import pipeline_privacy_record
+
         check_is_fitted(self, "best_estimator_")
         own = fitted_caveats(self, unreleased=False)
         best = self.best_estimator_
+        if type(best) is Pipeline:
+            return own + tuple(pipeline_privacy_record(best)["publication_caveats"])
         caveats = getattr(best, "publication_caveats", None)
         if not callable(caveats):
             return own + (f"{type(best).__name__} does not state whether its fitted object may be published.",)
         return own + tuple(caveats())
 
-    def _check_candidates(self):
-        """The grid and a clone per candidate, refused (before the data are touched) unless every one is private."""
-        name = type(self.estimator).__name__
-        missing = sorted(set(_SET_BY_SEARCH) - set(self.estimator.get_params()))
+    def _check_core(self, params, model) -> str:
+        """The budget prefix of one candidate, after refusing (before the data) a core that cannot be searched."""
+        from .preprocessing.certificate import DATA_DEPENDENT, _step_verdict
+
+        prefix, core = _core_path(model)
+        name = type(core).__name__
+        where = f"candidate {params!r} of {name}" if params else name
+        missing = sorted(set(_SET_BY_SEARCH) - set(core.get_params(deep=False)))
         if missing:
             raise TypeError(
                 f"PrivateGridSearch needs a private estimator with parameters epsilon, delta, ledger and "
-                f"random_state; {name} lacks {missing}."
+                f"random_state (the last step of a Pipeline, or the regressor of a BoundedResponseRegressor); "
+                f"{where} lacks {missing}."
             )
-        if is_classifier(self.estimator):
+        if is_classifier(core):
             raise TypeError(
-                f"PrivateGridSearch selects regressors by their clipped squared error; {name} is a classifier, "
+                f"PrivateGridSearch selects regressors by their clipped squared error; {where} is a classifier, "
                 "whose labels that score would treat as numbers. Select its hyperparameters on public data, or "
                 "fit each candidate with an outer ledger= and compare them on data set aside for it."
             )
-        if not callable(getattr(self.estimator, "non_private_options", None)):
+        if not callable(getattr(core, "non_private_options", None)):
             raise TypeError(
                 f"PrivateGridSearch needs one of this package's private estimators, which list the options that "
-                f"break their guarantee in non_private_options(); {name} has no such method."
+                f"break their guarantee in non_private_options(); {where} has no such method."
             )
-        if self.estimator.get_params()["ledger"] is not None:
+        if core.get_params(deep=False)["ledger"] is not None:
             raise ValueError(
-                f"{name} has ledger= set, but PrivateGridSearch fits each candidate against its own ledger, so that "
+                f"{where} has ledger= set, but PrivateGridSearch fits each candidate against its own ledger, so that "
                 "outer ledger would not be charged. Pass it to PrivateGridSearch(ledger=...) instead, which charges "
                 "it with the search's total, and leave the estimator's ledger=None."
             )
+        clash = sorted(k for k in params if k in {prefix + p for p in _SET_BY_SEARCH})
+        if clash:
+            raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
+        reasons = core.non_private_options()
+        if reasons:
+            raise ValueError(
+                f"{where} is not differentially private: {' '.join(reasons)} "
+                "PrivateGridSearch selects among private fits only; remove that option from param_grid."
+            )
+        if core.get_params(deep=False).get("keep_unreleased", False):
+            raise ValueError(
+                f"{where} has keep_unreleased=True. PrivateGridSearch publishes best_estimator_, which must hold no "
+                "statistic of the data outside the guarantee; use the default keep_unreleased=False."
+            )
+        for step_name, step in _pre_steps(model):
+            verdict, why = _step_verdict(step)
+            if verdict == DATA_DEPENDENT:
+                raise ValueError(
+                    f"step {step_name!r} is fitted to the data, so the search's guarantee would not cover the "
+                    f"records of the table: {why}."
+                )
+        return prefix
+
+    def _check_candidates(self):
+        """The grid, a clone per candidate and its budget prefix; refused before the data unless all are private."""
         candidates = list(ParameterGrid(self.param_grid))
         if not candidates:
             raise ValueError("param_grid is empty; give at least one candidate.")
-        clash = sorted(set(_SET_BY_SEARCH) & {k for c in candidates for k in c})
-        if clash:
-            raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
+        template = _core_path(self.estimator)[1]
+        if "ledger" in template.get_params(deep=False) and template.get_params(deep=False)["ledger"] is not None:
+            self._check_core({}, self.estimator)  # its own ledger: refused before any candidate is made
         models = [clone(self.estimator).set_params(**params) for params in candidates]
-        for params, model in zip(candidates, models, strict=True):
-            reasons = model.non_private_options()
-            if reasons:
+        prefixes = [self._check_core(params, model) for params, model in zip(candidates, models, strict=True)]
+        return candidates, models, prefixes
+
+    @staticmethod
+    def _check_fitted_steps(params, model) -> None:
+        """Refuse (before anything is released) a fitted pipeline step the certificate cannot prove fixed."""
+        from .preprocessing.certificate import DATA_INDEPENDENT, _step_verdict
+
+        for step_name, step in _pre_steps(model):
+            verdict, why = _step_verdict(step)
+            if verdict != DATA_INDEPENDENT:
                 raise ValueError(
-                    f"candidate {params!r} of {name} is not differentially private: {' '.join(reasons)} "
-                    "PrivateGridSearch selects among private fits only; remove that option from param_grid."
+                    f"candidate {params!r}: step {step_name!r} is not proven to be a fixed map of each record "
+                    f"({verdict}: {why}), so the search's guarantee would not cover the records of the table. "
+                    "Nothing was released and no ledger was charged."
                 )
-            if model.get_params().get("keep_unreleased", False):
-                raise ValueError(
-                    f"candidate {params!r} of {name} has keep_unreleased=True. PrivateGridSearch publishes "
-                    "best_estimator_, which must hold no statistic of the data outside the guarantee; use the "
-                    "default keep_unreleased=False."
-                )
-        return candidates, models
 
     def _score_clip(self, models) -> float:
         if self.clip is not None:
             return check_positive(self.clip, "clip")
         bounds = []
         for model in models:
-            params = model.get_params()
-            bound = params.get("response_bound", params.get("clip"))
+            bound = _response_bound(model)
             if bound is None:
                 raise ValueError(
-                    f"clip=None takes the score's bound from the estimator's response_bound or clip parameter, "
-                    f"and {type(model).__name__} has neither; pass clip=C, a public bound on |y|."
+                    f"clip=None takes the score's bound from the estimator's response_bound or clip parameter (or "
+                    f"a BoundedResponseRegressor's range), and {type(_core_path(model)[1]).__name__} has neither; "
+                    "pass clip=C, a public bound on |y|."
                 )
             bounds.append(check_positive(bound, "the estimator's response bound"))
         return max(bounds)
@@ -255,7 +380,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
             raise TypeError(
                 f"ledger must be a fastmix.accounting.PrivacyLedger or None; got {type(self.ledger).__name__}."
             )
-        candidates, models = self._check_candidates()
+        candidates, models, prefixes = self._check_candidates()
         C = self._score_clip(models)
         relation = self.privacy_relation
         if self.ledger is not None:
@@ -274,10 +399,14 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         y_c = np.clip(y_arr, -C, C)
         n = y_c.size
         scores = np.empty(G)
-        for g, est in enumerate(models):
-            est.set_params(epsilon=eps_fit, delta=delta_fit, ledger=own, random_state=seeds[g])
+        for g, (est, at) in enumerate(zip(models, prefixes, strict=True)):
+            budget = {"epsilon": eps_fit, "delta": delta_fit, "ledger": own, "random_state": seeds[g]}
+            est.set_params(**{at + k: v for k, v in budget.items()})
             est.fit(X, y)
-            est.set_params(random_state=None)  # the fitted candidate keeps no seed of the search
+            self._check_fitted_steps(candidates[g], est)
+            # the fitted candidate keeps no seed of the search (nor does a wrapper's fitted clone)
+            est.set_params(**{at + "random_state": None})
+            _fitted_core(est).set_params(random_state=None)
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
         sensitivity = 4.0 * C * C / n
         # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike

@@ -299,3 +299,131 @@ def test_the_caveats_of_a_search_include_those_of_its_chosen_fit():
     assert "exact path sampler" in caveat and caveat == search.best_estimator_.publication_caveats()[0]
     with pytest.warns(PrivacyWarning, match="Pickling a DPRandomProjectionKRR that must not be published"):
         pickle.dumps(search)  # the chosen fit warns for its own caveats
+
+
+# -- pipelines and a choice between estimators ------------------------------------------------------
+
+
+def _table(n=3000, seed=0):
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"size": rng.uniform(0, 10, n), "kind": rng.choice(["a", "b", "c"], n)})
+    y = np.clip(0.08 * frame["size"] + 0.2 * (frame["kind"] == "b") - 0.4 + 0.05 * rng.standard_normal(n), -1, 1)
+    return frame, y.to_numpy()
+
+
+def _encoder():
+    from fastmix.preprocessing import BoundedTableEncoder
+
+    return BoundedTableEncoder({"size": (0, 10)}, {"kind": ["a", "b", "c"]})
+
+
+def _estimator_grid():
+    from fastmix.regression import PrivateLinearRegression
+
+    return [
+        {"model": [PrivateLinearRegression()]},
+        {"model": [DPRandomFeatureKRR(n_components=8)], "model__lam": [0.1, 1.0]},
+    ]
+
+
+def test_a_search_over_a_pipeline_chooses_between_estimators_within_one_budget():
+    from sklearn.pipeline import Pipeline
+
+    from fastmix.regression import PrivateLinearRegression
+
+    X, y = _table()
+    outer = PrivacyLedger(2.0, 1e-5)
+    pipe = Pipeline([("encode", _encoder()), ("model", PrivateLinearRegression())])
+    search = PrivateGridSearch(pipe, _estimator_grid(), epsilon=2.0, delta=1e-5, ledger=outer, random_state=3)
+    assert search.privacy_relation == ZERO_OUT  # zero-out and replace-one candidates compose under zero-out
+    search.fit(X, y)
+    assert len(search.candidates_) == 3 and type(search.best_estimator_) is Pipeline
+    fits = [e for e in search.privacy_ledger_.entries if "selection" not in e.mechanism]
+    assert {e.relation for e in search.privacy_ledger_.entries} == {ZERO_OUT}
+    assert any("Gaussian sketches" in e.mechanism for e in fits)  # IHM, the linear learner's solver
+    assert any("replace-one guarantee used for zero-out" in e.mechanism for e in fits)  # the kernel learners
+    assert search.privacy_ledger_.total_epsilon <= 2.0 * (1 + 1e-12)
+    assert outer.total_epsilon == pytest.approx(search.privacy_ledger_.total_epsilon)
+    assert np.all(np.abs(search.predict(X)) <= search.clip_)
+    assert search.best_estimator_.steps[-1][1].random_state is None  # the chosen fit keeps no seed
+    record = pipeline_privacy_record(search)
+    assert record["private_end_to_end"] and record["epsilon"] == pytest.approx(2.0, rel=1e-9)
+
+
+def test_a_kernel_only_grid_keeps_the_replace_one_relation():
+    from sklearn.pipeline import Pipeline
+
+    pipe = Pipeline([("encode", _encoder()), ("model", DPRandomFeatureKRR(n_components=8))])
+    search = PrivateGridSearch(pipe, {"model__lam": [0.1, 1.0]}, epsilon=2.0, delta=1e-5)
+    assert search.privacy_relation == REPLACE_ONE
+    search.fit(*_table(1500))
+    assert search.privacy_ledger_.relation == REPLACE_ONE
+
+
+def test_a_default_search_over_a_pipeline_is_publishable_and_certified():
+    from sklearn.pipeline import Pipeline, make_pipeline
+
+    X, y = _table(1500)
+    pipe = Pipeline([("encode", _encoder()), ("model", DPRandomFeatureKRR(n_components=8))])
+    search = PrivateGridSearch(pipe, _estimator_grid(), epsilon=2.0, delta=1e-5).fit(X, y)
+    assert search.publication_caveats() == ()
+    record = pipeline_privacy_record(make_pipeline(search))
+    assert record["private_end_to_end"] and record["publishable"], record
+    seeded = PrivateGridSearch(pipe, _estimator_grid(), epsilon=2.0, delta=1e-5, random_state=0).fit(X, y)
+    assert not pipeline_privacy_record(seeded)["publishable"]
+
+
+def test_a_pipeline_with_a_fitted_scaler_is_refused_before_the_data_are_touched():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    pipe = make_pipeline(StandardScaler(), AdaSSPRegressor())
+    with pytest.raises(ValueError, match=r"step 'standardscaler' is fitted to the data"):
+        PrivateGridSearch(pipe, {}, epsilon=1.0, delta=1e-6).fit(Untouchable(), Untouchable())
+
+
+def test_a_step_the_certificate_cannot_prove_is_refused_before_anything_is_released():
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import FunctionTransformer
+
+    X, y = problem(512)
+    outer = PrivacyLedger(5.0, 1e-4)
+    pipe = make_pipeline(FunctionTransformer(lambda Z: Z / np.abs(Z).max()), AdaSSPRegressor(row_norm_policy="clip"))
+    search = PrivateGridSearch(pipe, {}, epsilon=1.0, delta=1e-6, ledger=outer)
+    with pytest.raises(ValueError, match=r"'functiontransformer' is not proven.*Nothing was released"):
+        search.fit(X, y)
+    assert outer.entries == () and not hasattr(search, "best_estimator_")
+
+
+def test_a_grid_may_not_set_the_budget_of_a_pipeline_step():
+    from sklearn.pipeline import make_pipeline
+
+    pipe = make_pipeline(_encoder(), AdaSSPRegressor())
+    with pytest.raises(ValueError, match=r"may not vary \['adasspregressor__epsilon'\]"):
+        PrivateGridSearch(pipe, {"adasspregressor__epsilon": [1.0]}, epsilon=1.0, delta=1e-6).fit(
+            Untouchable(), Untouchable()
+        )
+
+
+def test_a_bounded_response_candidate_is_scored_on_its_declared_range():
+    from sklearn.pipeline import make_pipeline
+
+    from fastmix.preprocessing import BoundedResponseRegressor
+    from fastmix.regression import PrivateLinearRegression
+
+    X, y = _table(2000)
+    y = 50 + 40 * y  # in [10, 90]
+    wrapped = BoundedResponseRegressor(PrivateLinearRegression(), low=0, high=100)
+    search = PrivateGridSearch(
+        make_pipeline(_encoder(), wrapped),
+        {"boundedresponseregressor__regressor__fit_intercept": [True]},
+        epsilon=3.0,
+        delta=1e-6,
+        random_state=1,
+    ).fit(X, y)
+    assert search.clip_ == 100.0
+    fitted = search.best_estimator_.steps[-1][1].regressor_
+    assert fitted.random_state is None and search.best_estimator_.steps[-1][1].regressor.random_state is None
+    assert np.corrcoef(search.predict(X), y)[0, 1] > 0.5

@@ -263,9 +263,23 @@ def _ledger_verdict(est, ledger, extra_reasons=()) -> tuple[str, str, PrivacyLed
     )
 
 
+def _chosen_verdict(best) -> tuple[str, str]:
+    """``(verdict, why)`` of a grid search's chosen fit: an estimator, or a whole pipeline (certified as one)."""
+    from sklearn.pipeline import Pipeline
+
+    if type(best) is not Pipeline:
+        return _estimator_verdict(best)[:2]
+    record = pipeline_privacy_record(best)
+    if record["private_end_to_end"]:
+        return PRIVATE, record["steps"][-1][2]
+    failing = [(name, record["verdicts"][name], why) for name, ok, why in record["steps"] if not ok]
+    verdict = UNKNOWN if any(v == UNKNOWN for _, v, _ in failing) else NOT_PRIVATE
+    return verdict, "; ".join(f"the chosen pipeline's step {name!r}: {why}" for name, _, why in failing)
+
+
 def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
     """``(verdict, why, ledger)`` for the final estimator: PRIVATE, NOT_PRIVATE or UNKNOWN."""
-    from ..model_selection import PrivateGridSearch
+    from ..model_selection import PrivateGridSearch, _core_path
 
     kind = type(est)
     if kind is BoundedResponseRegressor:
@@ -278,13 +292,12 @@ def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
         best = getattr(est, "best_estimator_", None)
         if best is None:
             return UNKNOWN, "PrivateGridSearch is not fitted", None
-        verdict, why, _ = _estimator_verdict(best)
+        verdict, why = _chosen_verdict(best)
         if verdict == UNKNOWN:
             return UNKNOWN, f"PrivateGridSearch over an estimator the certificate cannot check: {why}", None
         candidates = []
-        if callable(getattr(type(est.estimator), "non_private_options", None)):
-            for params in getattr(est, "candidates_", ()):
-                candidates += _option_reasons(clone(est.estimator).set_params(**params))
+        for params in getattr(est, "candidates_", ()):
+            candidates += _option_reasons(_core_path(clone(est.estimator).set_params(**params))[1])
         if verdict == NOT_PRIVATE:
             candidates.append(why)
         return _ledger_verdict(est, getattr(est, "privacy_ledger_", None), candidates)
@@ -328,6 +341,8 @@ def _step_caveats(name, step) -> list:
 
 def _covered_estimators(est) -> list:
     """``est`` and the estimators inside it whose seed its publication caveats account for."""
+    from sklearn.pipeline import Pipeline
+
     from ..model_selection import PrivateGridSearch
 
     inner = []
@@ -335,6 +350,8 @@ def _covered_estimators(est) -> list:
         inner = [est.regressor, getattr(est, "regressor_", None)]
     elif type(est) is PrivateGridSearch:  # the template's seed is replaced by the search's draws
         inner = [est.estimator, getattr(est, "best_estimator_", None)]
+    elif type(est) is Pipeline:  # inside a grid search: its last step's seed is the search's
+        inner = [est.steps[-1][1]]
     return [est] + [e for i in inner if i is not None for e in _covered_estimators(i)]
 
 
