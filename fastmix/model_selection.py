@@ -14,6 +14,8 @@ exponential mechanism, the whole within ``(epsilon, delta)``.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone, is_classifier
 from sklearn.model_selection import ParameterGrid
@@ -39,7 +41,7 @@ def _for_ledger(entries, ledger):
     return [e.as_relation(ZERO_OUT) if free and e.relation == REPLACE_ONE else e for e in entries]
 
 
-def _core_path(model) -> tuple[str, object]:
+def _core_path(model) -> tuple[str, Any]:
     """``(prefix, core)``: the private estimator a candidate ends in, and the parameter prefix that reaches it.
 
     A Pipeline leads to its last step and a
