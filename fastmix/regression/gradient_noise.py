@@ -10,6 +10,7 @@ import math
 
 from .. import accounting as acc
 from .._validation import check_delta, check_positive, check_probability
+from ..accounting.gaussian_mechanism import _analytic_gaussian_delta
 
 
 def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
@@ -23,9 +24,10 @@ def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1
     delta = check_delta(delta)
     b = check_positive(sensitivity, "sensitivity")
     tiny = 1e-12
-    if acc.analytic_gaussian_delta(s, tiny, b) <= delta:
+    profile = _analytic_gaussian_delta  # the arguments are checked above, once for the whole search
+    if profile(s, tiny, b) <= delta:
         return tiny
-    return acc.smallest_feasible(lambda e: acc.analytic_gaussian_delta(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
+    return acc.smallest_feasible(lambda e: profile(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
 
 
 def _rho_default(rho, delta: float) -> float:

@@ -6,6 +6,7 @@ the Gaussian mixing mechanism of Proposition 2 in place of FastMix.
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -126,13 +127,23 @@ class IHMCalibration:
 
 
 def calibrate_ihm(epsilon, delta, *, k, T: int = 4, rho=None, clip: float = 1.0) -> IHMCalibration:
-    """Calibrate IHM (see :class:`IHMCalibration` for the formulas and the budget split)."""
+    """Calibrate IHM (see :class:`IHMCalibration` for the formulas and the budget split).
+
+    The calibration depends on these public numbers only, so it is computed once per distinct
+    argument tuple in a process and reused (refits with other seeds, a grid's candidates,
+    repeated trials); the result is a frozen record, so sharing it is safe.
+    """
     epsilon = check_epsilon(epsilon)
     delta = check_delta(delta)
     k = check_positive_int(k, "k")
     T = check_positive_int(T, "T")
     rho = _rho_default(rho, delta)
     clip = check_positive(clip, "clip")
+    return _calibrate_ihm(epsilon, delta, k, T, rho, clip)
+
+
+@functools.lru_cache(maxsize=512)
+def _calibrate_ihm(epsilon: float, delta: float, k: int, T: int, rho: float, clip: float) -> IHMCalibration:
     d4 = delta / 4.0
     half = epsilon / 2.0
 
