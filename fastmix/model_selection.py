@@ -76,15 +76,6 @@ def _fitted_core(model):
     return model
 
 
-def _pre_steps(model) -> list:
-    """``[(name, step), ...]`` before the final estimator of a Pipeline (unrolled as the certificate does)."""
-    from sklearn.pipeline import Pipeline
-
-    from .preprocessing.certificate import _flat_steps
-
-    return _flat_steps(model)[:-1] if type(model) is Pipeline else []
-
-
 def _response_bound(model):
     """The public bound on ``|y|`` a candidate declares: a wrapper's ``max(|low|, |high|)``, else the core's own."""
     from sklearn.pipeline import Pipeline
@@ -99,11 +90,6 @@ def _response_bound(model):
     return params.get("response_bound", params.get("clip"))
 
 
-def _candidate_cores(search) -> list:
-    """The private estimator of each candidate of ``search``'s grid, unfitted (for the pipeline certificate)."""
-    return [_core_path(clone(search.estimator).set_params(**params))[1] for params in ParameterGrid(search.param_grid)]
-
-
 class _EstimatorRelation:
     """``privacy_relation`` of a search: read on a search, the relation of its estimator.
 
@@ -116,7 +102,7 @@ class _EstimatorRelation:
         if search is None:
             return None
         try:
-            cores = _candidate_cores(search)
+            cores = search.candidate_estimators()
         except (TypeError, ValueError):  # a grid that fit() will refuse, with its reason
             cores = [_core_path(search.estimator)[1]]
         relations = {getattr(core, "privacy_relation", None) or ZERO_OUT for core in cores}
@@ -238,6 +224,18 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
     #: The neighbouring relation of the search's guarantee: its estimator's (zero-out if that names none).
     privacy_relation = _EstimatorRelation()
 
+    def candidate_estimators(self) -> list:
+        """The private estimator of each candidate, unfitted: the grid's candidates made from ``estimator``.
+
+        For a Pipeline, its last step's estimator (inside a BoundedResponseRegressor, the
+        regressor), with the candidate's parameters set; what the search spends the budget on
+        and what :func:`~fastmix.preprocessing.pipeline_privacy_record` checks for options that
+        break the guarantee. Computed from the parameters only: the fitted grid (``candidates_``)
+        once fitted, ``param_grid`` before.
+        """
+        grid = getattr(self, "candidates_", None) or list(ParameterGrid(self.param_grid))
+        return [_core_path(clone(self.estimator).set_params(**p))[1] for p in grid]
+
     def non_private_options(self) -> tuple[str, ...]:
         """Why candidates of the grid would not be private, one sentence each; computed from the parameters.
 
@@ -245,8 +243,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         the data), so a fitted search is itself one of the package's private estimators.
         """
         out = []
-        for params in ParameterGrid(self.param_grid):
-            core = _core_path(clone(self.estimator).set_params(**params))[1]
+        for params, core in zip(ParameterGrid(self.param_grid), self.candidate_estimators(), strict=True):
             if not callable(getattr(core, "non_private_options", None)):
                 name = type(core).__name__
                 out.append(f"candidate {params!r}: {name} is not one of this package's private estimators.")
@@ -280,7 +277,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
 
     def _check_core(self, params, model) -> str:
         """The budget prefix of one candidate, after refusing (before the data) a core that cannot be searched."""
-        from .preprocessing.certificate import DATA_DEPENDENT, _step_verdict
+        from .preprocessing import DATA_DEPENDENT, step_verdicts
 
         prefix, core = _core_path(model)
         name = type(core).__name__
@@ -323,8 +320,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
                 f"{where} has keep_unreleased=True. PrivateGridSearch publishes best_estimator_, which must hold no "
                 "statistic of the data outside the guarantee; use the default keep_unreleased=False."
             )
-        for step_name, step in _pre_steps(model):
-            verdict, why = _step_verdict(step)
+        for step_name, verdict, why in step_verdicts(model):
             if verdict == DATA_DEPENDENT:
                 raise ValueError(
                     f"step {step_name!r} is fitted to the data, so the search's guarantee would not cover the "
@@ -347,10 +343,9 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
     @staticmethod
     def _check_fitted_steps(params, model) -> None:
         """Refuse (before anything is released) a fitted pipeline step the certificate cannot prove fixed."""
-        from .preprocessing.certificate import DATA_INDEPENDENT, _step_verdict
+        from .preprocessing import DATA_INDEPENDENT, step_verdicts
 
-        for step_name, step in _pre_steps(model):
-            verdict, why = _step_verdict(step)
+        for step_name, verdict, why in step_verdicts(model):
             if verdict != DATA_INDEPENDENT:
                 raise ValueError(
                     f"candidate {params!r}: step {step_name!r} is not proven to be a fixed map of each record "

@@ -23,6 +23,7 @@ __all__ = [
     "gaussian_mechanism_rdp",
     "analytic_gaussian_delta",
     "analytic_gaussian_sigma",
+    "analytic_gaussian_epsilon",
     "classical_gaussian_sigma",
     "gaussian_mechanism_sigma_rdp",
 ]
@@ -66,6 +67,23 @@ def analytic_gaussian_delta(sigma, epsilon, sensitivity=1.0):
     eps = check_epsilon(epsilon)
     d = check_positive(sensitivity, "sensitivity")
     return _analytic_gaussian_delta(s, eps, d)
+
+
+def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
+    """Smallest epsilon for which the Gaussian mechanism with std ``sigma`` is (epsilon, delta)-DP.
+
+    Inverse in epsilon of the exact privacy profile of Balle & Wang (2018, Theorem 8)
+    (:func:`fastmix.accounting.analytic_gaussian_delta`), by bisection; the returned epsilon
+    satisfies the profile.
+    """
+    s = check_positive(sigma, "sigma")
+    delta = check_delta(delta)
+    b = check_positive(sensitivity, "sensitivity")
+    tiny = 1e-12
+    profile = _analytic_gaussian_delta  # the arguments are checked above, once for the whole search
+    if profile(s, tiny, b) <= delta:
+        return tiny
+    return smallest_feasible(lambda e: profile(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
 
 
 def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0):

@@ -66,7 +66,15 @@ the encoding is data-independent; :func:`table_column` gives the response lined 
 from __future__ import annotations
 
 from .bounding import BoundedResponseRegressor, BoundedTableEncoder, RowNormClipper, table_column
-from .certificate import DATA_DEPENDENT, DATA_INDEPENDENT, NOT_PRIVATE, PRIVATE, UNKNOWN, pipeline_privacy_record
+from .certificate import (
+    DATA_DEPENDENT,
+    DATA_INDEPENDENT,
+    NOT_PRIVATE,
+    PRIVATE,
+    UNKNOWN,
+    pipeline_privacy_record,
+    step_verdicts,
+)
 
 __all__ = [
     "BoundedTableEncoder",
@@ -74,6 +82,7 @@ __all__ = [
     "BoundedResponseRegressor",
     "table_column",
     "pipeline_privacy_record",
+    "step_verdicts",
     "DATA_INDEPENDENT",
     "DATA_DEPENDENT",
     "UNKNOWN",

@@ -9,7 +9,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from sklearn.base import clone
 
 from .._validation import check_positive
 from ..accounting import PrivacyLedger
@@ -263,6 +262,11 @@ def _ledger_verdict(est, ledger, extra_reasons=()) -> tuple[str, str, PrivacyLed
     )
 
 
+def _is_private_search(est) -> bool:
+    """A private selection of this package (it names the private estimator of each candidate)."""
+    return _is_fastmix_class(est) and callable(getattr(type(est), "candidate_estimators", None))
+
+
 def _chosen_verdict(best) -> tuple[str, str]:
     """``(verdict, why)`` of a grid search's chosen fit: an estimator, or a whole pipeline (certified as one)."""
     from sklearn.pipeline import Pipeline
@@ -279,8 +283,6 @@ def _chosen_verdict(best) -> tuple[str, str]:
 
 def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
     """``(verdict, why, ledger)`` for the final estimator: PRIVATE, NOT_PRIVATE or UNKNOWN."""
-    from ..model_selection import PrivateGridSearch, _core_path
-
     kind = type(est)
     if kind is BoundedResponseRegressor:
         inner = getattr(est, "regressor_", None)
@@ -288,16 +290,15 @@ def _estimator_verdict(est) -> tuple[str, str, PrivacyLedger | None]:
             return UNKNOWN, "BoundedResponseRegressor is not fitted", None
         verdict, why, ledger = _estimator_verdict(inner)
         return verdict, f"BoundedResponseRegressor (y mapped from the declared [low, high]) around {why}", ledger
-    if kind is PrivateGridSearch:
+    if _is_private_search(est):
+        name = kind.__name__
         best = getattr(est, "best_estimator_", None)
         if best is None:
-            return UNKNOWN, "PrivateGridSearch is not fitted", None
+            return UNKNOWN, f"{name} is not fitted", None
         verdict, why = _chosen_verdict(best)
         if verdict == UNKNOWN:
-            return UNKNOWN, f"PrivateGridSearch over an estimator the certificate cannot check: {why}", None
-        candidates = []
-        for params in getattr(est, "candidates_", ()):
-            candidates += _option_reasons(_core_path(clone(est.estimator).set_params(**params))[1])
+            return UNKNOWN, f"{name} over an estimator the certificate cannot check: {why}", None
+        candidates = [reason for core in est.candidate_estimators() for reason in _option_reasons(core)]
         if verdict == NOT_PRIVATE:
             candidates.append(why)
         return _ledger_verdict(est, getattr(est, "privacy_ledger_", None), candidates)
@@ -343,12 +344,10 @@ def _covered_estimators(est) -> list:
     """``est`` and the estimators inside it whose seed its publication caveats account for."""
     from sklearn.pipeline import Pipeline
 
-    from ..model_selection import PrivateGridSearch
-
     inner = []
     if type(est) is BoundedResponseRegressor:  # the template's seed is the fitted clone's
         inner = [est.regressor, getattr(est, "regressor_", None)]
-    elif type(est) is PrivateGridSearch:  # the template's seed is replaced by the search's draws
+    elif _is_private_search(est):  # the template's seed is replaced by the search's draws
         inner = [est.estimator, getattr(est, "best_estimator_", None)]
     elif type(est) is Pipeline:  # inside a grid search: its last step's seed is the search's
         inner = [est.steps[-1][1]]
@@ -385,6 +384,23 @@ def _flat_steps(pipeline, prefix="") -> list:
     if type(last) is Pipeline:  # a pipeline ending in a pipeline: its steps, in order
         return out + _flat_steps(last, prefix + last_name + "/")
     return [*out, (prefix + last_name, last)]
+
+
+def step_verdicts(pipeline) -> list[tuple[str, str, str]]:
+    """``[(name, verdict, why), ...]`` for the steps before a pipeline's final estimator.
+
+    The steps as :func:`pipeline_privacy_record` judges them (the same allow-list, on what was
+    fitted where it can read it), a final step that is itself a Pipeline unrolled into
+    ``"outer/inner"`` names. Each verdict is :data:`DATA_INDEPENDENT`, :data:`DATA_DEPENDENT` or
+    :data:`UNKNOWN`; an unfitted step the allow-list could accept is :data:`UNKNOWN`, while one
+    that is data-dependent by its class or parameters (a scaler, ``categories="auto"``) is
+    :data:`DATA_DEPENDENT` before it is fitted. Anything but a Pipeline has no such steps.
+    """
+    from sklearn.pipeline import Pipeline
+
+    if type(pipeline) is not Pipeline:
+        return []
+    return [(name, *_step_verdict(step)) for name, step in _flat_steps(pipeline)[:-1]]
 
 
 def pipeline_privacy_record(pipeline) -> dict:

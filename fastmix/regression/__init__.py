@@ -57,12 +57,12 @@ from __future__ import annotations
 # Every public name of the modules below is importable from ``fastmix.regression``; the imports
 # ``_x as _x`` re-export private helpers for the tests and benchmarks that exercise them directly.
 from .._validation import NotPrivateWarning, PrivacyWarning, ResponseClippingWarning
+from ..accounting import analytic_gaussian_epsilon
 from .adaptive_ssp import AdaSSPCalibration, adassp, calibrate_adassp
 from .data import N_POLICIES, Y_POLICIES, DataRecord, PreparedRegression, prepare_regression
 from .estimators import AdaSSPRegressor, FastIHMRegressor, FastIHSRegressor, IHMRegressor
 from .fast_hessian_mixing import FastIHMCalibration, calibrate_fast_ihm, fast_ihm
 from .front_door import SOLVERS, PrivateLinearRegression, SolverChoice, choose_solver
-from .gradient_noise import analytic_gaussian_epsilon
 from .hessian_mixing import IHMCalibration, calibrate_ihm, gaussian_sketch_blocked, ihm, ihm_gamma_classical_eigenvalue
 from .hessian_mixing import _gram_sqrt as _gram_sqrt
 from .hessian_sketch import _srht_sketch as _srht_sketch

@@ -1,4 +1,4 @@
-"""Calibration pieces shared by IHM and FastIHM: the Gaussian gradient releases and the analytic Gaussian epsilon.
+"""Calibration pieces shared by IHM and FastIHM: the Gaussian gradient releases.
 
 The gradient ``X^T clip_C(y - X theta_t)`` has l2 sensitivity C under zero-out neighbours
 (FastMix paper, eq. 179); T adaptive releases compose exactly in Gaussian DP.
@@ -9,25 +9,7 @@ from __future__ import annotations
 import math
 
 from .. import accounting as acc
-from .._validation import check_delta, check_positive, check_probability
-from ..accounting.gaussian_mechanism import _analytic_gaussian_delta
-
-
-def analytic_gaussian_epsilon(sigma: float, delta: float, sensitivity: float = 1.0) -> float:
-    """Smallest epsilon for which the Gaussian mechanism with std ``sigma`` is (epsilon, delta)-DP.
-
-    Inverse in epsilon of the exact privacy profile of Balle & Wang (2018, Theorem 8)
-    (:func:`fastmix.accounting.analytic_gaussian_delta`), by bisection; the returned epsilon
-    satisfies the profile.
-    """
-    s = check_positive(sigma, "sigma")
-    delta = check_delta(delta)
-    b = check_positive(sensitivity, "sensitivity")
-    tiny = 1e-12
-    profile = _analytic_gaussian_delta  # the arguments are checked above, once for the whole search
-    if profile(s, tiny, b) <= delta:
-        return tiny
-    return acc.smallest_feasible(lambda e: profile(s, e, b) - delta, 0.0, tiny, 1.0, rtol=1e-12)
+from .._validation import check_probability
 
 
 def _rho_default(rho, delta: float) -> float:

@@ -28,8 +28,9 @@ from .._validation import (
     policy_caveats,
     warn_not_private,
 )
+from ..accounting import analytic_gaussian_epsilon
 from .data import N_POLICIES, prepare_regression
-from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default, analytic_gaussian_epsilon
+from .gradient_noise import _gradient_entry, _gradient_noise_tight, _rho_default
 from .result import RegressionResult, _clipped_gradient, _solve_spd, _unscale_theta, gram
 
 
