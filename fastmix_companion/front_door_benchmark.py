@@ -49,12 +49,6 @@ CHOICE_GOAL = 0.8
 SPEED_GOAL = 2.0
 
 
-def _split(n: int, test_share: float, seed: int):
-    order = np.random.default_rng(seed).permutation(n)
-    n_test = round(test_share * n)
-    return np.sort(order[n_test:]), np.sort(order[:n_test])
-
-
 def run(
     tables,
     epsilons,
@@ -78,13 +72,14 @@ def run(
 
     from fastmix.preprocessing import BoundedResponseRegressor
     from fastmix.regression import PrivateLinearRegression
+    from fastmix_companion.public_tables import split_rows
     from fastmix_companion.studies import load_average
 
     rows, provenance = [], []
     with threadpool_limits(limits=blas_threads if blas_threads > 0 else None):
         for t_index, table in enumerate(tables):
             frame, y, prov = table.load()
-            train, test = _split(len(frame), test_share, split_seed)
+            train, test = split_rows(len(frame), test_share, split_seed)
             encoder = table.encoder().fit(frame.iloc[train])
             X_train, X_test = encoder.transform(frame.iloc[train]), encoder.transform(frame.iloc[test])
             y_train, y_test = y[train], y[test]

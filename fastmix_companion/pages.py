@@ -77,8 +77,15 @@ def tex_num(x) -> str:
     return power if mantissa == "1" else f"{mantissa} \\cdot {power}"
 
 
-PAPER_KEYS = {"The FastMix paper": "lev2026fastmix", "The kernel paper": "lee2025optimal"}
-"""The bibliography key of the paper behind each part of the book (``_toc.yml`` captions)."""
+PAPER_KEYS = {
+    "The FastMix paper": "lev2026fastmix",
+    "The kernel paper": "lee2025optimal",
+    "Your own data": "lev2026fastmix",
+}
+"""The bibliography key of the paper behind each part of the book (``_toc.yml`` captions): the paper a
+page reproduces, or, in the part on one's own data, the paper whose solvers the page uses."""
+
+_USES_PAPER = {"Your own data"}
 
 _CITE_START = "% cite-this:start"
 _CITE_END = "% cite-this:end"
@@ -90,8 +97,8 @@ def _book_root():
     return default_notebooks_dir().parent
 
 
-def _paper_key(name: str, root) -> str | None:
-    """The key of the paper whose part of the book holds notebook ``name`` (``None`` outside them)."""
+def _part_caption(name: str, root) -> str | None:
+    """The caption of the part of ``_toc.yml`` that holds notebook ``name``."""
     import yaml
 
     toc = root / "_toc.yml"
@@ -100,7 +107,7 @@ def _paper_key(name: str, root) -> str | None:
     for part in (yaml.safe_load(toc.read_text(encoding="utf-8")) or {}).get("parts") or []:
         files = [str(c.get("file", "")) for c in part.get("chapters") or []]
         if f"notebooks/{name}" in files:
-            return PAPER_KEYS.get(part.get("caption"))
+            return part.get("caption")
     return None
 
 
@@ -129,13 +136,15 @@ def page_citations(name: str, root=None) -> str:
     from fastmix_companion.provenance import COMPANION_CITATION
 
     root = _book_root() if root is None else root
-    key = _paper_key(name, root)
+    caption = _part_caption(name, root)
+    key = PAPER_KEYS.get(caption) if caption else None
     entries = _bibtex_entries(root)
     companion = entries.get(COMPANION_CITATION["key"])
     if key is None or key not in entries or companion is None:
         return ""
+    role = "whose solvers this page uses" if caption in _USES_PAPER else "this page reproduces"
     return (
-        f"Cite the paper this page reproduces, {{cite:t}}`{key}`, and, if the code or the figure helped, the "
+        f"Cite the paper {role}, {{cite:t}}`{key}`, and, if the code or the figure helped, the "
         "companion. The companion's entry below names its release; the entry under the provenance table pins "
         "the exact commit that built this page.\n\n"
         ":::{dropdown} BibTeX: the paper and the companion\n"

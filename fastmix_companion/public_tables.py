@@ -20,7 +20,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PublicTable", "TABLES", "PAGE_TABLE", "table"]
+__all__ = ["PublicTable", "TABLES", "PAGE_TABLE", "table", "split_rows"]
+
+
+def split_rows(n: int, test_share: float, seed: int):
+    """``(train, test)``: sorted row indices of a public random split (a permutation drawn from ``seed``)."""
+    order = np.random.default_rng(seed).permutation(n)
+    n_test = round(test_share * n)
+    return np.sort(order[n_test:]), np.sort(order[:n_test])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ Labels:
 * ``<letter>.<k>``: a figure the companion adds, numbered within its page: ``S3`` (Section 3),
   ``F``, ``I`` and ``J`` (FastMix Appendices F, I and J; the paper has no figure in F or J),
   ``P`` (privacy audit), ``C`` (choosing a solver), ``K`` (kernel comparison), ``R`` (kernel
-  rates), ``H`` (hello page).
+  rates), ``H`` (hello page), ``T`` (private regression on one's own table).
   The kernel paper's experiments are not in the text available to us, so its figures are not
   matched by number; its pages use companion labels.
 * A live smoke-scale run of a figure carries that figure's label followed by ``(smoke scale)``,
@@ -54,6 +54,7 @@ def _live(text: str) -> Label:
 #: page (document name) -> the labels of its figures, in page order.
 PAGES: dict[str, list[Label]] = {
     "notebooks/figure1_noise_scale": [_store("Figure 1"), _live("Figure 1" + SMOKE)],
+    "notebooks/own_table": [_store("Figure T.1"), _live("Figure T.1" + SMOKE)],
     "notebooks/section3_fastmix": [
         _store("Figure S3.1"),
         _store("Figure S3.2"),

@@ -434,3 +434,21 @@ def hello_fastmix_cost(params: Mapping[str, Any]) -> RunCost:
     n = int(params.get("n", 1024))
     seconds = 6.0 + 3e-8 * n * math.log2(max(n, 2)) + 1e-6 * n
     return _cost(96.0 * n, seconds, f"n = {n:,}: twelve length-n float64 vectors")
+
+
+def own_table_cost(params: Mapping[str, Any]) -> RunCost:
+    """The own-table page: per fraction, epsilon and trial, the linear front door, three kernel settings and the search.
+
+    With ``n`` the training rows of a fraction (the table's 53,940 rows, or ``max_rows``, less the
+    held-out share), the fits of one cell take about ``0.2 + 5e-5 n`` seconds (the random-feature
+    learners' ``n M^2`` products at M up to 300 dominate, each fitted twice, alone and in the
+    search); plus a few seconds to load the table. Memory: the encoded table and the largest
+    feature matrix, ``8 n (d + 2 M)`` bytes with ``M = 300``.
+    """
+    rows = int(params["max_rows"]) or 53_940
+    train = rows * (1.0 - float(params["test_share"]))
+    fractions, epsilons = _floats(params["fractions"]), _floats(params["epsilons"])
+    trials = int(params["trials"])
+    seconds = 3.0 + sum(len(epsilons) * trials * (0.2 + 5e-5 * f * train) for f in fractions)
+    memory = _F8 * rows * (30 + 2 * 300) + 2**27
+    return _cost(memory, seconds, f"{len(fractions) * len(epsilons) * trials} cells of 5 learners at {train:,.0f} rows")
