@@ -55,6 +55,7 @@ RUN = ".venv/bin/python -m fastmix_companion.run"
 #: Book page (path in ``_toc.yml``) -> what it reproduces in its paper, in the paper's numbering.
 PAPER_ITEMS = {
     "notebooks/what_holds": "every checked claim of both papers, with its verdict (summary)",
+    "notebooks/own_table": "none: the private path on a real table, and which solver when (ours)",
     "notebooks/figure1_noise_scale": "Figure 1 (noise for a target epsilon)",
     "notebooks/section3_fastmix": "Section 3: Lemma 1, Theorem 1, choosing k2",
     "notebooks/figure2_dp_ols": "Figure 2 (FastIHM against IHM)",
@@ -73,7 +74,7 @@ PAPER_ITEMS = {
 }
 
 #: Parts of the book that belong to no paper; their text pages are left out of the table.
-NON_PAPER_PARTS = ("Background", "Reference")
+NON_PAPER_PARTS = ("Background", "Your own data", "Reference")
 
 _TIME = re.compile(
     r"\b(?:(about|a few)\s+)?(?:(a|an|one|two|three|four|five|ten|twenty|thirty|\d+)\s+)?"
