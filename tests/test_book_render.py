@@ -910,8 +910,8 @@ return out;
 
 # --------------------------------------------------------------------------- result pages on a desktop and a phone
 
-#: The parts of ``_toc.yml`` whose notebooks are result pages (a figure, a table or a verdict of a paper).
-_RESULT_PARTS = ("The FastMix paper", "The kernel paper")
+#: The parts of ``_toc.yml`` whose notebooks are result pages (a stored figure, a table or a verdict).
+_RESULT_PARTS = ("Your own data", "The FastMix paper", "The kernel paper")
 #: Notebook pages that are not result pages: the book's overview and the introductory example.
 _NOT_RESULT_PAGES = {"hello_fastmix", "what_holds"}
 #: The viewport (width: height, CSS pixels) of a desktop and a phone: a laptop window and a tall phone.
