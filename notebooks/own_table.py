@@ -205,10 +205,10 @@ if CLAIMS:
 # Start with {py:class}`~fastmix.regression.PrivateLinearRegression`: it runs IHM through its Gram factor,
 # the most accurate private solver, or tied with the best, at every point of the [solver map](solver_choice),
 # and the front-door benchmark (`benchmarks/bench_front_door.py`) checks that choice on three other public
-# tables. AdaSSP was the fastest solver at every shape measured but the less accurate one at small budgets:
-# name it (`solver="adassp"`) when a fit must be as cheap as possible. FastIHM, the FastMix paper's
-# Algorithm 2, was neither the fastest nor the most accurate at the shapes of the
-# [regime map](regime_map), so use it to study the paper's mechanism, not to fit a table.
+# tables. AdaSSP was the fastest solver at every shape measured but less accurate than IHM almost
+# everywhere: name it (`solver="adassp"`) when a fit must be as cheap as possible. FastIHM, the FastMix
+# paper's Algorithm 2, was never the fastest at the shapes of the [regime map](regime_map) nor more
+# accurate than IHM on the solver map, so use it to study the paper's mechanism, not to fit a table.
 #
 # ## The stored run
 #

@@ -102,7 +102,9 @@ def test_the_sentences_carry_the_tables_numbers(small):
     assert "2,400" in text.setting_text(tables, params) and "| linear (front door) | 1 |" in text.errors_markdown(
         summary
     )
-    assert text.bounds_markdown(study_table()).startswith("| column | declared | kind |")
+    bounds = text.bounds_markdown(study_table())
+    assert bounds.startswith("| column | declared | kind |") and "\\$100" in bounds  # dollars, not maths
+    assert "\\delta = 10^{-6}" in text.setting_text(tables, params)
 
 
 def study_table():

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fastmix_companion.pages import tex_num
 from fastmix_companion.studies import own_table as study
 from fastmix_companion.studies._verdict_sentences import checks_text
 
@@ -31,7 +32,7 @@ def bounds_markdown(table) -> str:
         lines.append(f"| {column} | [{a:g}, {b:g}] | numeric |")
     for column, cats in table.categories.items():
         lines.append(f"| {column} | {', '.join(map(str, cats))} | categories |")
-    return "\n".join(lines) + "\n\n" + table.why
+    return "\n".join(lines) + "\n\n" + table.why.replace("$", "\\$")  # dollars, not maths
 
 
 def setting_text(tables, p) -> str:
@@ -42,7 +43,7 @@ def setting_text(tables, p) -> str:
     eps = ", ".join(f"{e:g}" for e in sorted(tables["fits"]["epsilon"].unique()))
     return (
         f"{full['table']}, training rows {sizes} (held-out {int(full['n_test']):,}), {int(full['d'])} encoded "
-        f"features and an intercept, $\\varepsilon \\in \\{{{eps}\\}}$, $\\delta = {p['delta']:g}$, "
+        f"features and an intercept, $\\varepsilon \\in \\{{{eps}\\}}$, $\\delta = {tex_num(p['delta'])}$, "
         f"{int(p['trials'])} trials"
     )
 
