@@ -165,7 +165,8 @@ PAGE_TABLE = PublicTable(
         "clarity": ["I1", "SI2", "SI1", "VS2", "VS1", "VVS2", "VVS1", "IF"],
     },
     why=(
-        "Retail prices of polished diamonds run from about $100 to $100,000, so log10(price) lies in [2, 5]; "
+        "Retail prices of polished diamonds run from about 100 to 100,000 US dollars, so log10(price) lies "
+        "in [2, 5]; "
         "stones above 5 carats are rare in retail; total depth is quoted between 50% and 75% and table width "
         "between 45% and 75% of the girdle; the cut, colour (D to J) and clarity (I1 to IF) grades are the "
         "grading scales' own lists. Stones outside a range are clipped to it (the encoder counts them only "

@@ -32,7 +32,7 @@ def bounds_markdown(table) -> str:
         lines.append(f"| {column} | [{a:g}, {b:g}] | numeric |")
     for column, cats in table.categories.items():
         lines.append(f"| {column} | {', '.join(map(str, cats))} | categories |")
-    return "\n".join(lines) + "\n\n" + table.why.replace("$", "\\$")  # dollars, not maths
+    return "\n".join(lines) + "\n\n" + table.why
 
 
 def setting_text(tables, p) -> str:
