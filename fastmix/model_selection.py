@@ -41,53 +41,55 @@ def _for_ledger(entries, ledger):
     return [e.as_relation(ZERO_OUT) if free and e.relation == REPLACE_ONE else e for e in entries]
 
 
-def _core_path(model) -> tuple[str, Any]:
-    """``(prefix, core)``: the private estimator a candidate ends in, and the parameter prefix that reaches it.
+def _chain(model, fitted: bool = False) -> list[tuple[str, Any]]:
+    """``[(prefix, part), ...]`` from a candidate down to the private estimator it ends in.
 
     A Pipeline leads to its last step and a
-    :class:`~fastmix.preprocessing.BoundedResponseRegressor` to its ``regressor``, recursively; any
-    other estimator is its own core (prefix ``""``). The search sets the budget parameters
-    (``prefix + "epsilon"`` and so on) on the core.
+    :class:`~fastmix.preprocessing.BoundedResponseRegressor` to its ``regressor`` (its fitted clone
+    ``regressor_`` when ``fitted``), until an estimator that is neither: the core. ``prefix`` is the
+    parameter prefix that reaches each part from the candidate; the search sets the budget
+    parameters on the core (``prefix + "epsilon"`` and so on).
     """
     from sklearn.pipeline import Pipeline
 
     from .preprocessing import BoundedResponseRegressor
 
-    if type(model) is Pipeline:
-        name, last = model.steps[-1]
-        prefix, core = _core_path(last)
-        return f"{name}__{prefix}", core
-    if type(model) is BoundedResponseRegressor:
-        prefix, core = _core_path(model.regressor)
-        return f"regressor__{prefix}", core
-    return "", model
+    chain = [("", model)]
+    while True:
+        prefix, part = chain[-1]
+        if type(part) is Pipeline:
+            name, inner = part.steps[-1]
+            chain.append((f"{prefix}{name}__", inner))
+        elif type(part) is BoundedResponseRegressor:
+            chain.append((f"{prefix}regressor__", part.regressor_ if fitted else part.regressor))
+        else:
+            return chain
 
 
-def _fitted_core(model):
-    """The fitted private estimator inside a fitted candidate (a BoundedResponseRegressor fits a clone)."""
-    from sklearn.pipeline import Pipeline
-
-    from .preprocessing import BoundedResponseRegressor
-
-    if type(model) is Pipeline:
-        return _fitted_core(model.steps[-1][1])
-    if type(model) is BoundedResponseRegressor:
-        return _fitted_core(model.regressor_)
-    return model
+def _core_path(model) -> tuple[str, Any]:
+    """``(prefix, core)``: the private estimator a candidate ends in and the parameter prefix that reaches it."""
+    return _chain(model)[-1]
 
 
 def _response_bound(model):
     """The public bound on ``|y|`` a candidate declares: a wrapper's ``max(|low|, |high|)``, else the core's own."""
-    from sklearn.pipeline import Pipeline
-
     from .preprocessing import BoundedResponseRegressor
 
-    if type(model) is Pipeline:
-        return _response_bound(model.steps[-1][1])
-    if type(model) is BoundedResponseRegressor:
-        return max(abs(float(model.low)), abs(float(model.high)))
-    params = model.get_params(deep=False)
+    for _, part in _chain(model):
+        if type(part) is BoundedResponseRegressor:
+            return max(abs(float(part.low)), abs(float(part.high)))
+    params = _core_path(model)[1].get_params(deep=False)
     return params.get("response_bound", params.get("clip"))
+
+
+def _refuse_own_ledger(core, where: str) -> None:
+    """Refuse an estimator whose own ``ledger`` is set: the search would not charge it."""
+    if core.get_params(deep=False).get("ledger") is not None:
+        raise ValueError(
+            f"{where} has ledger= set, but PrivateGridSearch fits each candidate against its own ledger, so that "
+            "outer ledger would not be charged. Pass it to PrivateGridSearch(ledger=...) instead, which charges "
+            "it with the search's total, and leave the estimator's ledger=None."
+        )
 
 
 class _EstimatorRelation:
@@ -300,12 +302,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
                 f"PrivateGridSearch needs one of this package's private estimators, which list the options that "
                 f"break their guarantee in non_private_options(); {where} has no such method."
             )
-        if core.get_params(deep=False)["ledger"] is not None:
-            raise ValueError(
-                f"{where} has ledger= set, but PrivateGridSearch fits each candidate against its own ledger, so that "
-                "outer ledger would not be charged. Pass it to PrivateGridSearch(ledger=...) instead, which charges "
-                "it with the search's total, and leave the estimator's ledger=None."
-            )
+        _refuse_own_ledger(core, where)
         clash = sorted(k for k in params if k in {prefix + p for p in _SET_BY_SEARCH})
         if clash:
             raise ValueError(f"param_grid may not vary {clash}: the search sets them from its own budget.")
@@ -334,8 +331,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
         if not candidates:
             raise ValueError("param_grid is empty; give at least one candidate.")
         template = _core_path(self.estimator)[1]
-        if "ledger" in template.get_params(deep=False) and template.get_params(deep=False)["ledger"] is not None:
-            self._check_core({}, self.estimator)  # its own ledger: refused before any candidate is made
+        _refuse_own_ledger(template, type(template).__name__)  # before the grid's parameters are set on it
         models = [clone(self.estimator).set_params(**params) for params in candidates]
         prefixes = [self._check_core(params, model) for params, model in zip(candidates, models, strict=True)]
         return candidates, models, prefixes
@@ -403,7 +399,7 @@ class PrivateGridSearch(PublicationMixin, RegressorMixin, BaseEstimator):
             self._check_fitted_steps(candidates[g], est)
             # the fitted candidate keeps no seed of the search (nor does a wrapper's fitted clone)
             est.set_params(**{at + "random_state": None})
-            _fitted_core(est).set_params(random_state=None)
+            _chain(est, fitted=True)[-1][1].set_params(random_state=None)
             scores[g] = -np.mean((np.clip(est.predict(X), -C, C) - y_c) ** 2)
         sensitivity = 4.0 * C * C / n
         # the score's sensitivity 4C^2/n holds for zero-out and replace-one neighbours alike
