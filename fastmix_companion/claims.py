@@ -109,6 +109,17 @@ def mean_interval(values: Sequence[float], level: float = 0.95) -> Interval:
     return Interval(m, m - half, m + half, level, int(x.size))
 
 
+def geometric_mean_interval(values: Sequence[float], level: float = 0.95) -> Interval:
+    """Geometric mean of positive ``values`` with the Student-t interval of :func:`mean_interval` on their logs."""
+    iv = mean_interval(np.log(np.asarray(values, dtype=float)), level)
+    return Interval(math.exp(iv.estimate), math.exp(iv.low), math.exp(iv.high), level, iv.n)
+
+
+def geometric_mean(values: Sequence[float]) -> float:
+    """``exp(mean(log values))`` of positive ``values``."""
+    return float(np.exp(np.mean(np.log(np.asarray(values, dtype=float)))))
+
+
 def _positive_logs(values, what: str) -> np.ndarray:
     x = np.asarray(values, dtype=float)
     x = x[np.isfinite(x)]

@@ -31,7 +31,6 @@ BLAS pools are limited to ``blas_threads`` threads and each row records the mach
 
 from __future__ import annotations
 
-import math
 import time
 import warnings
 
@@ -132,30 +131,23 @@ def run(
     return pd.DataFrame(rows), provenance
 
 
-def _geometric_interval(values, level=0.95):
-    from scipy import stats
-
-    logs = np.log(np.asarray(values, dtype=float))
-    mean = float(logs.mean())
-    half = float(stats.t.ppf(0.5 + level / 2, logs.size - 1) * logs.std(ddof=1) / math.sqrt(logs.size))
-    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
-
-
 def summary(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per ``(table, epsilon, solver)``: MSE / OLS (geometric mean over seeds, 95% interval), MSE / mean
     predictor, median fit time, and the solver the front door used."""
+    from fastmix_companion.claims import geometric_mean, geometric_mean_interval
+
     out = []
     for (name, eps, solver), g in runs.groupby(["table", "epsilon", "solver"], sort=False):
-        ratio, low, high = _geometric_interval(g["mse"] / g["ols_mse"])
+        iv = geometric_mean_interval(g["mse"] / g["ols_mse"])
         out.append(
             {
                 "table": name,
                 "epsilon": eps,
                 "solver": solver if solver != "auto" else f"auto -> {g['chosen'].mode().iloc[0]}",
-                "mse_over_ols": ratio,
-                "ci_low": low,
-                "ci_high": high,
-                "mse_over_mean": float(np.exp(np.log(g["mse"] / g["mean_mse"]).mean())),
+                "mse_over_ols": iv.estimate,
+                "ci_low": iv.low,
+                "ci_high": iv.high,
+                "mse_over_mean": geometric_mean(g["mse"] / g["mean_mse"]),
                 "fit_s": float(g["fit_s"].median()),
                 "first_fit_s": float(g.loc[g["seed"] == g["seed"].min(), "fit_s"].iloc[0]),
                 "seeds": len(g),
@@ -173,7 +165,7 @@ def goal_figures(runs: pd.DataFrame) -> dict:
     ratio)``) and
     ``same_model`` (whether every front-door fit equals the fit of the solver it chose).
     """
-    from fastmix_companion.claims import paired_log_ratio
+    from fastmix_companion.claims import geometric_mean, paired_log_ratio
 
     accuracy: list[tuple] = []
     choice: list[tuple] = []
@@ -185,10 +177,10 @@ def goal_figures(runs: pd.DataFrame) -> dict:
         forced = cell[cell["solver"] == chosen].sort_values("seed")
         same &= bool(np.allclose(auto["mse"].to_numpy(), forced["mse"].to_numpy(), rtol=1e-12, atol=0))
         limit = ACCURACY_GOALS.get(float(eps))
-        ratio = _geometric_interval(auto["mse"] / auto["ols_mse"])[0]
+        ratio = geometric_mean(auto["mse"] / auto["ols_mse"])
         if limit is not None:
             accuracy.append((name, eps, ratio, limit, ratio <= limit))
-        means = {s: float(np.exp(np.log(cell.loc[cell["solver"] == s, "mse"]).mean())) for s in SOLVERS}
+        means = {s: geometric_mean(cell.loc[cell["solver"] == s, "mse"]) for s in SOLVERS}
         best = min(means, key=lambda s: means[s])
         if best == chosen:
             choice.append((name, eps, chosen, best, None, True))

@@ -249,27 +249,19 @@ def run(params, store=None, log=print) -> dict:
     return {"setting": setting.frame(), "fits": fits.frame()}
 
 
-def _geometric(values, level=0.95):
-    """Geometric mean of positive ``values`` with its Student-t interval on the logs."""
-    from fastmix_companion.claims import Interval, t_quantile
-
-    logs = np.log(np.asarray(values, dtype=float))
-    mean = float(logs.mean())
-    half = t_quantile(level, logs.size - 1) * float(logs.std(ddof=1)) / np.sqrt(logs.size) if logs.size > 1 else 0.0
-    return Interval(float(np.exp(mean)), float(np.exp(mean - half)), float(np.exp(mean + half)), level, int(logs.size))
-
-
 def summary(tables):
     """One row per ``(fraction, epsilon, learner)``: held-out MSE over OLS's (geometric mean over trials,
     95% interval) and over the training mean's, median fit time, the choices made and whether every fit
     was certified private end to end."""
     import pandas as pd
 
+    from fastmix_companion.claims import geometric_mean, geometric_mean_interval
+
     setting = tables["setting"].set_index("fraction")
     out = []
     for (fraction, eps, learner), g in tables["fits"].groupby(["fraction", "epsilon", "learner"], sort=False):
         ref = setting.loc[fraction]
-        iv = _geometric(g["mse"] / ref["ols_mse"])
+        iv = geometric_mean_interval(g["mse"] / ref["ols_mse"])
         chosen = g["chosen"].fillna("").astype(str)
         out.append(
             {
@@ -280,7 +272,7 @@ def summary(tables):
                 "mse_over_ols": iv.estimate,
                 "low": iv.low,
                 "high": iv.high,
-                "mse_over_mean": float(np.exp(np.mean(np.log(g["mse"] / ref["mean_mse"])))),
+                "mse_over_mean": geometric_mean(g["mse"] / ref["mean_mse"]),
                 "fit_s": float(g["fit_s"].median()),
                 "chosen": ", ".join(f"{k} x{v}" for k, v in chosen[chosen != ""].value_counts().items()),
                 "certified": bool(g["certified"].all()),
@@ -301,7 +293,7 @@ def kernel_against_linear(tables, alpha: float = 0.05):
     """
     import pandas as pd
 
-    from fastmix_companion.claims import paired_log_ratio
+    from fastmix_companion.claims import geometric_mean, paired_log_ratio
 
     fits, setting = tables["fits"], tables["setting"].set_index("fraction")
     kernels = [name for name, _ in KERNELS]
@@ -311,7 +303,7 @@ def kernel_against_linear(tables, alpha: float = 0.05):
         ref = setting.loc[fraction]
         for eps, cell in part.groupby("epsilon", sort=True):
             series = {k: c.sort_values("trial")["mse"].to_numpy() for k, c in cell.groupby("learner")}
-            best = min(kernels, key=lambda k: float(np.mean(np.log(series[k]))))
+            best = min(kernels, key=lambda k: geometric_mean(series[k]))
             iv, p, _ = paired_log_ratio(series[best], series[LEARNERS[0]], level)
             out.append(
                 {
@@ -323,8 +315,8 @@ def kernel_against_linear(tables, alpha: float = 0.05):
                     "low": iv.low,
                     "high": iv.high,
                     "p": p,
-                    "kernel_over_ols": float(np.exp(np.mean(np.log(series[best] / ref["ols_mse"])))),
-                    "linear_over_ols": float(np.exp(np.mean(np.log(series[LEARNERS[0]] / ref["ols_mse"])))),
+                    "kernel_over_ols": geometric_mean(series[best] / ref["ols_mse"]),
+                    "linear_over_ols": geometric_mean(series[LEARNERS[0]] / ref["ols_mse"]),
                     "nonprivate_kernel_over_ols": float(ref["kernel_nonprivate_mse"] / ref["ols_mse"]),
                     "verdict": "kernel better" if iv.high < 1 else "linear better" if iv.low > 1 else "undecided",
                 }
