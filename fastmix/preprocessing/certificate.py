@@ -493,8 +493,7 @@ def pipeline_privacy_record(pipeline) -> dict:
     """
     *pre, (last_name, last) = _flat_steps(pipeline)
     record, verdicts, caveats = [], {}, []
-    for name, step in pre:
-        verdict, why = _step_verdict(step)
+    for (name, step), (_, verdict, why) in zip(pre, step_verdicts(pipeline), strict=True):
         record.append((name, verdict == DATA_INDEPENDENT, why))
         verdicts[name] = verdict
         caveats += _step_caveats(name, step)
