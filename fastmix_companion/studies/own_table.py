@@ -133,10 +133,6 @@ def search(epsilon, delta, *, selection_share=0.1, ledger=None, random_state=Non
     )
 
 
-def _candidate_name(index: int) -> str:
-    return ("linear (front door)", *(name for name, _ in KERNELS))[index]
-
-
 def _nonprivate_kernel_mse(X_train, y_train, X_test, y_test, features: int, seed: int) -> float:
     from sklearn.kernel_approximation import RBFSampler
     from sklearn.linear_model import Ridge
@@ -158,7 +154,7 @@ def run(params, store=None, log=print) -> dict:
 
     from fastmix.kernels import DPRandomFeatureKRR
     from fastmix.preprocessing import pipeline_privacy_record
-    from fastmix.regression import PrivateLinearRegression
+    from fastmix.regression import PrivateLinearRegression, ResponseClippingWarning
     from fastmix_companion.public_tables import PAGE_TABLE, split_rows
 
     epsilons = split_values(params["epsilons"])
@@ -218,16 +214,19 @@ def run(params, store=None, log=print) -> dict:
                     share = float(params["selection_share"])
                     estimators.append(search(eps, delta, selection_share=share, random_state=entropy[-1]))
                     out = []
+                    # the raw rows: the encoder is part of each pipeline, which the certificate then reads
+                    train_rows, test_rows = frame.iloc[rows], frame.iloc[test]
                     for name, est in zip(LEARNERS, estimators, strict=True):
                         with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")  # responses clipped to the declared range
+                            # responses outside the declared range are clipped (counted in the setting table)
+                            warnings.simplefilter("ignore", ResponseClippingWarning)
                             started = time.perf_counter()
-                            est.fit(frame.iloc[rows], y_tr)  # the raw rows: the encoder is part of the pipeline
+                            est.fit(train_rows, y_tr)
                             fit_s = time.perf_counter() - started
                         searched = name == "private search"
                         ledger = est.privacy_ledger_ if searched else est[-1].privacy_ledger_
-                        if searched:
-                            chosen = _candidate_name(est.best_index_)
+                        if searched:  # the search's candidates are the other learners, in LEARNERS' order
+                            chosen = LEARNERS[est.best_index_]
                         else:
                             chosen = est[-1].regressor_.solver_ if name.startswith("linear") else ""
                         out.append(
@@ -236,7 +235,7 @@ def run(params, store=None, log=print) -> dict:
                                 "epsilon": float(eps),
                                 "trial": trial,
                                 "learner": name,
-                                "mse": float(np.mean((est.predict(frame.iloc[test]) - y_te) ** 2)),
+                                "mse": float(np.mean((est.predict(test_rows) - y_te) ** 2)),
                                 "fit_s": fit_s,
                                 "epsilon_spent": float(ledger.total_epsilon),
                                 "chosen": chosen,
