@@ -70,7 +70,7 @@ def run(
     from threadpoolctl import threadpool_limits
 
     from fastmix.preprocessing import BoundedResponseRegressor
-    from fastmix.regression import PrivateLinearRegression
+    from fastmix.regression import NoiseDominatesWarning, PrivateLinearRegression, ResponseClippingWarning
     from fastmix_companion.public_tables import split_rows
     from fastmix_companion.studies import load_average
 
@@ -106,7 +106,9 @@ def run(
                         )
                         model = BoundedResponseRegressor(inner, low, high)
                         with warnings.catch_warnings():
-                            warnings.simplefilter("ignore")  # FastIHM's noise warning, the response clipping
+                            # FastIHM's noise warning (expected at these n) and responses clipped to the range
+                            warnings.simplefilter("ignore", NoiseDominatesWarning)
+                            warnings.simplefilter("ignore", ResponseClippingWarning)
                             started = time.perf_counter()
                             model.fit(X_train, y_train)
                             fit_s = time.perf_counter() - started
