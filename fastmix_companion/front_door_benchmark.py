@@ -66,12 +66,11 @@ def run(
     mse, ols_mse, mean_mse, fit_s and load1. ``provenance`` lists each table's source, SHA-256,
     rows, and how many training responses fell outside the declared range (clipped).
     """
-    from sklearn.linear_model import LinearRegression
     from threadpoolctl import threadpool_limits
 
     from fastmix.preprocessing import BoundedResponseRegressor
     from fastmix.regression import NoiseDominatesWarning, PrivateLinearRegression, ResponseClippingWarning
-    from fastmix_companion.public_tables import split_rows
+    from fastmix_companion.public_tables import reference_errors, split_rows
     from fastmix_companion.studies import load_average
 
     rows, provenance = [], []
@@ -83,9 +82,8 @@ def run(
             X_train, X_test = encoder.transform(frame.iloc[train]), encoder.transform(frame.iloc[test])
             y_train, y_test = y[train], y[test]
             low, high = table.response_range
-            ols = LinearRegression().fit(X_train, np.clip(y_train, low, high))
-            ols_mse = float(np.mean((ols.predict(X_test) - y_test) ** 2))
-            mean_mse = float(np.mean((np.clip(y_train, low, high).mean() - y_test) ** 2))
+            refs = reference_errors(X_train, y_train, X_test, y_test, (low, high))
+            ols_mse, mean_mse = refs["ols_mse"], refs["mean_mse"]
             prov.update(
                 n_train=int(train.size),
                 n_test=int(test.size),

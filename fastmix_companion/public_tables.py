@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["PublicTable", "TABLES", "PAGE_TABLE", "table", "split_rows"]
+__all__ = ["PublicTable", "TABLES", "PAGE_TABLE", "table", "split_rows", "reference_errors"]
 
 
 def split_rows(n: int, test_share: float, seed: int):
@@ -28,6 +28,22 @@ def split_rows(n: int, test_share: float, seed: int):
     order = np.random.default_rng(seed).permutation(n)
     n_test = round(test_share * n)
     return np.sort(order[n_test:]), np.sort(order[:n_test])
+
+
+def reference_errors(X_train, y_train, X_test, y_test, response_range) -> dict:
+    """The non-private references on encoded features: held-out MSE of OLS and of the training mean.
+
+    Both are fitted on the training responses clipped to the declared ``response_range``, as the
+    private learners see them; the held-out responses are left as they are.
+    """
+    from sklearn.linear_model import LinearRegression
+
+    y_c = np.clip(y_train, *response_range)
+    ols = LinearRegression().fit(X_train, y_c)
+    return {
+        "ols_mse": float(np.mean((ols.predict(X_test) - y_test) ** 2)),
+        "mean_mse": float(np.mean((y_c.mean() - y_test) ** 2)),
+    }
 
 
 @dataclass(frozen=True)

@@ -150,12 +150,10 @@ def run(params, store=None, log=print) -> dict:
     """Fit every learner at every ``(fraction, epsilon, trial)`` (module docstring); resumable with a store."""
     import warnings
 
-    from sklearn.linear_model import LinearRegression
-
     from fastmix.kernels import DPRandomFeatureKRR
     from fastmix.preprocessing import pipeline_privacy_record
     from fastmix.regression import PrivateLinearRegression, ResponseClippingWarning
-    from fastmix_companion.public_tables import PAGE_TABLE, split_rows
+    from fastmix_companion.public_tables import PAGE_TABLE, reference_errors, split_rows
 
     epsilons = split_values(params["epsilons"])
     fractions = split_values(params["fractions"])
@@ -179,18 +177,15 @@ def run(params, store=None, log=print) -> dict:
         X_tr, y_tr, X_te, y_te = X_all[rows], y[rows], X_all[test], y[test]  # encoded, for the references
 
         def references(rows=rows, X_tr=X_tr, y_tr=y_tr, X_te=X_te, y_te=y_te, fraction=fraction):
-            y_c = np.clip(y_tr, low, high)
-            ols = LinearRegression().fit(X_tr, y_c)
             return [
                 {
                     "fraction": fraction,
                     "n_train": int(rows.size),
                     "n_test": int(test.size),
                     "d": int(X_tr.shape[1]),
-                    "ols_mse": float(np.mean((ols.predict(X_te) - y_te) ** 2)),
-                    "mean_mse": float(np.mean((y_c.mean() - y_te) ** 2)),
+                    **reference_errors(X_tr, y_tr, X_te, y_te, (low, high)),
                     "kernel_nonprivate_mse": _nonprivate_kernel_mse(
-                        X_tr, y_c, X_te, y_te, int(params["nonprivate_features"]), seed
+                        X_tr, np.clip(y_tr, low, high), X_te, y_te, int(params["nonprivate_features"]), seed
                     ),
                     "responses_clipped": int(np.count_nonzero((y_tr < low) | (y_tr > high))),
                     "table": source["source"],
