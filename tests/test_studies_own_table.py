@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from fastmix_companion.public_tables import PAGE_TABLE
 from fastmix_companion.studies import own_table as study
 from fastmix_companion.studies import own_table_text as text
 from fastmix_companion.studies import run_study
@@ -102,12 +103,6 @@ def test_the_sentences_carry_the_tables_numbers(small):
     assert "2,400" in text.setting_text(tables, params) and "| linear (front door) | 1 |" in text.errors_markdown(
         summary
     )
-    bounds = text.bounds_markdown(study_table())
+    bounds = text.bounds_markdown(PAGE_TABLE)
     assert bounds.startswith("| column | declared | kind |") and "$" not in bounds  # no stray maths delimiter
     assert "\\delta = 10^{-6}" in text.setting_text(tables, params)
-
-
-def study_table():
-    from fastmix_companion.public_tables import PAGE_TABLE
-
-    return PAGE_TABLE
